@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// entlc: no package dependencies, by design. Modules point one way:
+// entlc → EntlCompiler → EntlSyntax, and EntlCompiler → EntlRuntime.
+// EntlRuntime imports neither, so an app can embed it with a compiled graph alone.
+let package = Package(
+    name: "entlc",
+    products: [
+        .library(name: "EntlSyntax", targets: ["EntlSyntax"]),
+        .library(name: "EntlCompiler", targets: ["EntlCompiler"]),
+        .library(name: "EntlRuntime", targets: ["EntlRuntime"]),
+        .executable(name: "entlc", targets: ["entlc"]),
+    ],
+    targets: [
+        .target(name: "EntlSyntax"),
+        .target(name: "EntlRuntime"),
+        .target(name: "EntlCompiler", dependencies: ["EntlSyntax", "EntlRuntime"]),
+        .executableTarget(name: "entlc", dependencies: ["EntlSyntax", "EntlCompiler", "EntlRuntime"]),
+        .target(
+            name: "EntlTestSupport",
+            dependencies: ["EntlSyntax", "EntlCompiler", "EntlRuntime"],
+            path: "Tests/EntlTestSupport"
+        ),
+        .testTarget(name: "EntlSyntaxTests", dependencies: ["EntlSyntax", "EntlTestSupport"]),
+        .testTarget(name: "EntlCompilerTests", dependencies: ["EntlCompiler", "EntlTestSupport"]),
+        .testTarget(name: "EntlRuntimeTests", dependencies: ["EntlRuntime", "EntlCompiler", "EntlTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["entlc", "EntlTestSupport"]),
+    ]
+)

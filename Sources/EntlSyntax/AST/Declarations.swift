@@ -1,0 +1,181 @@
+/// One parsed `.entl` file.
+public struct RuleFile: Hashable, Sendable {
+    @IgnoredInEquality public var path: String
+    public var declarations: [Declaration]
+
+    public init(path: String, declarations: [Declaration]) {
+        self.path = path
+        self.declarations = declarations
+    }
+}
+
+public enum Declaration: Hashable, Sendable {
+    case app(AppDeclaration)
+    case product(ProductDeclaration)
+    case feature(FeatureDeclaration)
+    case credits(CreditsDeclaration)
+    case entitlement(EntitlementDeclaration)
+    case environment(EnvironmentDeclaration)
+    case test(TestDeclaration)
+
+    public var range: SourceRange {
+        switch self {
+        case .app(let d): d.range
+        case .product(let d): d.range
+        case .feature(let d): d.range
+        case .credits(let d): d.range
+        case .entitlement(let d): d.range
+        case .environment(let d): d.range
+        case .test(let d): d.range
+        }
+    }
+
+    /// The declared name, for the declarations that declare one.
+    public var name: Identifier? {
+        switch self {
+        case .product(let d): d.name
+        case .feature(let d): d.name
+        case .credits(let d): d.name
+        case .entitlement(let d): d.name
+        case .app, .environment, .test: nil
+        }
+    }
+}
+
+/// `app "com.example.photos"`
+public struct AppDeclaration: Hashable, Sendable {
+    public var docs: [String]
+    public var id: StringLiteral
+    @IgnoredInEquality public var range: SourceRange
+}
+
+/// `product NAME: KIND { items }`
+public struct ProductDeclaration: Hashable, Sendable {
+    public var docs: [String]
+    public var name: Identifier
+    /// Nil when the kind was missing or unknown (already reported).
+    public var kind: Located<ProductKind>?
+    public var items: [Item]
+    /// Whether the declaration was written with a `{ … }` block.
+    public var hasBlock: Bool
+    @IgnoredInEquality public var range: SourceRange
+}
+
+/// `feature NAME: boolean [requires EXPR] [{ items }]` or `feature NAME: metered { items }`
+public struct FeatureDeclaration: Hashable, Sendable {
+    public var docs: [String]
+    public var name: Identifier
+    public var kind: Located<FeatureKind>?
+    public var requires: Expression?
+    public var items: [Item]
+    public var hasBlock: Bool
+    @IgnoredInEquality public var range: SourceRange
+}
+
+/// `credits NAME { items }`: a credit system, itself a metered single-use feature.
+public struct CreditsDeclaration: Hashable, Sendable {
+    public var docs: [String]
+    public var name: Identifier
+    public var items: [Item]
+    public var hasBlock: Bool
+    @IgnoredInEquality public var range: SourceRange
+}
+
+/// `entitlement NAME = EXPR [{ items }]`
+public struct EntitlementDeclaration: Hashable, Sendable {
+    public var docs: [String]
+    public var name: Identifier
+    public var expression: Expression
+    public var items: [Item]
+    public var hasBlock: Bool
+    @IgnoredInEquality public var range: SourceRange
+}
+
+/// `environment live|test { declarations }`
+public struct EnvironmentDeclaration: Hashable, Sendable {
+    public var docs: [String]
+    public var environment: Located<EnvironmentName>
+    public var declarations: [Declaration]
+    @IgnoredInEquality public var range: SourceRange
+}
+
+/// One item of a declaration's `{ … }` block. Which items a declaration may hold is checked by
+/// the parser (an item no declaration has is `E115`) and the checker (an item on the wrong kind
+/// of product or feature is `E212`).
+public struct Item: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// `name STRING`
+        case displayName(StringLiteral)
+        /// `id STORE STRING`
+        case storeID(store: Identifier, id: StringLiteral)
+        /// `period P`
+        case period(Located<BillingPeriod>)
+        /// `group NAME`
+        case group(Identifier)
+        /// `duration N UNIT`
+        case duration(IntegerLiteral, Located<DurationUnit>)
+        /// `grants FEATURE …`
+        case grant(Grant)
+        /// `usage single_use|continuous`
+        case usage(Located<Usage>)
+        /// `event STRING`
+        case event(StringLiteral)
+        /// `unit STRING [/ STRING]`
+        case unit(singular: StringLiteral, plural: StringLiteral?)
+        /// `FEATURE AMOUNT = CREDITS` in a credit system
+        case conversion(feature: Identifier, amount: IntegerLiteral, credits: IntegerLiteral)
+    }
+
+    public var kind: Kind
+    @IgnoredInEquality public var range: SourceRange
+
+    public init(_ kind: Kind, range: SourceRange) {
+        self.kind = kind
+        self.range = range
+    }
+
+    /// The word that starts the item, as diagnostics name it.
+    public var keyword: String {
+        switch kind {
+        case .displayName: "name"
+        case .storeID: "id"
+        case .period: "period"
+        case .group: "group"
+        case .duration: "duration"
+        case .grant: "grants"
+        case .usage: "usage"
+        case .event: "event"
+        case .unit: "unit"
+        case .conversion: "conversion"
+        }
+    }
+}
+
+/// `grants FEATURE [AMOUNT | unlimited] [per INTERVAL] [carry [up to N]] [priority N]`
+public struct Grant: Hashable, Sendable {
+    public enum Amount: Hashable, Sendable {
+        case count(IntegerLiteral)
+        case unlimited(Located<String>)
+
+        public var range: SourceRange {
+            switch self {
+            case .count(let n): n.range
+            case .unlimited(let w): w.range
+            }
+        }
+    }
+
+    /// `carry [up to N]`
+    public struct Carry: Hashable, Sendable {
+        public var cap: IntegerLiteral?
+        @IgnoredInEquality public var range: SourceRange
+    }
+
+    public var feature: Identifier
+    public var amount: Amount?
+    /// `per INTERVAL` and the range of the whole clause.
+    public var per: Located<ResetInterval>?
+    public var carry: Carry?
+    public var priority: IntegerLiteral?
+    @IgnoredInEquality public var range: SourceRange
+}

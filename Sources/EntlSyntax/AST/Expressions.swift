@@ -1,0 +1,42 @@
+/// A purchase constraint: products owned, entitlements active, consumables held.
+///
+/// The parser flattens chains (`a or b or c` is one `.or` with three terms), so a nested `.or`
+/// directly under `.or` (or `.and` under `.and`) can only come from parentheses in the source.
+public indirect enum Expression: Hashable, Sendable {
+    /// A product (owned now) or an entitlement (active now).
+    case reference(Identifier)
+    /// `NAME >= N`: at least N units of a consumable held.
+    case atLeast(Identifier, IntegerLiteral)
+    /// `not x`; the range spans from `not` to the end of the operand.
+    case not(Expression, Located<Keyword>)
+    case and([Expression])
+    case or([Expression])
+    /// Text that did not parse as an expression (already reported).
+    case error(Located<String>)
+
+    public var range: SourceRange {
+        switch self {
+        case .reference(let id): id.range
+        case .atLeast(let id, let n): id.range.through(n.range)
+        case .not(let operand, let keyword): keyword.range.through(operand.range)
+        case .and(let terms), .or(let terms): terms[0].range.through(terms[terms.count - 1].range)
+        case .error(let e): e.range
+        }
+    }
+
+    /// Every name the expression refers to, in source order.
+    public var references: [Identifier] {
+        var out: [Identifier] = []
+        collectReferences(into: &out)
+        return out
+    }
+
+    private func collectReferences(into out: inout [Identifier]) {
+        switch self {
+        case .reference(let id), .atLeast(let id, _): out.append(id)
+        case .not(let e, _): e.collectReferences(into: &out)
+        case .and(let terms), .or(let terms): for t in terms { t.collectReferences(into: &out) }
+        case .error: break
+        }
+    }
+}

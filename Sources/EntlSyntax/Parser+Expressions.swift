@@ -1,0 +1,93 @@
+extension Parser {
+    /// A whole constraint. Returns `.error` (already reported) when it does not parse; the caller
+    /// then recovers at the next declaration.
+    mutating func parseConstraint() -> Expression {
+        expressionFailed = false
+        depth = 0
+        let e = parseOr()
+        return expressionFailed ? .error(Located("", range: e.range)) : e
+    }
+
+    /// expr = and_expr , { "or" , and_expr } ;
+    private mutating func parseOr() -> Expression {
+        var terms = [parseAnd()]
+        while !expressionFailed, token.kind == .keyword(.or) {
+            advance()
+            terms.append(parseAnd())
+        }
+        return terms.count == 1 ? terms[0] : .or(terms)
+    }
+
+    /// and_expr = unary , { "and" , unary } ;
+    private mutating func parseAnd() -> Expression {
+        var terms = [parseUnary()]
+        while !expressionFailed, token.kind == .keyword(.and) {
+            advance()
+            terms.append(parseUnary())
+        }
+        return terms.count == 1 ? terms[0] : .and(terms)
+    }
+
+    /// unary = "not" , unary | primary ;
+    private mutating func parseUnary() -> Expression {
+        guard token.kind == .keyword(.not) else { return parsePrimary() }
+        let keyword = Located(Keyword.not, range: token.range)
+        guard enterNesting() else { return failed() }
+        advance()
+        let operand = parseUnary()
+        depth -= 1
+        return .not(operand, keyword)
+    }
+
+    /// primary = NAME , [ ">=" , INTEGER ] | "(" , expr , ")" ;
+    private mutating func parsePrimary() -> Expression {
+        switch token.kind {
+        case .identifier(let name):
+            let id = Identifier(name, range: token.range)
+            advance()
+            guard token.kind == .greaterEqual else { return .reference(id) }
+            advance()
+            guard let n = parseInteger("a quantity after `>=` (`\(name) >= 5`)") else { return failed() }
+            return .atLeast(id, n)
+        case .leftParen:
+            let open = token.range
+            guard enterNesting() else { return failed() }
+            advance()
+            let inner = parseOr()
+            depth -= 1
+            if expressionFailed { return inner }
+            guard token.kind == .rightParen else {
+                if token.kind != .invalid {
+                    report(.expectedToken, "expected `)` to close the parenthesis, found \(token.description)",
+                           at: token.range, notes: [DiagnosticNote(message: "opened here", file: path, range: open)])
+                }
+                return failed()
+            }
+            advance()
+            return inner
+        case .keyword(let k) where !k.startsDeclaration:
+            reportExpected("a product or entitlement name",
+                           help: "`\(k.rawValue)` joins two terms, as in `a \(k == .not ? "and not" : k.rawValue) b`")
+            return failed()
+        default:
+            reportExpected("a product or entitlement name")
+            return failed()
+        }
+    }
+
+    /// Counts one level of `(` or `not`; false (after reporting E114) past the limit.
+    private mutating func enterNesting() -> Bool {
+        depth += 1
+        if depth > Parser.maxNestingDepth {
+            report(.nestingTooDeep, "constraint nesting too deep (more than \(Parser.maxNestingDepth) levels)",
+                   at: token.range, help: "split the constraint into entitlements that refer to each other")
+            return false
+        }
+        return true
+    }
+
+    private mutating func failed() -> Expression {
+        expressionFailed = true
+        return .error(Located("", range: token.range))
+    }
+}

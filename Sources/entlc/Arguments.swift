@@ -1,0 +1,83 @@
+import EntlSyntax
+
+/// The job could not be done (bad arguments, unreadable file, …): printed as
+/// `entlc: error: …` with exit code 2.
+struct CLIError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// One `--option` a command accepts.
+struct OptionSpec: Sendable {
+    var name: String
+    /// Takes a value (`--format json` or `--format=json`); otherwise a flag.
+    var takesValue: Bool = false
+    var repeatable: Bool = false
+}
+
+/// Options and positional arguments of one command line.
+struct ParsedArguments {
+    var positionals: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+
+    /// The value of an option restricted to a closed set of words.
+    func choice(_ name: String, in allowed: [String]) throws(CLIError) -> String? {
+        guard let v = value(name) else { return nil }
+        guard allowed.contains(v) else {
+            let hint = Suggestions.closest(to: v, among: allowed).map { " (did you mean `\($0)`?)" } ?? ""
+            throw CLIError("invalid value `\(v)` for \(name)\(hint); expected one of: \(allowed.joined(separator: ", "))")
+        }
+        return v
+    }
+
+    /// Parses `args` against `options`. `-` and anything not starting with `--` is positional;
+    /// after `--` everything is.
+    init(_ args: [String], options: [OptionSpec]) throws(CLIError) {
+        var byName: [String: OptionSpec] = [:]
+        for o in options { byName[o.name] = o }
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
+                positionals.append(arg)
+                continue
+            }
+            if arg == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = arg
+            var inline: String?
+            if let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            guard let spec = byName[name] else {
+                let hint = Suggestions.closest(to: name, among: options.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
+                throw CLIError("unknown option `\(name)`\(hint)")
+            }
+            if spec.takesValue {
+                let value: String
+                if let inline {
+                    value = inline
+                } else {
+                    guard i < args.count else { throw CLIError("option `\(name)` needs a value") }
+                    value = args[i]
+                    i += 1
+                }
+                if values[name] != nil, !spec.repeatable { throw CLIError("option `\(name)` is given more than once") }
+                values[name, default: []].append(value)
+            } else {
+                if inline != nil { throw CLIError("option `\(name)` takes no value") }
+                flags.insert(name)
+            }
+        }
+    }
+}

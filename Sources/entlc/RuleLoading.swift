@@ -1,0 +1,130 @@
+import EntlSyntax
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads files and walks directories with POSIX calls (no Foundation: fast start-up).
+enum FileSystem {
+    enum Kind { case file, directory, other }
+
+    static func kind(_ path: String) -> Kind? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    static func lastError() -> String {
+        String(cString: strerror(errno)).lowercased()
+    }
+
+    /// The bytes of a file, or a message saying why not.
+    static func contents(of path: String) throws(CLIError) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError("cannot read `\(path)`: \(lastError())")
+            }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then rename.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+        var template = Array((path + ".entlc-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
+        let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var ok = true
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { ok = false; return }
+                offset += n
+            }
+        }
+        // Keep the original file's permissions.
+        var info = stat()
+        if stat(path, &info) == 0 { fchmod(fd, info.st_mode & 0o7777) }
+        if fsync(fd) != 0 { ok = false }
+        close(fd)
+        guard ok, rename(temp, path) == 0 else {
+            let reason = lastError()
+            unlink(temp)
+            throw CLIError("cannot write `\(path)`: \(reason)")
+        }
+    }
+
+    /// Every `*.entl` file below `directory`, in sorted path order. Hidden entries (`.git`,
+    /// `.build`) are skipped; symbolic links to directories are not followed (no cycles).
+    static func ruleFiles(in directory: String) throws(CLIError) -> [String] {
+        var found: [String] = []
+        var pending = [directory]
+        while let dir = pending.popLast() {
+            guard let handle = opendir(dir) else { throw CLIError("cannot read directory `\(dir)`: \(lastError())") }
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                }
+                if name.hasPrefix(".") { continue }
+                let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                let mode = info.st_mode & S_IFMT
+                if mode == S_IFDIR {
+                    pending.append(path)
+                } else if name.hasSuffix(".entl"), mode == S_IFREG || (mode == S_IFLNK && kind(path) == .file) {
+                    found.append(path)
+                }
+            }
+        }
+        return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+}
+
+/// Turns the RULES arguments (files, directories, `-`) into source files in rule-set order.
+enum RuleLoader {
+    static func load(_ arguments: [String]) throws(CLIError) -> [SourceFile] {
+        guard !arguments.isEmpty else { throw CLIError("no rule files given (pass files, directories or `-`)") }
+        var sources: [SourceFile] = []
+        var seen: Set<String> = []
+        func add(_ path: String, _ bytes: [UInt8]) {
+            if seen.insert(path).inserted { sources.append(SourceFile(path: path, bytes: bytes)) }
+        }
+        for argument in arguments {
+            if argument == "-" {
+                add("<stdin>", Terminal.readStandardInput())
+                continue
+            }
+            switch FileSystem.kind(argument) {
+            case nil:
+                throw CLIError("cannot read `\(argument)`: \(FileSystem.lastError())")
+            case .directory:
+                let files = try FileSystem.ruleFiles(in: argument)
+                guard !files.isEmpty else { throw CLIError("no `.entl` files in directory `\(argument)`") }
+                for f in files { add(f, try FileSystem.contents(of: f)) }
+            case .file, .other:
+                add(argument, try FileSystem.contents(of: argument))
+            }
+        }
+        return sources
+    }
+}

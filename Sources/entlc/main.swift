@@ -1,0 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+exit(EntlCLI.main(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -1,0 +1,103 @@
+import EntlSyntax
+import Testing
+
+private func lex(_ text: String) -> (tokens: [Token], lexer: Lexer) {
+    var lexer = Lexer(file: "t.entl", bytes: Array(text.utf8))
+    var tokens: [Token] = []
+    while true {
+        let t = lexer.next()
+        tokens.append(t)
+        if t.kind == .endOfFile { return (tokens, lexer) }
+    }
+}
+
+private func kinds(_ text: String) -> [TokenKind] {
+    lex(text).tokens.map(\.kind)
+}
+
+@Suite struct LexerTests {
+    @Test func punctuationKeywordsAndIdentifiers() {
+        #expect(kinds("product a: b { } ( ) = >= / ;") == [
+            .keyword(.product), .identifier("a"), .colon, .identifier("b"), .leftBrace, .rightBrace,
+            .leftParen, .rightParen, .equals, .greaterEqual, .slash, .semicolon, .endOfFile,
+        ])
+        #expect(kinds("and or not app environment feature credits entitlement test") == [
+            .keyword(.and), .keyword(.or), .keyword(.not), .keyword(.app), .keyword(.environment),
+            .keyword(.feature), .keyword(.credits), .keyword(.entitlement), .keyword(.test), .endOfFile,
+        ])
+        // Contextual keywords are identifiers.
+        #expect(kinds("name period grants unit event _x9") == [
+            .identifier("name"), .identifier("period"), .identifier("grants"), .identifier("unit"),
+            .identifier("event"), .identifier("_x9"), .endOfFile,
+        ])
+    }
+
+    @Test func integersWithSeparatorsAndTheLimit() {
+        #expect(kinds("0 10_000 1_000_000_000_000_000") == [
+            .integer(0), .integer(10_000), .integer(1_000_000_000_000_000), .endOfFile,
+        ])
+        let (tokens, lexer) = lex("1_000_000_000_000_001 99999999999999999999999")
+        #expect(tokens.map(\.kind) == [.integer(Lexer.maxInteger), .integer(Lexer.maxInteger), .endOfFile])
+        #expect(lexer.diagnostics.map(\.code.id) == ["E105", "E105"])
+        #expect(lex("10_ 1__0 12ab").lexer.diagnostics.map(\.message) == [
+            "malformed number `10_`", "malformed number `1__0`", "malformed number `12ab`",
+        ])
+    }
+
+    @Test func stringEscapes() {
+        #expect(kinds(#""a\"b\\c\nd\te\u{1F48E}""#) == [.string("a\"b\\c\nd\te💎"), .endOfFile])
+        let (tokens, lexer) = lex(#""x\u{D800}" "y\u{}" "z\q""#)
+        #expect(tokens.count == 4)
+        #expect(lexer.diagnostics.map(\.message) == [
+            "`\\u{D800}` is not a Unicode scalar value", "invalid unicode escape", "unknown escape sequence `\\q`",
+        ])
+    }
+
+    @Test func unterminatedStringStopsAtTheLineEnd() {
+        let (tokens, lexer) = lex("\"abc\nname")
+        #expect(tokens.map(\.kind) == [.string("abc"), .identifier("name"), .endOfFile])
+        #expect(lexer.diagnostics.map(\.code.id) == ["E103"])
+        #expect(lexer.diagnostics[0].range.end.column == 5)
+    }
+
+    @Test func commentsNestAndAreKept() {
+        let (tokens, lexer) = lex("a /* x /* y */ z */ b // end\n/// doc\nc")
+        #expect(tokens.map(\.kind) == [.identifier("a"), .identifier("b"), .identifier("c"), .endOfFile])
+        #expect(lexer.comments.map(\.kind) == [.block, .line, .doc])
+        #expect(lexer.comments.map(\.text) == ["/* x /* y */ z */", "// end", "/// doc"])
+        #expect(tokens[2].docs == ["doc"])
+    }
+
+    @Test func docCommentsAttachOnlyDirectlyAbove() {
+        let (tokens, _) = lex("/// one\n/// two\n// entl-allow W301\na\n/// lost\n\nb\n//// not a doc\nc")
+        #expect(tokens[0].docs == ["one", "two"])
+        #expect(tokens[1].docs == [])
+        #expect(tokens[2].docs == [])
+    }
+
+    @Test func columnsCountCharactersNotBytes() {
+        let (tokens, _) = lex("\"é💎\" x")
+        #expect(tokens[1].range.start == EntlSyntax.SourceLocation(line: 1, column: 6, offset: 9))
+    }
+
+    @Test func byteOrderMarkIsSkipped() {
+        var lexer = Lexer(file: "t", bytes: [0xEF, 0xBB, 0xBF] + Array("app".utf8))
+        let t = lexer.next()
+        #expect(t.kind == .keyword(.app))
+        #expect(t.range.start.offset == 3)
+    }
+
+    @Test func invalidCharactersBecomeOneToken() {
+        let (tokens, lexer) = lex("a @#$ b > c")
+        #expect(tokens.map(\.kind) == [.identifier("a"), .invalid, .identifier("b"), .invalid, .identifier("c"), .endOfFile])
+        #expect(lexer.diagnostics.map(\.message) == ["unexpected characters `@#$`", "unexpected character `>`"])
+    }
+
+    @Test func utf8Validation() {
+        #expect(Lexer.firstInvalidUTF8Offset(Array("ok é 💎".utf8)) == nil)
+        #expect(Lexer.firstInvalidUTF8Offset([0x61, 0xFF]) == 1)
+        #expect(Lexer.firstInvalidUTF8Offset([0xE2, 0x82]) == 0)  // truncated
+        #expect(Lexer.firstInvalidUTF8Offset([0xED, 0xA0, 0x80]) == 0)  // surrogate
+        #expect(Lexer.firstInvalidUTF8Offset([0xC0, 0x80]) == 0)  // overlong
+    }
+}

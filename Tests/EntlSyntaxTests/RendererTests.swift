@@ -1,0 +1,59 @@
+import EntlSyntax
+import Testing
+
+@Suite struct RendererTests {
+    let source = SourceFile(path: "rules/photos.entl", text: """
+    product pro_monthly: subscription { period month }
+    product pro_annual: subscription { period year }
+    entitlement pro = pro_montly or pro_annual {
+    \tgrants x
+    }
+    """)
+
+    func range(_ line: Int, _ from: Int, _ to: Int, offset: Int = 0) -> SourceRange {
+        SourceRange(start: EntlSyntax.SourceLocation(line: line, column: from, offset: offset),
+                    end: EntlSyntax.SourceLocation(line: line, column: to, offset: offset + to - from))
+    }
+
+    @Test func rendersTheCLIExampleLayout() {
+        let d = Diagnostic(DiagnosticCode("E201", "unknown name"), "unknown product `pro_montly`", file: "rules/photos.entl",
+                           range: range(3, 19, 29), label: "not declared in this rule set",
+                           help: "did you mean `pro_monthly`?")
+        #expect(DiagnosticRenderer(sources: [source]).render(d) == """
+        rules/photos.entl:3:19: error[E201]: unknown product `pro_montly`
+          |
+        3 | entitlement pro = pro_montly or pro_annual {
+          |                   ^^^^^^^^^^ not declared in this rule set
+          = help: did you mean `pro_monthly`?
+
+        """)
+    }
+
+    @Test func notesGetTheirOwnSnippetAndTabsAlign() {
+        let d = Diagnostic(DiagnosticCode("W399", "x"), "something", file: "rules/photos.entl", range: range(4, 9, 10),
+                           notes: [DiagnosticNote(message: "see here", file: "rules/photos.entl", range: range(1, 9, 20))])
+        #expect(DiagnosticRenderer(sources: [source]).render(d) == """
+        rules/photos.entl:4:9: warning[W399]: something
+          |
+        4 | \tgrants x
+          | \t       ^
+        rules/photos.entl:1:9: note: see here
+          |
+        1 | product pro_monthly: subscription { period month }
+          |         ^^^^^^^^^^^
+
+        """)
+    }
+
+    @Test func colourOnlyWhenAsked() {
+        let d = Diagnostic(DiagnosticCode("E201", "unknown name"), "unknown", file: "rules/photos.entl", range: range(3, 19, 29))
+        #expect(!DiagnosticRenderer(sources: [source]).render(d).contains("\u{1B}["))
+        let coloured = DiagnosticRenderer(sources: [source], color: true).render(d)
+        #expect(coloured.hasPrefix("rules/photos.entl:3:19: \u{1B}[1;31merror[E201]\u{1B}[0m"))
+    }
+
+    @Test func summaryLine() {
+        #expect(DiagnosticRenderer.summary(errors: 1, warnings: 2, files: 3) == "1 error, 2 warnings in 3 files")
+        #expect(DiagnosticRenderer.summary(errors: 0, warnings: 1, files: 1) == "0 errors, 1 warning in 1 file")
+    }
+}

@@ -1,0 +1,183 @@
+import EntlCompiler
+import EntlSyntax
+import Foundation
+import Testing
+
+/// The package root (the directory holding Package.swift).
+public let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+    }
+    fatalError("Package.swift not found above \(#filePath)")
+}()
+
+public func repoPath(_ relative: String) -> String {
+    packageRoot.appendingPathComponent(relative).path
+}
+
+public func readRepoFile(_ relative: String) throws -> String {
+    try String(contentsOfFile: repoPath(relative), encoding: .utf8)
+}
+
+// MARK: - Marked sources
+
+/// Source text with position markers `1️⃣` … `9️⃣` (swift-format's MarkedText): the markers are
+/// removed and their 1-based line and column (in Unicode scalars) remembered.
+public struct MarkedSource {
+    public let text: String
+    public let markers: [String: EntlSyntax.SourceLocation]
+
+    public static let markerNames = ["1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣"]
+
+    public init(_ marked: String) {
+        var text = ""
+        var markers: [String: EntlSyntax.SourceLocation] = [:]
+        var line = 1, column = 1, offset = 0
+        for ch in marked {
+            let s = String(ch)
+            if MarkedSource.markerNames.contains(s) {
+                markers[s] = EntlSyntax.SourceLocation(line: line, column: column, offset: offset)
+                continue
+            }
+            text.append(ch)
+            offset += s.utf8.count
+            if ch == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += s.unicodeScalars.count
+            }
+        }
+        self.text = text
+        self.markers = markers
+    }
+}
+
+/// What a test expects of one diagnostic.
+public struct ExpectedDiagnostic: CustomStringConvertible {
+    public var code: String
+    public var message: String
+    public var marker: String
+    public var severity: Severity?
+
+    public init(_ code: String, _ message: String, at marker: String = "1️⃣", severity: Severity? = nil) {
+        self.code = code
+        self.message = message
+        self.marker = marker
+        self.severity = severity
+    }
+
+    public var description: String { "\(code) at \(marker): \(message)" }
+}
+
+/// Checks `marked` as one file and expects exactly `expected` (code, message and start position
+/// of each), in source order.
+public func assertDiagnostics(
+    _ marked: String, _ expected: [ExpectedDiagnostic],
+    environments: [EnvironmentName] = EnvironmentName.allCases,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
+    let source = MarkedSource(marked)
+    let checked = Compiler.check([SourceFile(path: "test.entl", text: source.text)], environments: environments)
+    let actual = checked.sortedDiagnostics
+    let render: (Diagnostic) -> String = { "\($0.code.id) at \($0.range.start): \($0.message)" }
+    let wanted = expected.map { e -> String in
+        guard let loc = source.markers[e.marker] else { return "missing marker \(e.marker)" }
+        return "\(e.code) at \(loc): \(e.message)"
+    }
+    #expect(actual.map(render) == wanted, sourceLocation: sourceLocation)
+    for (a, e) in zip(actual, expected) where e.severity != nil {
+        #expect(a.severity == e.severity, sourceLocation: sourceLocation)
+    }
+}
+
+/// Parses and checks text as one file.
+public func check(_ text: String, path: String = "test.entl") -> CheckedRuleSet {
+    Compiler.check([SourceFile(path: path, text: text)])
+}
+
+// MARK: - Golden files
+
+/// Compares `actual` with the golden file at `Tests/Fixtures/golden/<name>`. A missing golden is
+/// written and the test fails; `RECORD_SNAPSHOTS=1` re-records every golden.
+public func assertGolden(_ actual: String, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let path = repoPath("Tests/Fixtures/golden/" + name)
+    let record = ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1"
+    let existing = try? String(contentsOfFile: path, encoding: .utf8)
+    if record || existing == nil {
+        try? FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? actual.write(toFile: path, atomically: true, encoding: .utf8)
+        if existing == nil {
+            Issue.record("golden \(name) was missing; recorded it — rerun", sourceLocation: sourceLocation)
+        }
+        return
+    }
+    #expect(actual == existing, "golden \(name) differs (RECORD_SNAPSHOTS=1 re-records)", sourceLocation: sourceLocation)
+}
+
+// MARK: - Running the built binary
+
+public struct CommandResult: Sendable {
+    public var stdout: String
+    public var stderr: String
+    public var status: Int32
+}
+
+/// The `entlc` executable built next to the test bundle.
+public let entlcExecutable: URL = {
+    #if os(Linux)
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    #else
+    let me = Bundle.main.bundleURL
+    #endif
+    var dir = me.deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = dir.appendingPathComponent("entlc")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        dir.deleteLastPathComponent()
+    }
+    return packageRoot.appendingPathComponent(".build/debug/entlc")
+}()
+
+/// Runs `entlc ARGS` in the package root with `NO_COLOR` unset unless given in `environment`.
+public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                     directory: String? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = entlcExecutable
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory ?? packageRoot.path)
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "NO_COLOR")
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes concurrently so a large stderr cannot block the child.
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return CommandResult(stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self), status: process.terminationStatus)
+}
+
+/// A fresh temporary directory, removed by the caller.
+public func makeTemporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "entlc-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
