@@ -1,4 +1,5 @@
 import EntlSyntax
+import EntlRuntime
 
 /// The compiler's entry point: parse every file, then check the rule set as a whole.
 public enum Compiler {
@@ -21,5 +22,20 @@ public enum Compiler {
         checker.run(environments: environments)
         return CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
                               tables: checker.tables, diagnostics: context.diagnostics)
+    }
+}
+
+/// A checked rule set and, when it has no errors, its compiled graph.
+public struct Compilation: Sendable {
+    public var checked: CheckedRuleSet
+    /// Nil when the rule set has errors.
+    public var graph: RuleGraph?
+}
+
+extension Compiler {
+    /// Checks every environment and, when there are no errors, lowers the rule set to a graph.
+    public static func compile(_ sources: [SourceFile]) -> Compilation {
+        let checked = check(sources)
+        return Compilation(checked: checked, graph: checked.hasErrors ? nil : Lowering.lower(checked))
     }
 }

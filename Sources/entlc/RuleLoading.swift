@@ -1,3 +1,5 @@
+import EntlCompiler
+import EntlRuntime
 import EntlSyntax
 
 #if canImport(Glibc)
@@ -126,5 +128,20 @@ enum RuleLoader {
             }
         }
         return sources
+    }
+}
+
+extension RuleLoader {
+    /// Loads and compiles a rule set for the commands that run it. Rules with errors fail the
+    /// job (exit 2): their diagnostics go to standard error.
+    static func compile(_ arguments: [String]) throws(CLIError) -> RuleGraph {
+        let sources = try load(arguments)
+        let compilation = Compiler.compile(sources)
+        guard let graph = compilation.graph else {
+            let diagnostics = compilation.checked.sortedDiagnostics
+            Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: sources, color: false))
+            throw CLIError("the rules do not compile (\(diagnostics.errorCount) error\(diagnostics.errorCount == 1 ? "" : "s"))")
+        }
+        return graph
     }
 }

@@ -134,6 +134,17 @@ import Testing
 }
 
 @Suite struct DocumentationTests {
+    /// The README shows the output of its main command; it must be what the command prints.
+    @Test func readmeShowsTheMainCommandsRealOutput() throws {
+        let readme = try readRepoFile("README.md")
+        let intro = try #require(readme.range(of: "(a purchase-tracker state, STATE.md):\n\n```\n"))
+        let rest = readme[intro.upperBound...]
+        let end = try #require(rest.range(of: "```"))
+        let r = try runEntlc(["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--all"])
+        #expect(String(rest[..<end.lowerBound]) == r.stdout)
+        #expect(readme.contains("swift run entlc eval examples/photos.entl --state examples/photos.state.json --all"))
+    }
+
     /// Every ```entl block of the README and of LANGUAGE.md's tour checks clean.
     @Test func readmeSnippetsCheckClean() throws {
         let readme = try readRepoFile("README.md")

@@ -1,4 +1,5 @@
 import EntlCompiler
+import EntlRuntime
 import EntlSyntax
 import Foundation
 import Testing
@@ -180,4 +181,38 @@ public func makeTemporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "entlc-tests-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
+}
+
+// MARK: - Evaluating
+
+/// Compiles rule text to a graph; records an issue (and returns an empty graph) on errors.
+public func compileGraph(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> RuleGraph {
+    let compilation = Compiler.compile([SourceFile(path: "rules.entl", text: text)])
+    guard let graph = compilation.graph else {
+        Issue.record("rules do not compile: \(compilation.checked.sortedDiagnostics.map(\.message))", sourceLocation: sourceLocation)
+        let empty = EnvironmentGraph(products: [], entitlements: [], features: [], entitlementOrder: [], storeIDs: [:])
+        return RuleGraph(app: nil, live: empty, test: empty)
+    }
+    return graph
+}
+
+/// An instant from RFC 3339 text (tests only: traps on bad text).
+public func instant(_ text: String) -> Instant {
+    guard let i = Instant(rfc3339: text) else { fatalError("bad instant \(text)") }
+    return i
+}
+
+/// Decodes STATE.md JSON (tests only: traps on bad JSON).
+public func state(_ json: String) -> PurchaseState {
+    do {
+        return try PurchaseState(json: json)
+    } catch {
+        fatalError("bad state: \(error)")
+    }
+}
+
+/// Evaluates `graph` against `state` at `at`.
+public func evaluate(_ graph: RuleGraph, _ state: PurchaseState, at: String, environment: Environment? = nil,
+                     explain: Bool = false) throws -> Evaluation {
+    try Evaluation(graph: graph, state: state, environment: environment, at: instant(at), explain: explain)
 }

@@ -1,0 +1,284 @@
+import EntlRuntime
+import EntlSyntax
+
+/// Lowers a checked rule set (without errors) to a `RuleGraph`: one self-contained view per
+/// environment, names replaced by dense indices, grants stored with the feature they grant,
+/// entitlements in dependency order, and the products each result must watch (§6) precomputed.
+///
+/// INVARIANT: the input checked clean, so every name resolves to the right kind and there is
+/// no entitlement cycle; a reference that does not resolve is skipped, never trapped on.
+enum Lowering {
+    static func lower(_ checked: CheckedRuleSet) -> RuleGraph {
+        var app: String?
+        for site in checked.declarations {
+            if case .app(let a) = site.declaration, app == nil { app = a.id.value }
+        }
+        return RuleGraph(app: app, live: lower(checked, .live), test: lower(checked, .test))
+    }
+
+    private static func lower(_ checked: CheckedRuleSet, _ env: EntlSyntax.EnvironmentName) -> EnvironmentGraph {
+        let sites = checked.declarations.filter { $0.isVisible(in: env) }
+        var productIndex: [String: Int] = [:], entitlementIndex: [String: Int] = [:], featureIndex: [String: Int] = [:]
+        for site in sites {
+            switch site.declaration {
+            case .product(let p) where productIndex[p.name.name] == nil: productIndex[p.name.name] = productIndex.count
+            case .entitlement(let e) where entitlementIndex[e.name.name] == nil:
+                entitlementIndex[e.name.name] = entitlementIndex.count
+            case .feature(let f) where featureIndex[f.name.name] == nil: featureIndex[f.name.name] = featureIndex.count
+            case .credits(let c) where featureIndex[c.name.name] == nil: featureIndex[c.name.name] = featureIndex.count
+            default: break
+            }
+        }
+
+        func constraint(_ e: Expression) -> Constraint {
+            switch e {
+            case .reference(let id):
+                if let p = productIndex[id.name] { return .product(p) }
+                return .entitlement(entitlementIndex[id.name] ?? 0)
+            case .atLeast(let id, let n): return .atLeast(product: productIndex[id.name] ?? 0, quantity: n.value)
+            case .not(let inner, _): return .not(constraint(inner))
+            case .and(let terms): return .and(terms.map(constraint))
+            case .or(let terms): return .or(terms.map(constraint))
+            case .error: return .or([])
+            }
+        }
+
+        var products: [Product] = []
+        var entitlements: [Entitlement] = []
+        var features: [Feature] = []
+        var storeIDs: [String: [String: Int]] = [:]
+        var pendingGrants: [(feature: String, grant: EntlRuntime.Grant)] = []
+        var pendingConversions: [(system: Int, feature: String, amount: Int64, credits: Int64)] = []
+        var grantOrder = 0
+
+        func addGrants(_ items: [Item], source: EntlRuntime.Grant.Source) {
+            for item in items {
+                guard case .grant(let g) = item.kind else { continue }
+                let amount: EntlRuntime.Grant.Amount = switch g.amount {
+                case .count(let n)?: .count(n.value)
+                case .unlimited?: .unlimited
+                case nil: .none
+                }
+                let carry: EntlRuntime.Grant.Carry? = g.carry.map { $0.cap.map { .upTo($0.value) } ?? .uncapped }
+                pendingGrants.append((g.feature.name, EntlRuntime.Grant(
+                    source: source, amount: amount, interval: g.per.map { interval($0.value) }, carry: carry,
+                    priority: g.priority?.value ?? 0, order: grantOrder)))
+                grantOrder += 1
+            }
+        }
+
+        for site in sites {
+            switch site.declaration {
+            case .product(let p) where productIndex[p.name.name] == products.count:
+                let index = products.count
+                var product = Product(name: p.name.name, displayName: nil, docs: docs(p.docs),
+                                      kind: productKind(p.kind?.value ?? .nonConsumable), period: nil, group: nil,
+                                      duration: nil, storeIDs: [])
+                for item in p.items {
+                    switch item.kind {
+                    case .displayName(let s): product.displayName = s.value
+                    case .period(let period): product.period = interval(period.value)
+                    case .group(let g): product.group = g.name
+                    case .duration(let n, let unit): product.duration = step(n.value, unit.value)
+                    case .storeID(let store, let id):
+                        product.storeIDs.append(StoreID(store: store.name, id: id.value))
+                        if storeIDs[store.name, default: [:]][id.value] == nil { storeIDs[store.name, default: [:]][id.value] = index }
+                    default: break
+                    }
+                }
+                products.append(product)
+                addGrants(p.items, source: .product(index))
+            case .entitlement(let e) where entitlementIndex[e.name.name] == entitlements.count:
+                let displayName = e.items.lazy.compactMap { item -> String? in
+                    if case .displayName(let s) = item.kind { return s.value }
+                    return nil
+                }.first
+                entitlements.append(Entitlement(name: e.name.name, displayName: displayName, docs: docs(e.docs),
+                                                constraint: constraint(e.expression), positiveProducts: [], watchedProducts: []))
+                addGrants(e.items, source: .entitlement(entitlements.count - 1))
+            case .feature(let f) where featureIndex[f.name.name] == features.count:
+                var feature = Feature(name: f.name.name, displayName: nil, docs: docs(f.docs), kind: .boolean, event: nil,
+                                      unitSingular: nil, unitPlural: nil, requires: f.requires.map(constraint), grants: [],
+                                      conversions: [], creditRoutes: [], watchedProducts: [])
+                var usage = Usage.singleUse
+                for item in f.items {
+                    switch item.kind {
+                    case .displayName(let s): feature.displayName = s.value
+                    case .usage(let u): usage = u.value
+                    case .event(let e): feature.event = e.value
+                    case .unit(let singular, let plural):
+                        feature.unitSingular = singular.value
+                        feature.unitPlural = plural?.value ?? singular.value
+                    default: break
+                    }
+                }
+                if f.kind?.value == .metered { feature.kind = usage == .continuous ? .continuous : .singleUse }
+                features.append(feature)
+            case .credits(let c) where featureIndex[c.name.name] == features.count:
+                let index = features.count
+                var feature = Feature(name: c.name.name, displayName: nil, docs: docs(c.docs), kind: .credits, event: nil,
+                                      unitSingular: nil, unitPlural: nil, requires: nil, grants: [], conversions: [],
+                                      creditRoutes: [], watchedProducts: [])
+                for item in c.items {
+                    switch item.kind {
+                    case .displayName(let s): feature.displayName = s.value
+                    case .unit(let singular, let plural):
+                        feature.unitSingular = singular.value
+                        feature.unitPlural = plural?.value ?? singular.value
+                    case .conversion(let f, let amount, let credits):
+                        pendingConversions.append((index, f.name, amount.value, credits.value))
+                    default: break
+                    }
+                }
+                features.append(feature)
+            default:
+                break
+            }
+        }
+
+        for (name, grant) in pendingGrants {
+            if let f = featureIndex[name] { features[f].grants.append(grant) }
+        }
+        // Conversions in credit-system declaration order, so each feature's routes are too.
+        for c in pendingConversions {
+            guard let f = featureIndex[c.feature] else { continue }
+            features[c.system].conversions.append(Conversion(feature: f, amount: c.amount, credits: c.credits))
+            features[f].creditRoutes.append(CreditRoute(system: c.system, amount: c.amount, credits: c.credits))
+        }
+
+        let order = dependencyOrder(entitlements)
+        var positive = [[Int]](repeating: [], count: entitlements.count)
+        var watched = [[Int]](repeating: [], count: entitlements.count)
+        for e in order {
+            var pos: Set<Int> = [], all: Set<Int> = []
+            collect(entitlements[e].constraint, negated: false, positive: &pos, all: &all, nestedPositive: positive,
+                    nestedAll: watched)
+            positive[e] = pos.sorted()
+            watched[e] = all.sorted()
+            entitlements[e].positiveProducts = positive[e]
+            entitlements[e].watchedProducts = watched[e]
+        }
+
+        // §6: a feature watches its granting products, the products behind its granting
+        // entitlements and its requirement, and the same of the credit systems that pay for it.
+        var own = [Set<Int>](repeating: [], count: features.count)
+        for (i, f) in features.enumerated() {
+            for g in f.grants {
+                switch g.source {
+                case .product(let p): own[i].insert(p)
+                case .entitlement(let e): own[i].formUnion(watched[e])
+                }
+            }
+            if let r = f.requires {
+                var pos: Set<Int> = [], all: Set<Int> = []
+                collect(r, negated: false, positive: &pos, all: &all, nestedPositive: positive, nestedAll: watched)
+                own[i].formUnion(all)
+            }
+        }
+        for i in features.indices {
+            var set = own[i]
+            for route in features[i].creditRoutes { set.formUnion(own[route.system]) }
+            features[i].watchedProducts = set.sorted()
+        }
+
+        return EnvironmentGraph(products: products, entitlements: entitlements, features: features,
+                                entitlementOrder: order, storeIDs: storeIDs)
+    }
+
+    /// Products named in `c`, through nested entitlements (whose sets are already computed):
+    /// `positive` collects those under an even number of `not`s.
+    private static func collect(_ c: Constraint, negated: Bool, positive: inout Set<Int>, all: inout Set<Int>,
+                                nestedPositive: [[Int]], nestedAll: [[Int]]) {
+        switch c {
+        case .product(let p), .atLeast(let p, _):
+            all.insert(p)
+            if !negated { positive.insert(p) }
+        case .entitlement(let e):
+            all.formUnion(nestedAll[e])
+            // Under `not`, the nested entitlement's positive products are negated too.
+            if !negated { positive.formUnion(nestedPositive[e]) }
+        case .not(let inner):
+            collect(inner, negated: !negated, positive: &positive, all: &all, nestedPositive: nestedPositive,
+                    nestedAll: nestedAll)
+        case .and(let terms), .or(let terms):
+            for t in terms {
+                collect(t, negated: negated, positive: &positive, all: &all, nestedPositive: nestedPositive,
+                        nestedAll: nestedAll)
+            }
+        }
+    }
+
+    /// Entitlements ordered so each follows those it names (iterative depth-first post-order).
+    private static func dependencyOrder(_ entitlements: [Entitlement]) -> [Int] {
+        func references(_ c: Constraint, into out: inout [Int]) {
+            switch c {
+            case .entitlement(let e): out.append(e)
+            case .not(let inner): references(inner, into: &out)
+            case .and(let terms), .or(let terms): for t in terms { references(t, into: &out) }
+            case .product, .atLeast: break
+            }
+        }
+        let edges = entitlements.map { e -> [Int] in
+            var out: [Int] = []
+            references(e.constraint, into: &out)
+            return out
+        }
+        var order: [Int] = []
+        var state = [UInt8](repeating: 0, count: entitlements.count)  // 0 new, 1 open, 2 done
+        for root in entitlements.indices where state[root] == 0 {
+            var stack: [(Int, Int)] = [(root, 0)]
+            state[root] = 1
+            while let (node, next) = stack.last {
+                if next < edges[node].count {
+                    stack[stack.count - 1].1 += 1
+                    let target = edges[node][next]
+                    if state[target] == 0 {
+                        state[target] = 1
+                        stack.append((target, 0))
+                    }
+                } else {
+                    state[node] = 2
+                    order.append(node)
+                    stack.removeLast()
+                }
+            }
+        }
+        return order
+    }
+
+    private static func docs(_ lines: [String]) -> String? {
+        lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    private static func productKind(_ k: EntlSyntax.ProductKind) -> EntlRuntime.ProductKind {
+        switch k {
+        case .nonConsumable: .nonConsumable
+        case .consumable: .consumable
+        case .subscription: .subscription
+        case .nonRenewing: .nonRenewing
+        }
+    }
+
+    private static func interval(_ p: BillingPeriod) -> Interval {
+        switch p {
+        case .week: .week
+        case .month: .month
+        case .quarter: .quarter
+        case .halfYear: .halfYear
+        case .year: .year
+        }
+    }
+
+    private static func interval(_ r: ResetInterval) -> Interval {
+        Interval(rawValue: r.rawValue) ?? .month
+    }
+
+    private static func step(_ n: Int64, _ unit: DurationUnit) -> CalendarStep {
+        switch unit {
+        case .days: CalendarStep(months: 0, seconds: n.multipliedSaturating(by: 86_400))
+        case .weeks: CalendarStep(months: 0, seconds: n.multipliedSaturating(by: 604_800))
+        case .months: CalendarStep(months: n, seconds: 0)
+        case .years: CalendarStep(months: n.multipliedSaturating(by: 12), seconds: 0)
+        }
+    }
+}

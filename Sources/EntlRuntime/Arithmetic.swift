@@ -1,0 +1,33 @@
+/// Overflow-safe arithmetic for amounts (SEMANTICS.md §5): nothing traps and nothing wraps.
+/// Amounts are 0 … 10^15 on input; sums and products saturate at `Int64.max`.
+extension Int64 {
+    @inlinable
+    public func addingSaturating(_ other: Int64) -> Int64 {
+        let (r, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : r
+    }
+
+    @inlinable
+    public func subtractingSaturating(_ other: Int64) -> Int64 {
+        let (r, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : r
+    }
+
+    @inlinable
+    public func multipliedSaturating(by other: Int64) -> Int64 {
+        let (r, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? ((self < 0) != (other < 0) ? .min : .max) : r
+    }
+
+    /// `ceil(self × factor / divisor)` computed exactly in 128 bits, for non-negative operands
+    /// and a positive divisor; saturates at `Int64.max`.
+    public func multipliedDividedRoundingUp(by factor: Int64, dividedBy divisor: Int64) -> Int64 {
+        precondition(self >= 0 && factor >= 0 && divisor > 0, "amounts are non-negative, divisors positive")
+        let product = UInt64(self).multipliedFullWidth(by: UInt64(factor))
+        let d = UInt64(divisor)
+        guard product.high < d else { return .max }
+        var (q, r) = d.dividingFullWidth(product)
+        if r > 0 { q += 1 }
+        return q > UInt64(Int64.max) ? .max : Int64(q)
+    }
+}

@@ -1,0 +1,165 @@
+/// The purchase that represents an entitlement: a real purchase, or a product overridden to
+/// `purchased` (a lifetime purchase with no metadata).
+enum Representative: Equatable {
+    case purchase(Int)
+    case override(product: Int)
+}
+
+extension Evaluation {
+    /// The owned purchase behind entitlement `e` that lasts longest (§3): no expiry beats any
+    /// expiry, then the later end, then the earlier `purchased_at`, then declaration order of the
+    /// product, then state order.
+    func representative(of e: Int) -> Representative? {
+        var best: (rep: Representative, end: End, bought: Instant?, product: Int, index: Int)?
+        for p in graph.entitlements[e].positiveProducts {
+            let s = products[p]
+            var options: [(Representative, End, Instant?, Int)] = []
+            switch s.override {
+            case .purchased?: options = [(.override(product: p), .never, nil, -1)]
+            case nil: options = s.owned.map { (.purchase($0), OwnershipResolver.accessEnd(state.purchases[$0], graph.products[p]),
+                                                state.purchases[$0].purchasedAt, $0) }
+            default: break
+            }
+            for (rep, end, bought, index) in options {
+                guard let b = best else {
+                    best = (rep, end, bought, p, index)
+                    continue
+                }
+                if Evaluation.ranksBefore((end, bought, p, index), (b.end, b.bought, b.product, b.index)) {
+                    best = (rep, end, bought, p, index)
+                }
+            }
+        }
+        return best?.rep
+    }
+
+    /// Longest-lasting first: later end (never last of all), earlier purchase (unknown dates
+    /// after known ones), earlier product, earlier state position.
+    static func ranksBefore(_ a: (End, Instant?, Int, Int), _ b: (End, Instant?, Int, Int)) -> Bool {
+        if a.0 != b.0 { return a.0 > b.0 }
+        switch (a.1, b.1) {
+        case (let x?, let y?) where x != y: return x < y
+        case (_?, nil): return true
+        case (nil, _?): return false
+        default: break
+        }
+        if a.2 != b.2 { return a.2 < b.2 }
+        return a.3 < b.3
+    }
+
+    /// For an inactive entitlement: the purchase behind it that ended most recently.
+    func mostRecentlyEnded(_ e: Int) -> Int? {
+        var best: (index: Int, end: Instant?, bought: Instant?)?
+        for p in graph.entitlements[e].positiveProducts {
+            for j in products[p].purchases {
+                let pu = state.purchases[j]
+                let end = OwnershipResolver.accessEnd(pu, graph.products[p]).instant
+                guard let b = best else {
+                    best = (j, end, pu.purchasedAt)
+                    continue
+                }
+                let later: Bool
+                switch (end, b.end) {
+                case (let x?, let y?) where x != y: later = x > y
+                case (_?, nil): later = true
+                case (nil, _?): later = false
+                default:
+                    switch (pu.purchasedAt, b.bought) {
+                    case (let x?, let y?) where x != y: later = x > y
+                    case (_?, nil): later = true
+                    default: later = false
+                    }
+                }
+                if later { best = (j, end, pu.purchasedAt) }
+            }
+        }
+        return best?.index
+    }
+
+    /// `will_renew` as the tracker gave it, else true for an active, trialing or past-due
+    /// subscription (STATE.md).
+    func willRenew(_ j: Int) -> Bool {
+        let pu = state.purchases[j]
+        if let w = pu.willRenew { return w }
+        return graph.products[purchaseProduct[j]].kind == .subscription
+            && [.active, .trialing, .pastDue].contains(pu.status)
+    }
+
+    func periodName(_ p: Int) -> String? {
+        let product = graph.products[p]
+        switch product.kind {
+        case .subscription: return product.period?.rawValue
+        case .nonConsumable: return "lifetime"
+        case .consumable, .nonRenewing: return nil
+        }
+    }
+
+    public func entitlement(_ e: Int) -> EntitlementResult {
+        let entitlement = graph.entitlements[e]
+        let truth = entitlementTruth[e]
+        let behind = entitlement.positiveProducts.flatMap { products[$0].purchases }
+        var result = EntitlementResult(
+            name: entitlement.name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
+            inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
+            isRevoked: false, ownership: nil, period: nil, isTrial: false,
+            validUntil: nextChange(watching: entitlement.watchedProducts), reason: "", explanation: [])
+        let anyOwned = entitlement.positiveProducts.contains { products[$0].truth == .true }
+        result.isRevoked = !anyOwned && behind.contains { state.purchases[$0].status == .revoked }
+
+        let rep = truth == .true ? representative(of: e) : nil
+        switch rep {
+        case .override(let p)?:
+            result.product = graph.products[p].name
+            result.ownership = .purchased
+            result.period = "lifetime"
+        case .purchase(let j)?:
+            let pu = state.purchases[j]
+            let p = purchaseProduct[j]
+            result.product = graph.products[p].name
+            result.store = purchaseStore[j]
+            result.willRenew = willRenew(j)
+            result.inGracePeriod = pu.status == .pastDue
+            result.ownership = pu.ownership
+            result.period = periodName(p)
+            result.isTrial = pu.status == .trialing
+        case nil:
+            // Inactive (or undetermined): report the purchase that ended most recently.
+            if let j = mostRecentlyEnded(e) {
+                let pu = state.purchases[j]
+                let p = purchaseProduct[j]
+                result.product = graph.products[p].name
+                result.store = purchaseStore[j]
+                result.expiresAt = OwnershipResolver.accessEnd(pu, graph.products[p]).instant
+                result.willRenew = willRenew(j)
+                result.ownership = pu.ownership
+                result.period = periodName(p)
+            }
+        }
+        if truth == .true { result.expiresAt = entitlementEnd[e].instant }
+
+        switch truth {
+        case .true:
+            let via = result.product.map { " through `\($0)`" } ?? ""
+            let until = result.expiresAt.map { " until \($0)" } ?? ""
+            result.reason = "active\(via)\(until)"
+        case .unknown:
+            let unknown = entitlement.watchedProducts.filter { products[$0].truth == .unknown }.map { "`\(graph.products[$0].name)`" }
+            result.reason = "the status of \(unknown.prefix(3).joined(separator: ", ")) is unknown"
+        case .false:
+            if result.isRevoked {
+                result.reason = "the purchase behind it was revoked"
+            } else if result.inBillingRetry {
+                result.reason = "a payment failed (billing retry)"
+            } else if let end = result.expiresAt {
+                result.reason = "expired \(end)"
+            } else {
+                result.reason = "no purchase satisfies its constraint"
+            }
+        }
+        if explains {
+            result.explanation = ["entitlement `\(entitlement.name)`: \(truth.rawValue)"]
+                + explainProducts(entitlement.watchedProducts)
+        }
+        return result
+    }
+}

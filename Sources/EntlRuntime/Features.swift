@@ -1,0 +1,339 @@
+/// A grant that counts for a feature at `t` (§4.1): certain when its source is owned or active,
+/// uncertain when its source's status is unknown.
+struct Candidate {
+    var grant: Grant
+    var certain: Bool
+    var sourceName: String
+    var sourceKind: String
+    /// The product behind it.
+    var product: String?
+    /// The purchase that anchors its windows, if any.
+    var purchase: Int?
+    /// Units of a consumable that multiply a product-level grant.
+    var quantity: Int64
+}
+
+/// A metered feature's (or credit system's) balance at `t` (§5).
+struct MeteredOutcome {
+    /// The balance over certain candidates; nil when unlimited.
+    var low: Int64?
+    /// The balance over certain and uncertain candidates; nil when unlimited.
+    var high: Int64?
+    var overage: Int64 = 0
+    var sources: [BalanceSource] = []
+    /// The next window boundary of a candidate grant, or the next future usage record.
+    var nextChange: Instant?
+    var trail: [String] = []
+    var hasUncertain = false
+}
+
+extension Evaluation {
+    /// Every grant of feature `f` whose source counts at `t`.
+    func candidates(of f: Int) -> [Candidate] {
+        var out: [Candidate] = []
+        for g in graph.features[f].grants {
+            switch g.source {
+            case .product(let p):
+                let s = products[p]
+                let name = graph.products[p].name
+                func add(_ certain: Bool, _ purchase: Int?) {
+                    let quantity = graph.products[p].kind == .consumable ? (purchase.map { state.purchases[$0].quantity } ?? 1) : 1
+                    out.append(Candidate(grant: g, certain: certain, sourceName: name, sourceKind: "product", product: name,
+                                         purchase: purchase, quantity: quantity))
+                }
+                switch s.override {
+                case .purchased?: add(true, nil)
+                case .unknown?: add(false, nil)
+                case .notPurchased?: break
+                case nil:
+                    // A product-level grant counts once per owned purchase, with its anchor.
+                    for j in s.owned { add(true, j) }
+                    for j in s.unknown { add(false, j) }
+                }
+            case .entitlement(let e):
+                let truth = entitlementTruth[e]
+                guard truth != .false else { continue }
+                var purchase: Int?
+                var product: String?
+                switch representative(of: e) {
+                case .purchase(let j)?:
+                    purchase = j
+                    product = graph.products[purchaseProduct[j]].name
+                case .override(let p)?:
+                    product = graph.products[p].name
+                case nil:
+                    break
+                }
+                out.append(Candidate(grant: g, certain: truth == .true, sourceName: graph.entitlements[e].name,
+                                     sourceKind: "entitlement", product: product, purchase: purchase, quantity: 1))
+            }
+        }
+        return out
+    }
+
+    /// The ledger of a candidate: windows anchored at its purchase's `period_start` (else
+    /// `purchased_at`), calendar-aligned when there is no purchase date; it exists from
+    /// `purchased_at`.
+    func ledger(_ c: Candidate, allowance: Int64) -> Ledger {
+        var windows: Windows?
+        var existsFrom: Instant?
+        let purchase = c.purchase.map { state.purchases[$0] }
+        if let interval = c.grant.interval {
+            if let anchor = purchase?.periodStart ?? purchase?.purchasedAt {
+                windows = Windows(anchor: anchor, step: interval.step)
+            } else {
+                windows = .calendarAligned(interval)
+            }
+        }
+        existsFrom = purchase?.purchasedAt
+        return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
+                      priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom)
+    }
+
+    func instant(of record: UsageRecord) -> Instant { record.at ?? at }
+
+    /// The balance of a metered feature or credit system at `t`: over certain candidates (`low`)
+    /// and over certain and uncertain ones (`high`).
+    func meteredBalance(_ f: Int) -> MeteredOutcome {
+        let feature = graph.features[f]
+        let all = candidates(of: f)
+        var outcome = MeteredOutcome(low: 0, high: 0)
+        outcome.hasUncertain = all.contains { !$0.certain }
+        if all.contains(where: { $0.certain && $0.grant.amount == .unlimited }) { outcome.low = nil }
+        if all.contains(where: { $0.grant.amount == .unlimited }) { outcome.high = nil }
+        let counted = all.filter {
+            if case .count = $0.grant.amount { return true }
+            return false
+        }
+        func allowance(_ c: Candidate) -> Int64 {
+            if case .count(let n) = c.grant.amount { return n }
+            return 0
+        }
+        // Future records change the result by themselves.
+        for i in usage[f] where instant(of: state.usage[i]) > at {
+            outcome.nextChange = earliest(outcome.nextChange, instant(of: state.usage[i]))
+        }
+
+        if feature.kind == .continuous {
+            continuousBalance(f, counted: counted, allowance: allowance, into: &outcome)
+        } else {
+            singleUseBalance(f, counted: counted, allowance: allowance, into: &outcome)
+        }
+        for c in all where c.grant.amount == .unlimited {
+            outcome.sources.append(BalanceSource(
+                grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: nil, carried: 0, used: 0,
+                remaining: nil, windowStart: nil, resetsAt: nil, interval: c.grant.interval, certain: c.certain))
+        }
+        return outcome
+    }
+
+    private func singleUseBalance(_ f: Int, counted: [Candidate], allowance: (Candidate) -> Int64,
+                                  into outcome: inout MeteredOutcome) {
+        var events: [UseEvent] = []
+        for i in usage[f] {
+            let record = state.usage[i]
+            guard case .amount(let n) = record.kind else { continue }
+            let when = instant(of: record)
+            if when <= at { events.append(UseEvent(at: when, amount: n, index: i)) }
+        }
+        events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+
+        let certain = counted.filter(\.certain)
+        var ledgers = certain.map { ledger($0, allowance: allowance($0)) }
+        var trail: [String]? = explains ? [] : nil
+        let names = certain.map(\.sourceName)
+        let low = Replay.run(&ledgers, events: events, at: at, trail: &trail, names: names)
+        if outcome.low != nil { outcome.low = low.balance }
+        outcome.overage = low.overage
+        outcome.trail = trail ?? []
+        for (c, l) in zip(certain, ledgers) { outcome.sources.append(source(c, l)) }
+
+        var allLedgers = ledgers
+        if counted.count > certain.count {
+            let uncertain = counted.filter { !$0.certain }
+            var extra = uncertain.map { ledger($0, allowance: allowance($0)) }
+            allLedgers = certain.map { ledger($0, allowance: allowance($0)) } + extra
+            var none: [String]? = nil
+            let high = Replay.run(&allLedgers, events: events, at: at, trail: &none, names: [])
+            if outcome.high != nil { outcome.high = high.balance }
+            extra = Array(allLedgers[certain.count...])
+            for (c, l) in zip(uncertain, extra) { outcome.sources.append(source(c, l)) }
+        } else if outcome.high != nil {
+            outcome.high = low.balance
+        }
+        for l in allLedgers where l.exists(at: at) {
+            if let end = l.currentEnd.instant { outcome.nextChange = earliest(outcome.nextChange, end) }
+        }
+    }
+
+    private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
+        let exists = l.exists(at: at)
+        return BalanceSource(
+            grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: l.allowance,
+            carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0, used: exists ? l.used : 0,
+            remaining: exists ? l.balance : 0, windowStart: exists ? l.currentStart : nil,
+            resetsAt: exists ? l.currentEnd.instant : nil, interval: c.grant.interval, certain: c.certain)
+    }
+
+    /// §5 continuous: the sum of allowances minus the latest level at or before `t`.
+    private func continuousBalance(_ f: Int, counted: [Candidate], allowance: (Candidate) -> Int64,
+                                   into outcome: inout MeteredOutcome) {
+        var level: Int64 = 0
+        var levelAt: Instant?
+        for i in usage[f] {
+            let record = state.usage[i]
+            guard case .level(let n) = record.kind else { continue }
+            let when = instant(of: record)
+            // The latest at or before t; ties go to the later record in the state.
+            if when <= at, levelAt.map({ when >= $0 }) ?? true {
+                level = n
+                levelAt = when
+            }
+        }
+        var certainTotal: Int64 = 0, allTotal: Int64 = 0
+        for c in counted {
+            let a = allowance(c).multipliedSaturating(by: c.quantity)
+            allTotal = allTotal.addingSaturating(a)
+            if c.certain { certainTotal = certainTotal.addingSaturating(a) }
+        }
+        if outcome.low != nil { outcome.low = max(0, certainTotal.subtractingSaturating(level)) }
+        if outcome.high != nil { outcome.high = max(0, allTotal.subtractingSaturating(level)) }
+        outcome.overage = max(0, level.subtractingSaturating(certainTotal))
+        // Attribute the level to the grants in consumption order, for the sources.
+        var remainingLevel = level
+        let ordered = counted.sorted { ($0.grant.priority, $0.grant.order) < ($1.grant.priority, $1.grant.order) }
+        for c in ordered {
+            let a = allowance(c).multipliedSaturating(by: c.quantity)
+            let used = c.certain ? min(a, remainingLevel) : 0
+            if c.certain { remainingLevel -= used }
+            outcome.sources.append(BalanceSource(
+                grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: a, carried: 0, used: used,
+                remaining: a - used, windowStart: nil, resetsAt: nil, interval: nil, certain: c.certain))
+        }
+        if explains, let levelAt { outcome.trail.append("  level \(level) at \(levelAt)") }
+    }
+
+    // MARK: - Decisions
+
+    public func feature(_ f: Int, required: Int64) -> FeatureResult {
+        let feature = graph.features[f]
+        var result = FeatureResult(
+            name: feature.name, kind: feature.kind, decision: .denied, required: nil, balance: nil, unlimited: false,
+            overage: nil, via: nil, creditSystem: nil, creditsRequired: nil, creditBalance: nil,
+            validUntil: nextChange(watching: feature.watchedProducts), reason: "", sources: [], explanation: [])
+        if feature.kind == .boolean {
+            decideBoolean(f, &result)
+        } else {
+            decideMetered(f, required: required, &result)
+        }
+        return result
+    }
+
+    private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
+        let feature = graph.features[f]
+        let all = candidates(of: f)
+        let requirement = feature.requires.map(truth(of:))
+        let granting = all.filter(\.certain)
+        if let first = granting.first {
+            result.decision = .allowed
+            result.via = .direct
+            result.reason = "granted by \(first.sourceKind) `\(first.sourceName)`"
+                + (first.product.map { $0 == first.sourceName ? "" : " (\($0))" } ?? "")
+        } else if requirement == .true {
+            result.decision = .allowed
+            result.via = .direct
+            result.reason = "its requirement holds"
+        } else if all.contains(where: { !$0.certain }) || requirement == .unknown {
+            result.decision = .undetermined
+            result.reason = "it depends on \(unknownProducts(feature.watchedProducts))"
+        } else {
+            result.reason = feature.requires == nil
+                ? "no owned product or active entitlement grants it"
+                : "no owned product or active entitlement grants it, and its requirement does not hold"
+        }
+        if explains {
+            result.explanation = ["feature `\(feature.name)`: \(result.decision.rawValue)"]
+            for c in all {
+                result.explanation.append("  granted by \(c.sourceKind) `\(c.sourceName)`" + (c.certain ? "" : " (uncertain)"))
+            }
+            if let requirement { result.explanation.append("  requirement: \(requirement.rawValue)") }
+            result.explanation += explainProducts(feature.watchedProducts)
+        }
+    }
+
+    func unknownProducts(_ ps: [Int]) -> String {
+        let names = ps.filter { products[$0].truth == .unknown }.map { "`\(graph.products[$0].name)`" }
+        if names.isEmpty { return "purchases whose status is unknown" }
+        return "\(names.prefix(3).joined(separator: ", ")), whose status is unknown"
+    }
+
+    private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {
+        let feature = graph.features[f]
+        let direct = meteredBalance(f)
+        result.required = required
+        result.balance = direct.low
+        result.unlimited = direct.low == nil
+        result.overage = direct.overage
+        result.sources = direct.sources
+        result.validUntil = earliest(result.validUntil, direct.nextChange)
+        var trail: [String] = []
+        if explains {
+            trail.append("feature `\(feature.name)` (\(feature.kind.rawValue)), \(required) needed")
+            for s in direct.sources {
+                let amount = s.allowance.map(String.init) ?? "unlimited"
+                let per = s.interval.map { " per \($0.rawValue)" } ?? (feature.kind == .continuous ? "" : " once")
+                trail.append("  grant from \(s.kind) `\(s.grant)`\(s.product.map { $0 == s.grant ? "" : " (\($0))" } ?? ""): "
+                             + "\(amount)\(per)\(s.certain ? "" : " (uncertain)")"
+                             + (s.windowStart.map { ", window \($0) – \(s.resetsAt.map(\.description) ?? "")" } ?? ""))
+            }
+            trail += direct.trail
+            trail.append("  balance: \(direct.low.map(String.init) ?? "unlimited")"
+                         + (direct.hasUncertain ? " (up to \(direct.high.map(String.init) ?? "unlimited") if unknown purchases count)" : ""))
+        }
+        let units = { (n: Int64) in "\(n) \(feature.unit(n))" }
+        if direct.low.map({ $0 >= required }) ?? true {
+            result.decision = .allowed
+            result.via = .direct
+            result.reason = direct.low.map { "\(units($0)) left, \(required) needed" } ?? "unlimited \(feature.unit(2))"
+        } else {
+            var uncertain = direct.high.map { $0 >= required } ?? true
+            for route in feature.creditRoutes {
+                let need = required.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+                let system = meteredBalance(route.system)
+                let systemFeature = graph.features[route.system]
+                result.validUntil = earliest(result.validUntil, system.nextChange)
+                if explains {
+                    trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
+                                 + "\(route.credits) credits, so \(need) needed; balance \(system.low.map(String.init) ?? "unlimited")")
+                    trail += system.trail
+                }
+                if result.creditSystem == nil || system.low.map({ $0 >= need }) ?? true {
+                    result.creditSystem = systemFeature.name
+                    result.creditsRequired = need
+                    result.creditBalance = system.low
+                }
+                if system.low.map({ $0 >= need }) ?? true {
+                    result.decision = .allowed
+                    result.via = .credits
+                    result.reason = "\(units(direct.low ?? 0)) left, so \(need) \(systemFeature.unit(need)) from "
+                        + "`\(systemFeature.name)` pay for \(required)"
+                    break
+                }
+                if system.high.map({ $0 >= need }) ?? true { uncertain = true }
+            }
+            if result.decision != .allowed {
+                result.decision = uncertain ? .undetermined : .denied
+                var reason = "\(units(direct.low ?? 0)) left, \(required) needed"
+                if let system = result.creditSystem, let need = result.creditsRequired {
+                    reason += "; `\(system)` has \(result.creditBalance.map(String.init) ?? "unlimited") of the \(need) credits needed"
+                }
+                if uncertain { reason += "; it depends on \(unknownProducts(feature.watchedProducts))" }
+                result.reason = reason
+            }
+        }
+        if explains {
+            trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))
+            result.explanation = trail + explainProducts(feature.watchedProducts)
+        }
+    }
+}

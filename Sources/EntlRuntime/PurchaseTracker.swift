@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A source of one customer's purchase state, shaped after the SDKs apps already use
+/// (RevenueCat's `CustomerInfo` and its listener): a snapshot, and change observation.
+public protocol PurchaseTracker: AnyObject, Sendable {
+    /// The state now.
+    var snapshot: PurchaseState { get }
+    /// Calls `handler` with the new state after every change, until the observation is cancelled.
+    @discardableResult
+    func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation
+}
+
+/// A registration made by `PurchaseTracker.observe`; `cancel()` (or deinit) stops it.
+public final class TrackerObservation: Sendable {
+    private let onCancel: Locked<(@Sendable () -> Void)?>
+
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Locked(onCancel)
+    }
+
+    public func cancel() {
+        let action = onCancel.withLock { value -> (@Sendable () -> Void)? in
+            defer { value = nil }
+            return value
+        }
+        action?()
+    }
+
+    deinit { cancel() }
+}
+
+/// A value behind a mutex (no Foundation: the runtime stays embeddable).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private var mutex = pthread_mutex_t()
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&value)
+    }
+}
+
+/// Observers of a tracker, called outside the lock.
+final class ObserverList: Sendable {
+    private let handlers = Locked<(next: Int, all: [Int: @Sendable (PurchaseState) -> Void])>((0, [:]))
+
+    func add(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+        let id = handlers.withLock { h -> Int in
+            h.next += 1
+            h.all[h.next] = handler
+            return h.next
+        }
+        return TrackerObservation { [weak self] in
+            self?.handlers.withLock { _ = $0.all.removeValue(forKey: id) }
+        }
+    }
+
+    func notify(_ state: PurchaseState) {
+        let current = handlers.withLock { $0.all.sorted { $0.key < $1.key }.map(\.value) }
+        for handler in current { handler(state) }
+    }
+}
+
+/// A tracker holding a `PurchaseState`, e.g. decoded from STATE.md JSON; `update` replaces it
+/// and notifies observers.
+public final class JSONPurchaseTracker: PurchaseTracker {
+    private let state: Locked<PurchaseState>
+    private let observers = ObserverList()
+
+    public init(_ state: PurchaseState = PurchaseState()) {
+        self.state = Locked(state)
+    }
+
+    /// A tracker starting from STATE.md JSON.
+    public convenience init(json: [UInt8]) throws(StateError) {
+        self.init(try PurchaseState(json: json))
+    }
+
+    public var snapshot: PurchaseState { state.withLock { $0 } }
+
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+        observers.add(handler)
+    }
+
+    public func update(_ newState: PurchaseState) {
+        state.withLock { $0 = newState }
+        observers.notify(newState)
+    }
+
+    public func update(json: [UInt8]) throws(StateError) {
+        update(try PurchaseState(json: json))
+    }
+
+    /// Changes the state in place (e.g. appends a purchase) and notifies observers.
+    public func modify(_ body: (inout PurchaseState) -> Void) {
+        let newState = state.withLock { s -> PurchaseState in
+            body(&s)
+            return s
+        }
+        observers.notify(newState)
+    }
+}
+
+/// Wraps another tracker and overrides products to purchased, not purchased or unknown, for
+/// debug menus and QA builds (like RevenueCat's debug overlay). Its overrides win over the
+/// wrapped state's; changes to either notify observers.
+public final class DebugPurchaseTracker: PurchaseTracker {
+    public let base: any PurchaseTracker
+    private let overrides = Locked<[(product: String, value: Override)]>([])
+    private let observers = ObserverList()
+    private let baseObservation = Locked<TrackerObservation?>(nil)
+
+    public init(wrapping base: any PurchaseTracker) {
+        self.base = base
+        let observation = base.observe { [weak self] _ in
+            guard let self else { return }
+            self.observers.notify(self.snapshot)
+        }
+        baseObservation.withLock { $0 = observation }
+    }
+
+    public var snapshot: PurchaseState {
+        var s = base.snapshot
+        for (product, value) in overrides.withLock({ $0 }) { s.setOverride(product, value) }
+        return s
+    }
+
+    /// The overrides in effect, in the order they were set.
+    public var currentOverrides: [(product: String, value: Override)] { overrides.withLock { $0 } }
+
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+        observers.add(handler)
+    }
+
+    public func override(_ product: String, _ value: Override) {
+        overrides.withLock { list in
+            list.removeAll { $0.product == product }
+            list.append((product, value))
+        }
+        observers.notify(snapshot)
+    }
+
+    public func clearOverride(_ product: String) {
+        overrides.withLock { list in list.removeAll { $0.product == product } }
+        observers.notify(snapshot)
+    }
+
+    public func clearOverrides() {
+        overrides.withLock { $0.removeAll() }
+        observers.notify(snapshot)
+    }
+}
+
+extension Instant {
+    /// The system clock (UTC).
+    public static func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Instant(seconds: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
+    }
+}

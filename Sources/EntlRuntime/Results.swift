@@ -1,0 +1,125 @@
+/// The answer to "may this customer …?". Undetermined is never access (§1).
+public enum Decision: String, Sendable, Hashable {
+    case allowed, denied, undetermined
+}
+
+/// How a metered feature was allowed.
+public enum Via: String, Sendable, Hashable {
+    case direct, credits
+}
+
+/// Something the evaluator could not do (unknown name, ambiguous store id, override of a product
+/// that does not exist). The message is one line, ready to print.
+public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
+public struct ProductResult: Sendable, Equatable {
+    public var name: String
+    public var decision: Decision
+    /// Units held, for consumables.
+    public var quantity: Int64?
+    public var validUntil: Instant?
+    public var reason: String
+    /// The reasoning trail (only when the evaluation was asked to explain).
+    public var explanation: [String]
+
+    public var allowed: Bool { decision == .allowed }
+}
+
+/// `entitlement(_:)`: whether it is active, and the merged state of the purchases behind it (§3).
+public struct EntitlementResult: Sendable, Equatable {
+    public var name: String
+    public var decision: Decision
+    public var product: String?
+    public var store: String?
+    public var expiresAt: Instant?
+    public var willRenew: Bool
+    public var inGracePeriod: Bool
+    public var inBillingRetry: Bool
+    public var isRevoked: Bool
+    public var ownership: Ownership?
+    /// The subscription period, `lifetime`, or nil (consumables, non-renewing products).
+    public var period: String?
+    public var isTrial: Bool
+    public var validUntil: Instant?
+    public var reason: String
+    public var explanation: [String]
+
+    public var allowed: Bool { decision == .allowed }
+    public var isActive: Bool { decision == .allowed }
+}
+
+/// One grant's contribution to a metered feature's balance at `t`.
+public struct BalanceSource: Sendable, Equatable {
+    /// The entitlement or product that grants it.
+    public var grant: String
+    /// "entitlement" or "product".
+    public var kind: String
+    /// The product behind it (the entitlement's representative purchase, or the product itself).
+    public var product: String?
+    /// Nil when unlimited.
+    public var allowance: Int64?
+    public var carried: Int64
+    public var used: Int64
+    /// Nil when unlimited.
+    public var remaining: Int64?
+    public var windowStart: Instant?
+    public var resetsAt: Instant?
+    /// The per-window interval, nil for a lifetime allowance.
+    public var interval: Interval?
+    /// False when the source's ownership is unknown (counted only in the optimistic balance).
+    public var certain: Bool
+}
+
+/// `entitled(feature:requiredBalance:at:)` (§4).
+public struct FeatureResult: Sendable, Equatable {
+    public var name: String
+    public var kind: FeatureKind
+    public var decision: Decision
+    /// The required amount; nil for boolean features.
+    public var required: Int64?
+    /// What is left at `t` (the certain balance); nil for boolean features and when unlimited.
+    public var balance: Int64?
+    public var unlimited: Bool
+    /// Use no grant could cover (single-use), or level above the allowances (continuous).
+    public var overage: Int64?
+    public var via: Via?
+    public var creditSystem: String?
+    public var creditsRequired: Int64?
+    public var creditBalance: Int64?
+    public var validUntil: Instant?
+    public var reason: String
+    public var sources: [BalanceSource]
+    public var explanation: [String]
+
+    public var allowed: Bool { decision == .allowed }
+}
+
+/// One result of an evaluate-everything call.
+public enum EvaluationResult: Sendable, Equatable {
+    case product(ProductResult)
+    case entitlement(EntitlementResult)
+    case feature(FeatureResult)
+
+    public var decision: Decision {
+        switch self {
+        case .product(let r): r.decision
+        case .entitlement(let r): r.decision
+        case .feature(let r): r.decision
+        }
+    }
+
+    public var explanation: [String] {
+        switch self {
+        case .product(let r): r.explanation
+        case .entitlement(let r): r.explanation
+        case .feature(let r): r.explanation
+        }
+    }
+}

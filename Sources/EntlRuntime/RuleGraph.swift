@@ -1,0 +1,320 @@
+/// The compiled rule set: what the evaluator runs. `Codable`, so a server or app can load a graph
+/// compiled ahead of time without the compiler.
+///
+/// Each environment has its own self-contained view with dense indices (declaration order):
+/// products, entitlements, and features (credit systems included, as features of kind
+/// `.credits`). Constraints and grants refer to those indices, so the hot path does no string
+/// hashing. Name and store-id lookups happen once, when a state is resolved.
+public struct RuleGraph: Codable, Sendable {
+    /// Bumped when the encoding changes incompatibly.
+    public static let formatVersion = 1
+
+    public var formatVersion: Int
+    public var app: String?
+    public var live: EnvironmentGraph
+    public var test: EnvironmentGraph
+
+    public init(app: String?, live: EnvironmentGraph, test: EnvironmentGraph) {
+        self.formatVersion = RuleGraph.formatVersion
+        self.app = app
+        self.live = live
+        self.test = test
+    }
+
+    public subscript(environment: Environment) -> EnvironmentGraph {
+        environment == .live ? live : test
+    }
+}
+
+public enum Environment: String, Codable, Sendable, CaseIterable {
+    case live, test
+}
+
+/// The graph of one environment.
+public struct EnvironmentGraph: Codable, Sendable {
+    public var products: [Product]
+    public var entitlements: [Entitlement]
+    /// Features and credit systems, in declaration order.
+    public var features: [Feature]
+    /// Entitlement indices such that each comes after every entitlement its constraint names.
+    public var entitlementOrder: [Int]
+    /// store → store product id → product index.
+    public var storeIDs: [String: [String: Int]]
+
+    public var productIndex: [String: Int]
+    public var entitlementIndex: [String: Int]
+    public var featureIndex: [String: Int]
+    /// Usage event name (`event "…"`) → feature index.
+    public var eventIndex: [String: Int]
+
+    public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int],
+                storeIDs: [String: [String: Int]]) {
+        self.products = products
+        self.entitlements = entitlements
+        self.features = features
+        self.entitlementOrder = entitlementOrder
+        self.storeIDs = storeIDs
+        self.productIndex = Dictionary(products.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.entitlementIndex = Dictionary(entitlements.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.featureIndex = Dictionary(features.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var events: [String: Int] = [:]
+        for (i, f) in features.enumerated() {
+            if let e = f.event, events[e] == nil { events[e] = i }
+        }
+        self.eventIndex = events
+    }
+
+    // The name indices are derived: encode the core, rebuild the rest on decode.
+    private enum CodingKeys: String, CodingKey {
+        case products, entitlements, features, entitlementOrder, storeIDs
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(products: try c.decode([Product].self, forKey: .products),
+                  entitlements: try c.decode([Entitlement].self, forKey: .entitlements),
+                  features: try c.decode([Feature].self, forKey: .features),
+                  entitlementOrder: try c.decode([Int].self, forKey: .entitlementOrder),
+                  storeIDs: try c.decode([String: [String: Int]].self, forKey: .storeIDs))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(products, forKey: .products)
+        try c.encode(entitlements, forKey: .entitlements)
+        try c.encode(features, forKey: .features)
+        try c.encode(entitlementOrder, forKey: .entitlementOrder)
+        try c.encode(storeIDs, forKey: .storeIDs)
+    }
+}
+
+public enum ProductKind: String, Codable, Sendable {
+    case nonConsumable = "non_consumable"
+    case consumable
+    case subscription
+    case nonRenewing = "non_renewing"
+}
+
+/// A reset interval or billing period: a whole number of months, or a fixed number of seconds.
+public enum Interval: String, Codable, Sendable, CaseIterable {
+    case minute, hour, day, week, month, quarter
+    case halfYear = "half_year"
+    case year
+
+    /// The calendar step of one interval.
+    public var step: CalendarStep {
+        switch self {
+        case .minute: CalendarStep(months: 0, seconds: 60)
+        case .hour: CalendarStep(months: 0, seconds: 3600)
+        case .day: CalendarStep(months: 0, seconds: 86_400)
+        case .week: CalendarStep(months: 0, seconds: 604_800)
+        case .month: CalendarStep(months: 1, seconds: 0)
+        case .quarter: CalendarStep(months: 3, seconds: 0)
+        case .halfYear: CalendarStep(months: 6, seconds: 0)
+        case .year: CalendarStep(months: 12, seconds: 0)
+        }
+    }
+
+    /// "this month", "this minute", … for text output.
+    public var noun: String {
+        self == .halfYear ? "half-year" : rawValue
+    }
+}
+
+/// A calendar length: months (day clamped at month ends) or seconds, never both.
+public struct CalendarStep: Codable, Sendable, Hashable {
+    public var months: Int64
+    public var seconds: Int64
+
+    public init(months: Int64, seconds: Int64) {
+        self.months = months
+        self.seconds = seconds
+    }
+}
+
+public struct StoreID: Codable, Sendable, Hashable {
+    public var store: String
+    public var id: String
+
+    public init(store: String, id: String) {
+        self.store = store
+        self.id = id
+    }
+}
+
+public struct Product: Codable, Sendable {
+    public var name: String
+    public var displayName: String?
+    public var docs: String?
+    public var kind: ProductKind
+    /// Subscriptions: the billing period.
+    public var period: Interval?
+    public var group: String?
+    /// Non-renewing products: how long a purchase lasts when the tracker gives no `expires_at`.
+    public var duration: CalendarStep?
+    public var storeIDs: [StoreID]
+
+    public init(name: String, displayName: String?, docs: String?, kind: ProductKind, period: Interval?, group: String?,
+                duration: CalendarStep?, storeIDs: [StoreID]) {
+        self.name = name
+        self.displayName = displayName
+        self.docs = docs
+        self.kind = kind
+        self.period = period
+        self.group = group
+        self.duration = duration
+        self.storeIDs = storeIDs
+    }
+}
+
+/// A compiled purchase constraint over product and entitlement indices.
+public indirect enum Constraint: Codable, Sendable, Hashable {
+    case product(Int)
+    case entitlement(Int)
+    /// At least `quantity` units of a consumable held.
+    case atLeast(product: Int, quantity: Int64)
+    case not(Constraint)
+    case and([Constraint])
+    case or([Constraint])
+}
+
+public struct Entitlement: Codable, Sendable {
+    public var name: String
+    public var displayName: String?
+    public var docs: String?
+    public var constraint: Constraint
+    /// Products named positively (not under an odd number of `not`s), through nested
+    /// entitlements, in declaration order: the purchases "behind" the entitlement (§3).
+    public var positiveProducts: [Int]
+    /// Every product its constraint names, through nested entitlements (for `valid_until`).
+    public var watchedProducts: [Int]
+
+    public init(name: String, displayName: String?, docs: String?, constraint: Constraint, positiveProducts: [Int],
+                watchedProducts: [Int]) {
+        self.name = name
+        self.displayName = displayName
+        self.docs = docs
+        self.constraint = constraint
+        self.positiveProducts = positiveProducts
+        self.watchedProducts = watchedProducts
+    }
+}
+
+public enum FeatureKind: String, Codable, Sendable {
+    case boolean
+    /// Metered, consumed in uses (API calls).
+    case singleUse = "single_use"
+    /// Metered, a current level (seats, storage).
+    case continuous
+    /// A credit system: metered and single-use, and it can pay for other features.
+    case credits
+
+    public var isMetered: Bool { self != .boolean }
+}
+
+public struct Feature: Codable, Sendable {
+    public var name: String
+    public var displayName: String?
+    public var docs: String?
+    public var kind: FeatureKind
+    public var event: String?
+    public var unitSingular: String?
+    public var unitPlural: String?
+    /// Boolean features: the requirement that grants it by itself.
+    public var requires: Constraint?
+    /// Every grant of this feature, in declaration order.
+    public var grants: [Grant]
+    /// Credit systems: what they pay for.
+    public var conversions: [Conversion]
+    /// Metered features: the credit systems whose schema lists this feature, in declaration order.
+    public var creditRoutes: [CreditRoute]
+    /// Products whose purchases' ends can change this feature's result (§6): granting products,
+    /// products named in granting entitlements and in `requires`, and those of its credit systems.
+    public var watchedProducts: [Int]
+
+    public init(name: String, displayName: String?, docs: String?, kind: FeatureKind, event: String?, unitSingular: String?,
+                unitPlural: String?, requires: Constraint?, grants: [Grant], conversions: [Conversion],
+                creditRoutes: [CreditRoute], watchedProducts: [Int]) {
+        self.name = name
+        self.displayName = displayName
+        self.docs = docs
+        self.kind = kind
+        self.event = event
+        self.unitSingular = unitSingular
+        self.unitPlural = unitPlural
+        self.requires = requires
+        self.grants = grants
+        self.conversions = conversions
+        self.creditRoutes = creditRoutes
+        self.watchedProducts = watchedProducts
+    }
+
+    public func unit(_ count: Int64) -> String {
+        count == 1 ? (unitSingular ?? unitPlural ?? "unit") : (unitPlural ?? unitSingular ?? "units")
+    }
+}
+
+/// One `grants` item, stored with the feature it grants.
+public struct Grant: Codable, Sendable {
+    public enum Source: Codable, Sendable, Hashable {
+        /// A product-level grant: once per owned purchase.
+        case product(Int)
+        case entitlement(Int)
+    }
+
+    public enum Amount: Codable, Sendable, Hashable {
+        /// Boolean features.
+        case none
+        case count(Int64)
+        case unlimited
+    }
+
+    public enum Carry: Codable, Sendable, Hashable {
+        case uncapped
+        case upTo(Int64)
+    }
+
+    public var source: Source
+    public var amount: Amount
+    /// Nil: a lifetime allowance (granted once, never resets).
+    public var interval: Interval?
+    public var carry: Carry?
+    public var priority: Int64
+    /// Position among all grants of the rule set (declaration order breaks consumption ties).
+    public var order: Int
+
+    public init(source: Source, amount: Amount, interval: Interval?, carry: Carry?, priority: Int64, order: Int) {
+        self.source = source
+        self.amount = amount
+        self.interval = interval
+        self.carry = carry
+        self.priority = priority
+        self.order = order
+    }
+}
+
+/// `FEATURE AMOUNT = CREDITS` in a credit system.
+public struct Conversion: Codable, Sendable, Hashable {
+    public var feature: Int
+    public var amount: Int64
+    public var credits: Int64
+
+    public init(feature: Int, amount: Int64, credits: Int64) {
+        self.feature = feature
+        self.amount = amount
+        self.credits = credits
+    }
+}
+
+/// A credit system that can pay for a feature: `amount` units cost `credits` credits.
+public struct CreditRoute: Codable, Sendable, Hashable {
+    public var system: Int
+    public var amount: Int64
+    public var credits: Int64
+
+    public init(system: Int, amount: Int64, credits: Int64) {
+        self.system = system
+        self.amount = amount
+        self.credits = credits
+    }
+}

@@ -1,0 +1,217 @@
+import EntlCompiler
+import EntlRuntime
+import EntlSyntax
+
+/// `entlc eval RULES --state FILE|- QUERY [options]` and `--states FILE.jsonl` batches.
+enum EvalCommand {
+    static let spec = CommandSpec(
+        name: "eval",
+        summary: "evaluate rules against a customer's purchase state",
+        help: """
+        USAGE: entlc eval RULES... --state FILE|- QUERY [OPTIONS]
+               entlc eval RULES... --states FILE.jsonl QUERY [OPTIONS]
+
+        Compiles the rules and answers a query against one customer's purchase-tracker state
+        (STATE.md JSON), or against every line of a JSONL file.
+
+        QUERY (exactly one):
+          --feature NAME [--amount N]  may the customer use a feature (N units of a metered one)?
+          --product NAME               does the customer own a product?
+          --entitlement NAME           is an entitlement active, through what, until when?
+          --all                        every product, entitlement, feature and credit system
+
+        OPTIONS:
+          --at INSTANT          evaluation instant (RFC 3339); else the state's "now"; else the clock
+          --env live|test       evaluation environment; else the state's; else live
+          --override P=V        override product P to purchased|not_purchased|unknown (repeatable)
+          --format text|json    text (default) or the JSON of CLI.md; batches always write JSON lines
+          --explain             add the reasoning: purchases counted or ignored, grants, burn-down,
+                                credit conversion
+
+        EXIT: 0 allowed (and always for --all and batches), 1 denied or undetermined,
+              2 bad arguments, unreadable files, invalid state, or rules that do not compile.
+
+        """,
+        options: [
+            OptionSpec(name: "--state", takesValue: true), OptionSpec(name: "--states", takesValue: true),
+            OptionSpec(name: "--feature", takesValue: true), OptionSpec(name: "--amount", takesValue: true),
+            OptionSpec(name: "--product", takesValue: true), OptionSpec(name: "--entitlement", takesValue: true),
+            OptionSpec(name: "--all"), OptionSpec(name: "--at", takesValue: true), OptionSpec(name: "--env", takesValue: true),
+            OptionSpec(name: "--override", takesValue: true, repeatable: true),
+            OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
+        ],
+        run: run)
+
+    enum Query {
+        case feature(String, required: Int64)
+        case product(String)
+        case entitlement(String)
+        case all
+    }
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
+        let format = try args.choice("--format", in: ["text", "json"]) ?? "text"
+        let environment = try args.choice("--env", in: ["live", "test"]).flatMap(Environment.init(rawValue:))
+        let query = try parseQuery(args)
+        let at = try args.value("--at").map { text throws(CLIError) -> Instant in
+            guard let i = Instant(rfc3339: text) else { throw CLIError("--at: \"\(text)\" is not an RFC 3339 instant") }
+            return i
+        }
+        let overrides = try parseOverrides(args.all("--override"))
+        let explain = args.has("--explain")
+        let graph = try RuleLoader.compile(args.positionals)
+        try validate(query, in: graph, environment: environment)
+
+        switch (args.value("--state"), args.value("--states")) {
+        case (nil, nil): throw CLIError("give the customer state with --state FILE (or - for standard input), or --states FILE.jsonl")
+        case (_?, _?): throw CLIError("give either --state or --states, not both")
+        case (nil, let batch?):
+            if args.value("--format") == "text" { throw CLIError("--states writes JSON lines; --format text is not available") }
+            return try runBatch(batch, graph: graph, query: query, environment: environment, at: at,
+                                overrides: overrides, explain: explain)
+        case (let path?, nil):
+            let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
+            var state: PurchaseState
+            do {
+                state = try PurchaseState(json: bytes)
+            } catch {
+                throw CLIError("\(path == "-" ? "<stdin>" : path): \(error)")
+            }
+            for (p, v) in overrides { state.setOverride(p, v) }
+            let evaluation: Evaluation
+            let results: [EvaluationResult]
+            do throws(EvaluationError) {
+                evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at ?? state.now ?? .now(),
+                                            explain: explain)
+                results = try answer(query, evaluation)
+            } catch {
+                throw CLIError("\(path == "-" ? "<stdin>" : path): \(error.message)")
+            }
+            if format == "json" {
+                Terminal.emit(evaluation.json(results).pretty + "\n")
+            } else {
+                Terminal.emit(EvalText.render(results, evaluation: evaluation, explain: explain))
+            }
+            if case .all = query { return .success }
+            return results.first?.decision == .allowed ? .success : .no
+        }
+    }
+
+    static func parseQuery(_ args: ParsedArguments) throws(CLIError) -> Query {
+        var queries: [Query] = []
+        if let f = args.value("--feature") {
+            var required: Int64 = 1
+            if let text = args.value("--amount") {
+                guard let n = Int64(text), n >= 1, n <= 1_000_000_000_000_000 else {
+                    throw CLIError("--amount: \"\(text)\" is not an integer from 1 to 10^15")
+                }
+                required = n
+            }
+            queries.append(.feature(f, required: required))
+        } else if args.value("--amount") != nil {
+            throw CLIError("--amount goes with --feature")
+        }
+        if let p = args.value("--product") { queries.append(.product(p)) }
+        if let e = args.value("--entitlement") { queries.append(.entitlement(e)) }
+        if args.has("--all") { queries.append(.all) }
+        guard queries.count == 1 else {
+            throw CLIError(queries.isEmpty
+                ? "give a query: --feature NAME, --product NAME, --entitlement NAME or --all"
+                : "give one query, not \(queries.count) (--feature, --product, --entitlement, --all)")
+        }
+        return queries[0]
+    }
+
+    static func parseOverrides(_ values: [String]) throws(CLIError) -> [(String, Override)] {
+        var out: [(String, Override)] = []
+        for v in values {
+            guard let eq = v.firstIndex(of: "="), let o = Override(rawValue: String(v[v.index(after: eq)...])) else {
+                throw CLIError("--override: \"\(v)\" is not PRODUCT=purchased|not_purchased|unknown")
+            }
+            out.append((String(v[..<eq]), o))
+        }
+        return out
+    }
+
+    /// Unknown names in the query fail the job (exit 2) with a suggestion. The environment of a
+    /// state is not known yet, so a name must exist in the given environment, or in some
+    /// environment when none is given.
+    static func validate(_ query: Query, in graph: RuleGraph, environment: Environment?) throws(CLIError) {
+        let graphs = environment.map { [graph[$0]] } ?? [graph.live, graph.test]
+        func check(_ name: String, _ noun: String, _ names: (EnvironmentGraph) -> [String]) throws(CLIError) {
+            let all = graphs.flatMap(names)
+            guard !all.contains(name) else { return }
+            let hint = Suggestions.closest(to: name, among: all).map { " (did you mean `\($0)`?)" } ?? ""
+            throw CLIError("unknown \(noun) `\(name)`\(hint)")
+        }
+        switch query {
+        case .feature(let f, _): try check(f, "feature", { $0.features.map(\.name) })
+        case .product(let p): try check(p, "product", { $0.products.map(\.name) })
+        case .entitlement(let e): try check(e, "entitlement", { $0.entitlements.map(\.name) })
+        case .all: break
+        }
+    }
+
+    static func answer(_ query: Query, _ evaluation: Evaluation) throws(EvaluationError) -> [EvaluationResult] {
+        switch query {
+        case .feature(let f, let required): [.feature(try evaluation.feature(f, required: required))]
+        case .product(let p): [.product(try evaluation.product(p))]
+        case .entitlement(let e): [.entitlement(try evaluation.entitlement(e))]
+        case .all: evaluation.all()
+        }
+    }
+
+    /// Longest JSONL line accepted.
+    static let maxLineLength = 16 * 1024 * 1024
+
+    /// One JSON object per input line, in order; a line that cannot be evaluated yields
+    /// `{"line": N, "error": "…"}` and the others go on.
+    static func runBatch(_ path: String, graph: RuleGraph, query: Query, environment: Environment?, at: Instant?,
+                         overrides: [(String, Override)], explain: Bool) throws(CLIError) -> ExitCode {
+        let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
+        let clock = Instant.now()
+        var out = ""
+        var lineNumber = 0
+        var start = 0
+        func flushIfLarge() {
+            if out.utf8.count > 1 << 20 {
+                Terminal.emit(out)
+                out = ""
+            }
+        }
+        while start < bytes.count {
+            lineNumber += 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            var lineEnd = end
+            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            let line = Array(bytes[start..<lineEnd])
+            start = end + 1
+            out += evaluateLine(line, number: lineNumber, graph: graph, query: query, environment: environment,
+                                at: at, clock: clock, overrides: overrides, explain: explain) + "\n"
+            flushIfLarge()
+        }
+        Terminal.emit(out)
+        return .success
+    }
+
+    static func evaluateLine(_ line: [UInt8], number: Int, graph: RuleGraph, query: Query, environment: Environment?,
+                             at: Instant?, clock: Instant, overrides: [(String, Override)], explain: Bool) -> String {
+        func failure(_ message: String) -> String {
+            JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).compact
+        }
+        guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength)") }
+        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return failure("empty line") }
+        do {
+            var state = try PurchaseState(json: line)
+            for (p, v) in overrides { state.setOverride(p, v) }
+            let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at ?? state.now ?? clock,
+                                            explain: explain)
+            return evaluation.json(try answer(query, evaluation)).compact
+        } catch let error as StateError {
+            return failure(error.description)
+        } catch {
+            return failure("\(error)")
+        }
+    }
+}

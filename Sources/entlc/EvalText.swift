@@ -1,0 +1,111 @@
+import EntlRuntime
+
+/// The short, human text of `entlc eval` (CLI.md):
+///
+/// ```
+/// api_calls: allowed — 8,800 of 10,000 calls left this month (1 needed)
+///   via entitlement pro ← pro_monthly (active until 2026-12-05T09:00:00Z, renews)
+///   valid until 2026-12-05T09:00:00Z
+/// ```
+enum EvalText {
+    static func render(_ results: [EvaluationResult], evaluation: Evaluation, explain: Bool) -> String {
+        var out = ""
+        if explain {
+            out += "evaluated at \(evaluation.at), environment \(evaluation.environment.rawValue)"
+                + (evaluation.state.customer.map { ", customer \($0)" } ?? "") + "\n"
+            for line in evaluation.ignoredPurchases() { out += "  " + line + "\n" }
+        }
+        for r in results {
+            switch r {
+            case .feature(let f): out += feature(f, evaluation)
+            case .entitlement(let e): out += entitlement(e)
+            case .product(let p): out += product(p)
+            }
+            if explain {
+                for line in r.explanation { out += "  " + line + "\n" }
+            }
+        }
+        return out
+    }
+
+    /// `8,800`
+    static func number(_ n: Int64) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    static func validUntil(_ i: Instant?) -> String {
+        i.map { "  valid until \($0)\n" } ?? ""
+    }
+
+    static func feature(_ f: FeatureResult, _ evaluation: Evaluation) -> String {
+        let decision = f.decision.rawValue + (f.via == .credits ? " via credits" : "")
+        guard f.kind != .boolean else {
+            return "\(f.name): \(decision) — \(f.reason)\n" + validUntil(f.validUntil)
+        }
+        let feature = evaluation.graph.features[evaluation.graph.featureIndex[f.name]!]
+        let certain = f.sources.filter(\.certain)
+        var line = "\(f.name): \(decision) — "
+        if f.unlimited {
+            line += "unlimited \(feature.unit(2))"
+        } else {
+            let balance = f.balance ?? 0
+            let total = certain.reduce(Int64(0)) { $0.addingSaturating(($1.allowance ?? 0).addingSaturating($1.carried)) }
+            let intervals = Set(certain.map { $0.interval?.noun ?? "" })
+            let period = intervals.count == 1 && !(intervals.first ?? "").isEmpty ? " this \(intervals.first!)" : ""
+            line += certain.isEmpty ? "\(number(balance)) \(feature.unit(balance)) left"
+                : "\(number(balance)) of \(number(total)) \(feature.unit(total)) left\(period)"
+            line += " (\(number(f.required ?? 1)) needed)"
+        }
+        if let system = f.creditSystem, let need = f.creditsRequired {
+            let held = f.creditBalance.map(number) ?? "unlimited"
+            line += f.via == .credits ? "; \(number(need)) credits from \(system) (\(held) held)"
+                : "; \(system) has \(held) of the \(number(need)) credits needed"
+        }
+        var out = line + "\n"
+        var shown: Set<String> = []
+        let distinct = certain.filter { shown.insert("\($0.kind) \($0.grant)").inserted }
+        for s in distinct.prefix(4) {
+            out += "  via \(s.kind) \(s.grant)"
+            if s.kind == "entitlement", let e = try? evaluation.entitlement(s.grant) {
+                out += (e.product.map { " ← \($0)" } ?? "") + " (\(status(e)))"
+            }
+            out += "\n"
+        }
+        if f.decision != .allowed { out += "  \(f.reason)\n" }
+        return out + validUntil(f.validUntil)
+    }
+
+    /// "active until 2026-12-05T09:00:00Z, renews", "trialing until …", "in grace period until …".
+    static func status(_ e: EntitlementResult) -> String {
+        var s = e.isTrial ? "trialing" : e.inGracePeriod ? "in grace period" : "active"
+        s += e.expiresAt.map { " until \($0)" } ?? (e.period == "lifetime" ? ", lifetime" : ", no expiry")
+        if e.willRenew { s += ", renews" }
+        return s
+    }
+
+    static func entitlement(_ e: EntitlementResult) -> String {
+        var out = "\(e.name): \(e.decision.rawValue) — \(e.reason)\n"
+        if let product = e.product {
+            var details = [product + (e.store.map { " (\($0))" } ?? "")]
+            if let p = e.period { details.append(p) }
+            if e.isTrial { details.append("trial") }
+            if e.inGracePeriod { details.append("in grace period") }
+            if e.inBillingRetry { details.append("billing retry") }
+            if e.isRevoked { details.append("revoked") }
+            if e.ownership == .familyShared { details.append("family shared") }
+            details.append(e.willRenew ? "renews" : "does not renew")
+            out += "  " + details.joined(separator: ", ") + "\n"
+        }
+        return out + validUntil(e.validUntil)
+    }
+
+    static func product(_ p: ProductResult) -> String {
+        "\(p.name): \(p.decision.rawValue) — \(p.reason)\n" + validUntil(p.validUntil)
+    }
+}

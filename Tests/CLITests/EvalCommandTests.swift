@@ -1,0 +1,127 @@
+import EntlRuntime
+import EntlTestSupport
+import Foundation
+import Testing
+
+@Suite struct EvalCommandTests {
+    static let examples = ["photos", "api", "subscriptions", "crossplatform"]
+
+    /// The README's main command, for every example, in both formats.
+    @Test(arguments: examples)
+    func examplesMatchTheirGoldens(_ name: String) throws {
+        let text = try runEntlc(["eval", "examples/\(name).entl", "--state", "examples/\(name).state.json", "--all"])
+        #expect(text.status == 0)
+        #expect(text.stderr == "")
+        assertGolden(text.stdout, named: "eval/\(name).txt")
+        let json = try runEntlc(["eval", "examples/\(name).entl", "--state", "examples/\(name).state.json", "--all",
+                                 "--format", "json"])
+        #expect(json.status == 0)
+        assertGolden(json.stdout, named: "eval/\(name).json")
+    }
+
+    @Test func theCLIExampleLine() throws {
+        let r = try runEntlc(["eval", "Tests/Fixtures/valid/tour.entl", "--state", "Tests/Fixtures/states/spec-example.state.json",
+                              "--feature", "api_calls"])
+        #expect(r.stdout == """
+        api_calls: allowed — 8,800 of 10,000 calls left this month (1 needed)
+          via entitlement pro ← pro_monthly (active until 2026-12-05T09:00:00Z, renews)
+          valid until 2026-11-29T00:00:00Z
+
+        """)
+        #expect(r.status == 0)
+    }
+
+    @Test func exitCodesFollowTheDecision() throws {
+        let rules = "Tests/Fixtures/valid/tour.entl", s = "Tests/Fixtures/states/spec-example.state.json"
+        #expect(try runEntlc(["eval", rules, "--state", s, "--feature", "api_calls", "--amount", "8800"]).status == 0)
+        #expect(try runEntlc(["eval", rules, "--state", s, "--feature", "api_calls", "--amount", "1000000"]).status == 1)
+        #expect(try runEntlc(["eval", rules, "--state", s, "--feature", "attach_photos"]).status == 1)  // undetermined
+        #expect(try runEntlc(["eval", rules, "--state", s, "--product", "zbucks", "--override", "zbucks=purchased"]).status == 0)
+        #expect(try runEntlc(["eval", rules, "--state", s, "--entitlement", "pro", "--at", "2026-12-06T00:00:00Z"]).status == 1)
+        #expect(try runEntlc(["eval", rules, "--state", s, "--all", "--override", "pro_monthly=not_purchased"]).status == 0)
+    }
+
+    @Test func stateFromStandardInputAndTheTestEnvironment() throws {
+        let r = try runEntlc(["eval", "examples/subscriptions.entl", "--state", "-", "--env", "test", "--entitlement", "qa_premium",
+                              "--format", "json", "--at", "2026-11-22T12:00:00Z"],
+                             stdin: #"{"purchases": [{"product": "com.stillwater.qa.unlock", "environment": "test"}]}"#)
+        #expect(r.status == 0)
+        let v = try JSONParser.parse(r.stdout)
+        #expect(v["environment"] == .string("test"))
+        #expect(v["customer"] == .null)
+    }
+
+    @Test func explainShowsTheReasoning() throws {
+        let r = try runEntlc(["eval", "examples/api.entl", "--state", "examples/api.state.json", "--feature", "storage_gb",
+                              "--explain"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("  level 57 at 2026-11-22T00:00:00Z"))
+        #expect(r.stdout.contains("credits `forecast_credits`: 1 GB = 100 credits, so 100 needed; balance 2200"))
+        #expect(r.stdout.contains("2026-11-22T00:00:00Z: used 300 ← api_pro 300"))
+        #expect(r.stdout.contains(#"product `api_pro_monthly` ← purchase #0 "price_forecast_pro_monthly" (stripe) active"#))
+        let photos = try runEntlc(["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--product",
+                                   "zbucks", "--explain"])
+        #expect(photos.stdout.contains(#"purchase #4 "com.othergame.gems" (app_store): ignored, no product has app_store id "com.othergame.gems""#))
+        let json = try runEntlc(["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--product", "zbucks",
+                                 "--explain", "--format", "json"])
+        #expect(json.stdout.contains("\"explanation\": ["))
+    }
+
+    @Test func batchesWriteOneLinePerInputLine() throws {
+        let r = try runEntlc(["eval", "examples/api.entl", "--states", "Tests/Fixtures/states/api.states.jsonl", "--feature",
+                              "api_calls", "--amount", "7500", "--at", "2026-11-22T12:00:00Z"])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 7)
+        #expect(lines[6] == "")
+        let values = try lines.prefix(6).map { try JSONParser.parse($0) }
+        #expect(values[0]["customer"] == .string("a"))
+        if case .array(let results)? = values[0]["results"] {
+            #expect(results.first?["decision"] == .string("allowed"))
+            #expect(results.first?["balance"] == .number("7500"))
+        } else {
+            Issue.record("no results")
+        }
+        #expect(lines[1] == #"{"line":2,"error":"purchases[0].status: unknown status \"actve\" (expected one of: active, trialing, past_due, billing_retry, canceled, expired, revoked, unknown)"}"#)
+        #expect(lines[2] == #"{"line":3,"error":"the state must be a JSON object, found an array"}"#)
+        #expect(lines[3] == #"{"line":4,"error":"empty line"}"#)
+        #expect(values[4]["customer"] == .string("c"))
+        #expect(values[5]["at"] == .string("2026-11-22T12:00:00Z"))  // --at wins for every line
+    }
+
+    @Test(arguments: [
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--feature", "api_cals"],
+         "entlc: error: unknown feature `api_cals` (did you mean `api_calls`?)\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json"],
+         "entlc: error: give a query: --feature NAME, --product NAME, --entitlement NAME or --all\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--product", "call_pack"],
+         "entlc: error: give one query, not 2 (--feature, --product, --entitlement, --all)\n"),
+        (["eval", "examples/api.entl", "--feature", "api_calls"],
+         "entlc: error: give the customer state with --state FILE (or - for standard input), or --states FILE.jsonl\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--feature", "api_calls", "--amount", "0"],
+         "entlc: error: --amount: \"0\" is not an integer from 1 to 10^15\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--at", "tomorrow"],
+         "entlc: error: --at: \"tomorrow\" is not an RFC 3339 instant\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--override", "call_pack=yes"],
+         "entlc: error: --override: \"call_pack=yes\" is not PRODUCT=purchased|not_purchased|unknown\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--override", "call_pak=purchased"],
+         "entlc: error: examples/api.state.json: overrides.call_pak: no product `call_pak` in environment live\n"),
+        (["eval", "examples/api.entl", "--state", "missing.json", "--all"],
+         "entlc: error: cannot read `missing.json`: no such file or directory\n"),
+        (["eval", "examples/api.entl", "--state", "Tests/Fixtures/states/api.states.jsonl", "--all"],
+         "entlc: error: Tests/Fixtures/states/api.states.jsonl: 2:1: unexpected `{` after the JSON value\n"),
+    ])
+    func jobsThatCannotBeDoneExitTwo(_ arguments: [String], _ message: String) throws {
+        let r = try runEntlc(arguments)
+        #expect(r.stderr == message)
+        #expect(r.stdout == "")
+        #expect(r.status == 2)
+    }
+
+    @Test func rulesThatDoNotCompileExitTwoWithTheirDiagnostics() throws {
+        let r = try runEntlc(["eval", "-", "--state", "examples/api.state.json", "--all"], stdin: "product p: subscription {}\n")
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("<stdin>:1:9: error[E211]: subscription `p` has no `period`\n"))
+        #expect(r.stderr.hasSuffix("entlc: error: the rules do not compile (1 error)\n"))
+    }
+}

@@ -1,0 +1,159 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// SEMANTICS.md §3: entitlements and the merge of the purchases behind them.
+@Suite struct EntitlementTests {
+    /// Several products granting one `premium` entitlement (the subscription-app seed).
+    static let rules = """
+    product monthly: subscription { period month; id app_store "m"; id stripe "price_m" }
+    product annual: subscription { period year; id app_store "y" }
+    product lifetime: non_consumable { id app_store "l" }
+    product coins: consumable
+    product banned: non_consumable
+    entitlement premium = monthly or annual or lifetime
+    entitlement bundle = monthly and annual
+    entitlement clean = premium and not banned
+    entitlement rich = coins >= 5
+    """
+    let graph = compileGraph(EntitlementTests.rules)
+    let t = "2026-06-01T00:00:00Z"
+
+    func premium(_ purchases: String, _ name: String = "premium", at: String? = nil) throws -> EntitlementResult {
+        try evaluate(graph, state(#"{"purchases": \#(purchases)}"#), at: at ?? t).entitlement(name)
+    }
+
+    @Test func activeWinsOverExpired() throws {
+        let r = try premium(#"""
+            [{"product": "annual", "status": "expired", "expires_at": "2026-05-01T00:00:00Z"},
+             {"product": "monthly", "expires_at": "2026-06-20T00:00:00Z"}]
+            """#)
+        #expect(r.decision == .allowed)
+        #expect(r.product == "monthly")
+        #expect(r.expiresAt == instant("2026-06-20T00:00:00Z"))
+    }
+
+    @Test func laterExpiryWins() throws {
+        let r = try premium(#"""
+            [{"product": "m", "expires_at": "2026-06-20T00:00:00Z", "store": "app_store"},
+             {"product": "y", "expires_at": "2027-01-10T00:00:00Z", "store": "app_store"}]
+            """#)
+        #expect(r.product == "annual")
+        #expect(r.store == "app_store")
+        #expect(r.period == "year")
+        #expect(r.expiresAt == instant("2027-01-10T00:00:00Z"))
+    }
+
+    @Test func lifetimeBeatsAll() throws {
+        let r = try premium(#"""
+            [{"product": "annual", "expires_at": "2027-01-10T00:00:00Z"},
+             {"product": "lifetime", "purchased_at": "2020-01-01T00:00:00Z"}]
+            """#)
+        #expect(r.product == "lifetime")
+        #expect(r.period == "lifetime")
+        #expect(r.expiresAt == nil)  // no end beats any end
+        #expect(!r.willRenew)
+    }
+
+    @Test func tiesGoToTheEarlierPurchaseThenDeclarationOrder() throws {
+        let r = try premium(#"""
+            [{"product": "annual", "expires_at": "2027-01-10T00:00:00Z", "purchased_at": "2026-02-01T00:00:00Z"},
+             {"product": "monthly", "expires_at": "2027-01-10T00:00:00Z", "purchased_at": "2026-01-01T00:00:00Z"}]
+            """#)
+        #expect(r.product == "monthly")
+        let tie = try premium(#"""
+            [{"product": "annual", "expires_at": "2027-01-10T00:00:00Z"},
+             {"product": "monthly", "expires_at": "2027-01-10T00:00:00Z"}]
+            """#)
+        #expect(tie.product == "monthly")  // declared first
+    }
+
+    @Test func endsFollowTheExpression() throws {
+        // `a and b` ends at the earliest end of its parts.
+        let both = try premium(#"""
+            [{"product": "monthly", "expires_at": "2026-06-20T00:00:00Z"},
+             {"product": "annual", "expires_at": "2027-01-10T00:00:00Z"}]
+            """#, "bundle")
+        #expect(both.expiresAt == instant("2026-06-20T00:00:00Z"))
+        // `x and not y`: `not y` has no end, so the end is x's.
+        let clean = try premium(#"[{"product": "annual", "expires_at": "2027-01-10T00:00:00Z"}]"#, "clean")
+        #expect(clean.decision == .allowed)
+        #expect(clean.expiresAt == instant("2027-01-10T00:00:00Z"))
+        // `x >= N` has no end.
+        let rich = try premium(#"[{"product": "coins", "quantity": 5}]"#, "rich")
+        #expect(rich.decision == .allowed)
+        #expect(rich.expiresAt == nil)
+    }
+
+    @Test func reportedFieldsOfATrialOnTheWeb() throws {
+        let r = try premium(#"[{"product": "price_m", "store": "stripe", "status": "trialing", "expires_at": "2026-06-08T00:00:00Z", "ownership": "family_shared"}]"#)
+        #expect(r.decision == .allowed)
+        #expect(r.product == "monthly")
+        #expect(r.store == "stripe")
+        #expect(r.isTrial)
+        #expect(r.willRenew)  // default for a trialing subscription
+        #expect(r.ownership == .familyShared)
+        #expect(r.period == "month")
+        #expect(!r.inGracePeriod && !r.inBillingRetry && !r.isRevoked)
+    }
+
+    @Test func pastDueInGraceOnTheWeb() throws {
+        let r = try premium(#"""
+            [{"product": "price_m", "store": "stripe", "status": "past_due",
+              "expires_at": "2026-05-30T00:00:00Z", "grace_until": "2026-06-06T00:00:00Z"}]
+            """#)
+        #expect(r.decision == .allowed)
+        #expect(r.inGracePeriod)
+        #expect(r.expiresAt == instant("2026-06-06T00:00:00Z"))  // access runs to the grace end
+        #expect(r.validUntil == instant("2026-06-06T00:00:00Z"))
+    }
+
+    @Test func canceledUntilPeriodEndDoesNotRenew() throws {
+        let r = try premium(#"""
+            [{"product": "price_m", "store": "stripe", "status": "canceled", "expires_at": "2026-06-15T00:00:00Z"}]
+            """#)
+        #expect(r.decision == .allowed)
+        #expect(!r.willRenew)
+        #expect(r.expiresAt == instant("2026-06-15T00:00:00Z"))
+    }
+
+    @Test func inactiveReportsTheMostRecentlyEndedPurchase() throws {
+        let r = try premium(#"""
+            [{"product": "monthly", "status": "expired", "expires_at": "2026-03-01T00:00:00Z"},
+             {"product": "annual", "status": "expired", "expires_at": "2026-05-01T00:00:00Z", "will_renew": false}]
+            """#)
+        #expect(r.decision == .denied)
+        #expect(!r.isActive)
+        #expect(r.product == "annual")
+        #expect(r.expiresAt == instant("2026-05-01T00:00:00Z"))
+        #expect(r.reason == "expired 2026-05-01T00:00:00Z")
+    }
+
+    @Test func billingRetryAndRevocation() throws {
+        let retry = try premium(#"[{"product": "monthly", "status": "billing_retry", "expires_at": "2026-05-28T00:00:00Z"}]"#)
+        #expect(retry.decision == .denied)
+        #expect(retry.inBillingRetry)
+        #expect(retry.reason == "a payment failed (billing retry)")
+        let revoked = try premium(#"[{"product": "lifetime", "status": "revoked"}]"#)
+        #expect(revoked.isRevoked)
+        let stillOwned = try premium(#"[{"product": "lifetime", "status": "revoked"}, {"product": "monthly"}]"#)
+        #expect(!stillOwned.isRevoked)
+    }
+
+    @Test func negatedProductsAreNotBehindTheEntitlement() throws {
+        // `banned` is named under `not`: its purchase never represents `clean`.
+        let r = try premium(#"[{"product": "banned"}, {"product": "annual", "expires_at": "2027-01-10T00:00:00Z"}]"#, "clean")
+        #expect(r.decision == .denied)
+        #expect(r.product == "annual")
+    }
+
+    @Test func overriddenProductRepresentsAsALifetimePurchase() throws {
+        let s = state(#"{"overrides": {"annual": "purchased"}}"#)
+        let r = try evaluate(graph, s, at: t).entitlement("premium")
+        #expect(r.decision == .allowed)
+        #expect(r.product == "annual")
+        #expect(r.store == nil)
+        #expect(r.period == "lifetime")
+        #expect(r.expiresAt == nil)
+    }
+}

@@ -1,0 +1,164 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// SEMANTICS.md §4: features.
+@Suite struct FeatureTests {
+    /// The photo-app seed: a conditional feature behind (A or B) and at least 5 credits held.
+    static let photos = """
+    product premium_lifetime: non_consumable
+    product season_pass: non_renewing { duration 90 days }
+    product zbucks: consumable
+    feature premium_export: boolean
+    entitlement premium = premium_lifetime { grants premium_export }
+    feature attach_photos: boolean requires (premium or season_pass) and zbucks >= 5
+    """
+    let photos = compileGraph(FeatureTests.photos)
+    let t = "2026-06-01T00:00:00Z"
+
+    func attach(_ purchases: String, overrides: String = "{}") throws -> FeatureResult {
+        try evaluate(photos, state(#"{"purchases": \#(purchases), "overrides": \#(overrides)}"#), at: t).feature("attach_photos")
+    }
+
+    @Test func requirementOfAOrBAndFiveCredits() throws {
+        #expect(try attach(#"[{"product": "premium_lifetime"}, {"product": "zbucks", "quantity": 5}]"#).decision == .allowed)
+        #expect(try attach(#"[{"product": "premium_lifetime"}, {"product": "zbucks", "quantity": 4}]"#).decision == .denied)
+        #expect(try attach(#"[{"product": "season_pass", "purchased_at": "2026-05-01T00:00:00Z"},"#
+            + #" {"product": "zbucks", "quantity": 3}, {"product": "zbucks", "quantity": 4}]"#).decision == .allowed)
+        // The pass lasted 90 days from 2026-01-01: over by June.
+        #expect(try attach(#"[{"product": "season_pass", "purchased_at": "2026-01-01T00:00:00Z"},"#
+            + #" {"product": "zbucks", "quantity": 9}]"#).decision == .denied)
+    }
+
+    @Test func requirementWithUnknowns() throws {
+        let unknownPremium = try attach(#"[{"product": "zbucks", "quantity": 5}]"#, overrides: #"{"premium_lifetime": "unknown"}"#)
+        #expect(unknownPremium.decision == .undetermined)
+        #expect(unknownPremium.reason == "it depends on `premium_lifetime`, whose status is unknown")
+        // false and unknown = false: no A or B, so unknown Z Bucks do not matter.
+        #expect(try attach("[]", overrides: #"{"zbucks": "unknown"}"#).decision == .denied)
+        // 3 known units plus an unknown purchase might reach 5.
+        #expect(try attach(#"[{"product": "premium_lifetime"}, {"product": "zbucks", "quantity": 3},"#
+            + #" {"product": "zbucks", "status": "unknown", "quantity": 2}]"#).decision == .undetermined)
+    }
+
+    @Test func booleanFeatureThroughAnEntitlement() throws {
+        let e = try evaluate(photos, state(#"{"purchases": [{"product": "premium_lifetime"}]}"#), at: t)
+        let r = try e.feature("premium_export", required: 7)
+        #expect(r.decision == .allowed)
+        #expect(r.required == nil && r.balance == nil)  // --amount is ignored for boolean features
+        #expect(r.reason == "granted by entitlement `premium` (premium_lifetime)")
+        #expect(r.validUntil == nil)
+        let none = try evaluate(photos, state("{}"), at: t).feature("premium_export")
+        #expect(none.decision == .denied)
+        #expect(none.reason == "no owned product or active entitlement grants it")
+    }
+
+    /// The API-product seed: a credit table `api_calls 1 = 5`, `storage_gb 1 = 100`.
+    static let api = """
+    product pro: subscription { period month }
+    product topup: consumable { grants universal_credits 1_000 }
+    product extra: consumable { grants api_calls 10 }
+    feature api_calls: metered { unit "call" / "calls" }
+    feature storage_gb: metered { usage continuous }
+    feature tokens: metered
+    credits universal_credits { api_calls 1 = 5; storage_gb 1 = 100; tokens 1_000 = 1 }
+    credits backup_credits { api_calls 1 = 1 }
+    product backup: consumable { grants backup_credits 3 }
+    entitlement p = pro {
+      grants api_calls 10 per month
+      grants storage_gb 2
+    }
+    """
+    let api = compileGraph(FeatureTests.api)
+
+    func apiEval(_ purchases: String, usage: String = "[]") throws -> Evaluation {
+        try evaluate(api, state(#"{"purchases": \#(purchases), "usage": \#(usage)}"#), at: "2026-06-15T00:00:00Z")
+    }
+
+    let proAndTopup = #"[{"product": "pro", "purchased_at": "2026-06-01T00:00:00Z"}, {"product": "topup", "quantity": 1}]"#
+
+    @Test func oneCallNeedsFiveCreditsWhenCallsRunOut() throws {
+        let e = try apiEval(proAndTopup, usage: #"[{"feature": "api_calls", "amount": 10, "at": "2026-06-02T00:00:00Z"}]"#)
+        let one = try e.feature("api_calls")
+        #expect(one.decision == .allowed)
+        #expect(one.via == .credits)
+        #expect(one.balance == 0)
+        #expect(one.creditSystem == "universal_credits")
+        #expect(one.creditsRequired == 5)
+        #expect(one.creditBalance == 1_000)
+        #expect(try e.feature("api_calls", required: 200).decision == .allowed)  // 1,000 credits
+        let tooMany = try e.feature("api_calls", required: 201)  // 1,005 credits
+        #expect(tooMany.decision == .denied)
+        #expect(tooMany.creditsRequired == 1_005)
+        #expect(tooMany.via == nil)
+    }
+
+    @Test func directAllowanceComesFirst() throws {
+        let r = try apiEval(proAndTopup).feature("api_calls", required: 10)
+        #expect(r.via == .direct)
+        #expect(r.creditSystem == nil && r.creditsRequired == nil && r.creditBalance == nil)
+    }
+
+    @Test func continuousFeaturesFallBackToCreditsToo() throws {
+        let e = try apiEval(proAndTopup, usage: #"[{"feature": "storage_gb", "level": 2}]"#)
+        let r = try e.feature("storage_gb", required: 3)
+        #expect(r.decision == .allowed)
+        #expect(r.via == .credits)
+        #expect(r.creditsRequired == 300)
+    }
+
+    @Test func spentCreditsCount() throws {
+        let usage = #"[{"feature": "api_calls", "amount": 10}, {"feature": "universal_credits", "amount": 996}]"#
+        let e = try apiEval(proAndTopup, usage: usage)
+        #expect(try e.feature("universal_credits").balance == 4)
+        let r = try e.feature("api_calls")
+        #expect(r.decision == .denied)
+        #expect(r.reason == "0 calls left, 1 needed; `universal_credits` has 4 of the 5 credits needed")
+    }
+
+    @Test func creditsRoundUpExactly() throws {
+        let e = try apiEval(proAndTopup)
+        #expect(try e.feature("tokens", required: 1).creditsRequired == 1)
+        #expect(try e.feature("tokens", required: 1_000).creditsRequired == 1)
+        #expect(try e.feature("tokens", required: 1_001).creditsRequired == 2)
+        #expect(try e.feature("tokens", required: 1_000_000_000_000_000).creditsRequired == 1_000_000_000_000)
+    }
+
+    @Test func theFirstCreditSystemThatCoversItWins() throws {
+        let purchases = #"[{"product": "backup", "quantity": 1}, {"product": "topup", "quantity": 1}]"#
+        let usage = #"[{"feature": "universal_credits", "amount": 998}]"#
+        // universal (declared first) has 2 credits: not enough for 5; backup has 3 for 1 call.
+        let r = try apiEval(purchases, usage: usage).feature("api_calls")
+        #expect(r.decision == .allowed)
+        #expect(r.creditSystem == "backup_credits")
+        #expect(r.creditsRequired == 1)
+    }
+
+    @Test func undeterminedWhenUnknownPurchasesCouldCoverIt() throws {
+        let e = try apiEval(#"[{"product": "extra", "status": "unknown", "quantity": 1}]"#)
+        let r = try e.feature("api_calls", required: 5)
+        #expect(r.decision == .undetermined)
+        #expect(r.balance == 0)
+        #expect(r.sources.map(\.certain) == [false])
+        #expect(try e.feature("api_calls", required: 11).decision == .denied)  // even 10 more would not cover 11
+    }
+
+    @Test func unlimitedWins() throws {
+        let g = compileGraph("""
+        product a: non_consumable
+        feature seats: metered { usage continuous }
+        entitlement e = a { grants seats unlimited; grants seats 3 }
+        """)
+        let r = try evaluate(g, state(#"{"purchases": [{"product": "a"}], "usage": [{"feature": "seats", "level": 50}]}"#),
+                             at: "2026-01-01T00:00:00Z").feature("seats", required: 1_000)
+        #expect(r.decision == .allowed)
+        #expect(r.unlimited)
+        #expect(r.balance == nil)
+    }
+
+    @Test func unknownNamesAndAmounts() throws {
+        let e = try apiEval("[]")
+        #expect(throws: EvaluationError("unknown feature `api_call`")) { try e.feature("api_call") }
+        #expect(throws: EvaluationError("the required amount must be at least 1")) { try e.feature("api_calls", required: 0) }
+    }
+}

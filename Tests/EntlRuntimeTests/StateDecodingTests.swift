@@ -1,0 +1,77 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// STATE.md: decoding the purchase-tracker state, with located errors.
+@Suite struct StateDecodingTests {
+    @Test func theSpecExampleDecodes() throws {
+        let s = try PurchaseState(json: readRepoFile("Tests/Fixtures/states/spec-example.state.json"))
+        #expect(s.customer == "user_42")
+        #expect(s.now == instant("2026-11-22T12:00:00Z"))
+        #expect(s.environment == .live)
+        #expect(s.purchases.count == 3)
+        #expect(s.purchases[0] == Purchase(
+            product: "com.example.pro.monthly", store: "app_store", status: .active,
+            purchasedAt: instant("2026-10-05T09:00:00Z"), periodStart: instant("2026-11-05T09:00:00Z"),
+            expiresAt: instant("2026-12-05T09:00:00Z"), willRenew: true, ownership: .purchased))
+        #expect(s.purchases[1] == Purchase(product: "zbucks", quantity: 7))
+        #expect(s.purchases[2].status == .trialing)
+        #expect(s.usage == [
+            UsageRecord(feature: "api_calls", kind: .amount(1200), at: instant("2026-11-20T10:00:00Z")),
+            UsageRecord(feature: "seats", kind: .level(3), at: instant("2026-11-21T00:00:00Z")),
+        ])
+        #expect(s.overrides.map(\.product) == ["premium_lifetime", "zbucks"])
+        #expect(s.overrides.map(\.value) == [.purchased, .unknown])
+    }
+
+    @Test func defaultsAndNulls() throws {
+        let s = try PurchaseState(json: #"{"purchases": [{"product": "p", "expires_at": null, "store": null}], "unknown_key": [1, 2]}"#)
+        #expect(s.purchases == [Purchase(product: "p")])
+        #expect(s.customer == nil && s.now == nil && s.environment == nil)
+        #expect(try PurchaseState(json: "{}") == PurchaseState())
+    }
+
+    @Test func fractionalSecondsAndOffsets() throws {
+        let s = try PurchaseState(json: #"{"now": "2026-11-22T13:00:00.125+01:00"}"#)
+        #expect(s.now?.rfc3339 == "2026-11-22T12:00:00.125Z")
+    }
+
+    @Test(arguments: [
+        (#"{"purchases": [{"product": "a"}, {"product": "b"}, {"product": "c"}, {"product": "p", "expires_at": "2026-13-01"}]}"#,
+         #"purchases[3].expires_at: "2026-13-01" is not an RFC 3339 instant"#),
+        (#"{"purchases": [{"product": "p", "status": "actve"}]}"#,
+         #"purchases[0].status: unknown status "actve" (expected one of: active, trialing, past_due, billing_retry, canceled, expired, revoked, unknown)"#),
+        (#"{"usage": [{"feature": "a", "amount": 1}, {"feature": "a", "amount": 1}, {"feature": "a", "amount": -5}]}"#,
+         "usage[2].amount: -5 is negative"),
+        (#"{"usage": [{"feature": "a", "amount": 1000000000000001}]}"#, "usage[0].amount: 1000000000000001 is larger than 10^15"),
+        (#"{"usage": [{"feature": "a", "amount": 99999999999999999999999}]}"#,
+         "usage[0].amount: 99999999999999999999999 is larger than 10^15"),
+        (#"{"purchases": [{"product": "p", "quantity": 1.5}]}"#, "purchases[0].quantity: 1.5 is not an integer"),
+        (#"{"purchases": [{"product": "p", "quantity": "3"}]}"#, "purchases[0].quantity: expected an integer, found a string"),
+        (#"{"purchases": [{"store": "x"}]}"#, #"purchases[0]: missing "product""#),
+        (#"{"purchases": {"product": "p"}}"#, "purchases: expected an array, found an object"),
+        (#"{"purchases": ["p"]}"#, "purchases[0]: expected an object, found a string"),
+        (#"{"usage": [{"feature": "a"}]}"#, #"usage[0]: missing "amount" (a use) or "level" (a continuous level)"#),
+        (#"{"usage": [{"feature": "a", "amount": 1, "level": 2}]}"#, #"usage[0]: give "amount" or "level", not both"#),
+        (#"{"overrides": {"p": "yes"}}"#, #"overrides.p: unknown override "yes" (expected one of: purchased, not_purchased, unknown)"#),
+        (#"{"environment": "staging"}"#, #"environment: unknown environment "staging" (expected one of: live, test)"#),
+        (#"{"purchases": [{"product": "p", "will_renew": "yes"}]}"#, "purchases[0].will_renew: expected true or false, found a string"),
+        (#"{"purchases": [{"product": "p", "status": "active", "status": "expired"}]}"#, #"purchases[0].status: duplicate key "status""#),
+        ("[1, 2]", "the state must be a JSON object, found an array"),
+        ("{\"customer\": \"x\",\n  \"now\": }", "2:10: unexpected `}`, expected a value"),
+    ])
+    func badStatesSayWhereAndWhy(_ json: String, _ message: String) {
+        do {
+            _ = try PurchaseState(json: json)
+            Issue.record("decoded: \(json)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func numbersAtTheLimitAreFine() throws {
+        let s = try PurchaseState(json: #"{"purchases": [{"product": "p", "quantity": 1000000000000000}], "usage": [{"feature": "f", "level": 0}, {"feature": "f", "amount": -0}]}"#)
+        #expect(s.purchases[0].quantity == 1_000_000_000_000_000)
+        #expect(s.usage.map(\.kind) == [.level(0), .amount(0)])
+    }
+}

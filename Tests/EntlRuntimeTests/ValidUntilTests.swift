@@ -1,0 +1,68 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// SEMANTICS.md §6: every result says until when it holds.
+@Suite struct ValidUntilTests {
+    static let rules = """
+    product annual: subscription { period year }
+    product life: non_consumable
+    product pass: non_renewing { duration 30 days }
+    product banned: non_consumable
+    product topup: consumable { grants credits_x 100 }
+    feature calls: metered
+    feature flag: boolean
+    feature gated: boolean requires life and not banned
+    credits credits_x { calls 1 = 1 }
+    entitlement pro = annual { grants calls 10 per month; grants flag }
+    entitlement short = pass { grants flag }
+    """
+    let graph = compileGraph(ValidUntilTests.rules)
+    let t = "2026-11-22T12:00:00Z"
+
+    func eval(_ purchases: String) throws -> Evaluation {
+        try evaluate(graph, state(#"{"purchases": \#(purchases)}"#), at: t)
+    }
+
+    @Test func theNextWindowBoundaryComesBeforeTheExpiry() throws {
+        let e = try eval(#"[{"product": "annual", "purchased_at": "2026-06-01T00:00:00Z", "expires_at": "2027-06-01T00:00:00Z"}]"#)
+        #expect(try e.feature("calls").validUntil == instant("2026-12-01T00:00:00Z"))
+        #expect(try e.entitlement("pro").validUntil == instant("2027-06-01T00:00:00Z"))
+        #expect(try e.product("annual").validUntil == instant("2027-06-01T00:00:00Z"))
+        #expect(try e.feature("flag").validUntil == instant("2027-06-01T00:00:00Z"))
+    }
+
+    @Test func aNonRenewingPurchaseEndsAfterItsDuration() throws {
+        let e = try eval(#"[{"product": "pass", "purchased_at": "2026-11-10T00:00:00Z"}]"#)
+        #expect(try e.entitlement("short").validUntil == instant("2026-12-10T00:00:00Z"))
+    }
+
+    @Test func aGracePeriodEnds() throws {
+        let e = try eval(#"[{"product": "annual", "status": "past_due", "grace_until": "2026-11-25T00:00:00Z"}]"#)
+        #expect(try e.product("annual").validUntil == instant("2026-11-25T00:00:00Z"))
+    }
+
+    @Test func nothingChangesByItself() throws {
+        let e = try eval(#"[{"product": "life"}]"#)
+        #expect(try e.product("life").validUntil == nil)
+        #expect(try e.feature("gated").validUntil == nil)
+        #expect(try e.product("banned").validUntil == nil)
+    }
+
+    @Test func productsNamedInRequirementsAreWatched() throws {
+        // `banned`, named under `not`, is bought later: that changes `gated` by itself.
+        let e = try eval(#"[{"product": "life"}, {"product": "banned", "purchased_at": "2026-12-24T00:00:00Z"}]"#)
+        #expect(try e.feature("gated").decision == .allowed)
+        #expect(try e.feature("gated").validUntil == instant("2026-12-24T00:00:00Z"))
+    }
+
+    @Test func creditSystemsThatPayForAFeatureCount() throws {
+        // The credit system's grant comes from a consumable (no end); the direct grant's window does.
+        let e = try eval(#"""
+            [{"product": "topup", "quantity": 1},
+             {"product": "annual", "purchased_at": "2026-06-15T00:00:00Z", "expires_at": "2027-06-15T00:00:00Z"}]
+            """#)
+        #expect(try e.feature("calls").validUntil == instant("2026-12-15T00:00:00Z"))
+        #expect(try e.feature("credits_x").validUntil == nil)
+    }
+}
