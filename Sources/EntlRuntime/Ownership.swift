@@ -89,17 +89,14 @@ struct OwnershipResolver {
             return .none(.ignored("no product has \(store) id \"\(purchase.product)\""))
         }
         if let p = graph.productIndex[purchase.product] { return .product(p) }
-        var match: (store: String, product: Int)?
-        for store in graph.storeIDs.keys.sorted() {
-            guard let p = graph.storeIDs[store]?[purchase.product] else { continue }
-            if let m = match, m.product != p {
+        if let owners = graph.idOwners[purchase.product], let first = owners.first {
+            if let other = owners.first(where: { $0.product != first.product }) {
                 throw EvaluationError(
-                    "\(path).product: \"\(purchase.product)\" is the \(m.store) id of product `\(graph.products[m.product].name)` "
-                        + "and the \(store) id of product `\(graph.products[p].name)`; add \"store\" to say which")
+                    "\(path).product: \"\(purchase.product)\" is the \(first.store) id of product `\(graph.products[first.product].name)` "
+                        + "and the \(other.store) id of product `\(graph.products[other.product].name)`; add \"store\" to say which")
             }
-            match = (store, p)
+            return .product(first.product)
         }
-        if let m = match { return .product(m.product) }
         return .none(.ignored("no product is named or has a store id \"\(purchase.product)\""))
     }
 

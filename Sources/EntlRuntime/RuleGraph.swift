@@ -46,6 +46,9 @@ public struct EnvironmentGraph: Codable, Sendable {
     public var featureIndex: [String: Int]
     /// Usage event name (`event "…"`) → feature index.
     public var eventIndex: [String: Int]
+    /// Store product id → the (store, product) pairs with that id, in store-name order (for
+    /// purchases that give no `store`).
+    public var idOwners: [String: [(store: String, product: Int)]]
 
     public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int],
                 storeIDs: [String: [String: Int]]) {
@@ -62,6 +65,11 @@ public struct EnvironmentGraph: Codable, Sendable {
             if let e = f.event, events[e] == nil { events[e] = i }
         }
         self.eventIndex = events
+        var owners: [String: [(store: String, product: Int)]] = [:]
+        for store in storeIDs.keys.sorted() {
+            for (id, product) in storeIDs[store]! { owners[id, default: []].append((store, product)) }
+        }
+        self.idOwners = owners
     }
 
     // The name indices are derived: encode the core, rebuild the rest on decode.
