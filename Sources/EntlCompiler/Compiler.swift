@@ -3,9 +3,10 @@ import EntlRuntime
 
 /// The compiler's entry point: parse every file, then check the rule set as a whole.
 public enum Compiler {
-    /// Parses and checks a rule set. `sources` are in rule-set order (the CLI sorts directory
-    /// contents by path). `environments` limits the checks to those environments' views
-    /// (duplicates, names, kinds, cycles and the tests that run there).
+    /// Parses, checks and lints a rule set. `sources` are in rule-set order (the CLI sorts
+    /// directory contents by path). `environments` limits the checks to those environments' views
+    /// (duplicates, names, kinds, cycles, lints and the tests that run there). Lints (`W3xx`) run
+    /// only when there are no errors; `// entl-allow` comments silence them per declaration.
     public static func check(_ sources: [SourceFile], environments: [EnvironmentName] = EnvironmentName.allCases)
         -> CheckedRuleSet
     {
@@ -20,8 +21,16 @@ public enum Compiler {
         }
         var checker = Checker(files: files, context: context)
         checker.run(environments: environments)
-        return CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
-                              tables: checker.tables, diagnostics: context.diagnostics)
+        var checked = CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
+                                     tables: checker.tables, diagnostics: context.diagnostics)
+        // Lints need every name resolved: they run on rule sets without errors.
+        if !checked.hasErrors {
+            Linter.run(checked, environments: environments, sink: context)
+            let known = Set(Linter.codes.map(\.id))
+            let suppressions = Suppressions(files: files, comments: comments, knownWarnings: known, report: context.report)
+            checked.diagnostics = context.diagnostics.filter { !suppressions.isAllowed($0) }
+        }
+        return checked
     }
 }
 

@@ -1,0 +1,135 @@
+/// A store of reduced ordered binary decision diagrams: the canonical form in which the linter
+/// decides whether constraints are impossible, always true, redundant or equivalent.
+///
+/// Nodes are `Int32` ids; `BDD.false` and `BDD.true` are the terminals. Two functions are equal
+/// exactly when their ids are equal (the unique table makes the form canonical). Operations are
+/// memoised. The store has a node budget and a recursion bound: past either, `exhausted` is set
+/// and results are meaningless, so callers stop analysing instead of growing without bound.
+struct BDD {
+    static let `false`: Int32 = 0
+    static let `true`: Int32 = 1
+
+    private struct Key: Hashable {
+        var variable: Int32, low: Int32, high: Int32
+    }
+
+    private struct Pair: Hashable {
+        var a: Int32, b: Int32
+    }
+
+    private var variables: [Int32] = [Int32.max, Int32.max]
+    private var lows: [Int32] = [0, 1]
+    private var highs: [Int32] = [0, 1]
+    private var unique: [Key: Int32] = [:]
+    private var andMemo: [Pair: Int32] = [:]
+    private var orMemo: [Pair: Int32] = [:]
+    private var notMemo: [Int32: Int32] = [:]
+
+    let budget: Int
+    private(set) var exhausted = false
+    /// Recursion depth of the operation under way; bounded so no diagram can overflow the stack.
+    private var depth = 0
+    static let maxDepth = 2_000
+
+    init(budget: Int = 2_000_000) {
+        self.budget = budget
+    }
+
+    var nodeCount: Int { variables.count }
+
+    private mutating func node(_ v: Int32, _ low: Int32, _ high: Int32) -> Int32 {
+        if low == high { return low }
+        let key = Key(variable: v, low: low, high: high)
+        if let id = unique[key] { return id }
+        if variables.count >= budget {
+            exhausted = true
+            return BDD.false
+        }
+        let id = Int32(variables.count)
+        variables.append(v)
+        lows.append(low)
+        highs.append(high)
+        unique[key] = id
+        return id
+    }
+
+    /// The function that is true exactly when variable `v` is.
+    mutating func variable(_ v: Int) -> Int32 {
+        node(Int32(v), BDD.false, BDD.true)
+    }
+
+    mutating func not(_ a: Int32) -> Int32 {
+        if a == BDD.false { return BDD.true }
+        if a == BDD.true { return BDD.false }
+        if exhausted { return BDD.false }
+        if let r = notMemo[a] { return r }
+        guard enter() else { return BDD.false }
+        defer { depth -= 1 }
+        let r = node(variables[Int(a)], not(lows[Int(a)]), not(highs[Int(a)]))
+        notMemo[a] = r
+        return r
+    }
+
+    mutating func and(_ a: Int32, _ b: Int32) -> Int32 {
+        if a == BDD.false || b == BDD.false { return BDD.false }
+        if a == BDD.true { return b }
+        if b == BDD.true || a == b { return a }
+        if exhausted { return BDD.false }
+        let key = Pair(a: min(a, b), b: max(a, b))
+        if let r = andMemo[key] { return r }
+        guard enter() else { return BDD.false }
+        defer { depth -= 1 }
+        let (v, al, ah, bl, bh) = split(a, b)
+        let r = node(v, and(al, bl), and(ah, bh))
+        andMemo[key] = r
+        return r
+    }
+
+    mutating func or(_ a: Int32, _ b: Int32) -> Int32 {
+        if a == BDD.true || b == BDD.true { return BDD.true }
+        if a == BDD.false { return b }
+        if b == BDD.false || a == b { return a }
+        if exhausted { return BDD.false }
+        let key = Pair(a: min(a, b), b: max(a, b))
+        if let r = orMemo[key] { return r }
+        guard enter() else { return BDD.false }
+        defer { depth -= 1 }
+        let (v, al, ah, bl, bh) = split(a, b)
+        let r = node(v, or(al, bl), or(ah, bh))
+        orMemo[key] = r
+        return r
+    }
+
+    private mutating func enter() -> Bool {
+        depth += 1
+        if depth > BDD.maxDepth {
+            depth -= 1
+            exhausted = true
+            return false
+        }
+        return true
+    }
+
+    /// The top variable of `a` and `b` and both cofactors of each.
+    private func split(_ a: Int32, _ b: Int32) -> (Int32, Int32, Int32, Int32, Int32) {
+        let va = variables[Int(a)], vb = variables[Int(b)]
+        let v = min(va, vb)
+        let (al, ah) = va == v ? (lows[Int(a)], highs[Int(a)]) : (a, a)
+        let (bl, bh) = vb == v ? (lows[Int(b)], highs[Int(b)]) : (b, b)
+        return (v, al, ah, bl, bh)
+    }
+
+    /// The variables `a` depends on (iterative: no recursion on diagram size).
+    func support(_ a: Int32) -> Set<Int> {
+        var seen: Set<Int32> = []
+        var out: Set<Int> = []
+        var stack = [a]
+        while let n = stack.popLast() {
+            guard n > BDD.true, seen.insert(n).inserted else { continue }
+            out.insert(Int(variables[Int(n)]))
+            stack.append(lows[Int(n)])
+            stack.append(highs[Int(n)])
+        }
+        return out
+    }
+}

@@ -1,0 +1,34 @@
+import EntlSyntax
+
+/// Always-true constraint (W304).
+///
+/// Invariant: every constraint depends on purchases. One that holds for every purchase state
+/// gives its grants to every customer, paying or not. Decided exactly on the BDD; reported at
+/// the smallest disjunct that is always true by itself.
+enum AlwaysTrueConstraintCheck: LintCheck {
+    static let code = DiagnosticCode("W304", "always-true constraint")
+
+    static func run(_ context: LintContext) {
+        for env in context.environments {
+            let analysis = context.analysis(env)
+            for site in context.declarations where site.isVisible(in: env) {
+                guard let (owner, e) = constraint(of: site.declaration) else { continue }
+                let f = analysis.value(e)
+                guard analysis.usable, analysis.isAlwaysTrue(f) else { continue }
+                var culprit = e
+                while case .or(let terms) = culprit,
+                      let inner = terms.first(where: { analysis.isAlwaysTrue(analysis.value($0)) }) {
+                    culprit = inner
+                }
+                context.report(code, message(owner), file: site.file, at: culprit.range,
+                               label: label(context.text(site.file, culprit.range)), help: help)
+            }
+        }
+    }
+}
+
+extension AlwaysTrueConstraintCheck {
+    fileprivate static func message(_ owner: String) -> String { "\(owner) always holds" }
+    fileprivate static func label(_ text: String) -> String { "`\(text)` is true for every purchase state" }
+    fileprivate static let help = "every customer gets this without buying anything; if that is intended, make it a free feature"
+}

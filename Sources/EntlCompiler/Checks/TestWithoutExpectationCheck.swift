@@ -1,0 +1,25 @@
+import EntlSyntax
+
+/// A test that expects nothing (W313).
+///
+/// Invariant: every test block has at least one `expect`: a test without one always passes.
+enum TestWithoutExpectationCheck: LintCheck {
+    static let code = DiagnosticCode("W313", "test expects nothing")
+
+    static func run(_ context: LintContext) {
+        for site in context.declarations {
+            guard case .test(let t) = site.declaration else { continue }
+            let expects = t.items.contains { if case .expect = $0.kind { true } else { false } }
+            if !expects {
+                context.report(code, message(t.description.value), file: site.file, at: t.description.range, label: label,
+                               help: help)
+            }
+        }
+    }
+}
+
+extension TestWithoutExpectationCheck {
+    fileprivate static func message(_ name: String) -> String { "test \"\(name)\" expects nothing" }
+    fileprivate static let label = "always passes"
+    fileprivate static let help = "add an `expect NAME allowed|denied|undetermined` line"
+}

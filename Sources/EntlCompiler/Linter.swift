@@ -1,0 +1,106 @@
+import EntlSyntax
+
+/// One lint: a warning code and the check that reports it (one per file under `Checks/`).
+protocol LintCheck {
+    static var code: DiagnosticCode { get }
+    static func run(_ context: LintContext)
+}
+
+/// What every lint check sees: the checked declarations, the comments, a sink for warnings, and
+/// the constraint analysis of each checked environment (built on first use).
+final class LintContext {
+    let declarations: [DeclarationSite]
+    let tables: [EnvironmentName: SymbolTable]
+    let environments: [EnvironmentName]
+    let files: [RuleFile]
+    let comments: [[Comment]]
+    private let sources: [String: SourceFile]
+    private let sink: CheckContext
+    private var analyses: [EnvironmentName: ConstraintAnalysis] = [:]
+
+    init(checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {
+        self.declarations = checked.declarations
+        self.tables = checked.tables
+        self.environments = environments
+        self.files = checked.files
+        self.comments = checked.comments
+        self.sources = Dictionary(checked.sources.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        self.sink = sink
+    }
+
+    /// The source text of a range, shortened to `limit` characters for messages.
+    func text(_ file: String, _ range: SourceRange, limit: Int = 48) -> String {
+        guard let bytes = sources[file]?.bytes, range.start.offset <= range.end.offset, range.end.offset <= bytes.count else {
+            return ""
+        }
+        let text = String(decoding: bytes[range.start.offset..<range.end.offset], as: UTF8.self)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    }
+
+    func analysis(_ env: EnvironmentName) -> ConstraintAnalysis {
+        if let a = analyses[env] { return a }
+        let a = ConstraintAnalysis(declarations: declarations, table: tables[env]!)
+        analyses[env] = a
+        return a
+    }
+
+    /// The declarations visible in at least one checked environment.
+    var checkedDeclarations: [DeclarationSite] {
+        declarations.filter { site in environments.contains { site.isVisible(in: $0) } }
+    }
+
+    func report(_ code: DiagnosticCode, _ message: String, file: String, at range: SourceRange, label: String? = nil,
+                help: String? = nil, notes: [DiagnosticNote] = []) {
+        sink.report(Diagnostic(code, message, file: file, range: range, label: label, help: help, notes: notes))
+    }
+}
+
+/// Runs every lint check. Lints run only on a rule set without errors: they need every name
+/// resolved and no cycles.
+enum Linter {
+    static let checks: [any LintCheck.Type] = [
+        UnusedProductCheck.self, NeverGrantedCheck.self, ImpossibleConstraintCheck.self, AlwaysTrueConstraintCheck.self,
+        RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self, CarryCapBelowAllowanceCheck.self,
+        UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self, TestWithoutExpectationCheck.self,
+    ]
+
+    static func run(_ checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {
+        let context = LintContext(checked: checked, environments: environments, sink: sink)
+        for check in checks { check.run(context) }
+    }
+
+    /// Every warning code the linter can emit (with the allow-comment check's own).
+    static var codes: [DiagnosticCode] { checks.map { $0.code } + [Suppressions.code] }
+}
+
+/// Walks a constraint and every subterm, outermost first.
+func forEachSubterm(_ e: Expression, _ body: (Expression) -> Void) {
+    body(e)
+    switch e {
+    case .not(let inner, _): forEachSubterm(inner, body)
+    case .and(let terms), .or(let terms): for t in terms { forEachSubterm(t, body) }
+    case .reference, .atLeast, .error: break
+    }
+}
+
+/// The constraints of a declaration: an entitlement's, or a feature's requirement.
+func constraint(of declaration: Declaration) -> (owner: String, expression: Expression)? {
+    switch declaration {
+    case .entitlement(let e): ("entitlement `\(e.name.name)`", e.expression)
+    case .feature(let f): f.requires.map { ("the requirement of feature `\(f.name.name)`", $0) }
+    default: nil
+    }
+}
+
+/// The grants of a declaration's block, with the declaration's description.
+func grants(of declaration: Declaration) -> (owner: String, grants: [Grant])? {
+    let items: [Item]
+    let owner: String
+    switch declaration {
+    case .product(let p): (items, owner) = (p.items, "product `\(p.name.name)`")
+    case .entitlement(let e): (items, owner) = (e.items, "entitlement `\(e.name.name)`")
+    default: return nil
+    }
+    return (owner, items.compactMap { if case .grant(let g) = $0.kind { g } else { nil } })
+}

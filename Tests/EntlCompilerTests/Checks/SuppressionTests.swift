@@ -1,0 +1,34 @@
+import EntlTestSupport
+import Testing
+
+@Suite struct SuppressionTests {
+    @Test func allowCommentsAboveADeclarationAmongItsDocs() {
+        assertDiagnostics("""
+        /// A spare product.
+        1️⃣// entl-allow W301, W999
+        product spare: non_consumable
+        // entl-allow W301
+        product spare2: non_consumable
+
+        product 2️⃣spare3: non_consumable
+        """, [
+            ExpectedDiagnostic("W311", "unknown warning code `W999` in entl-allow", at: "1️⃣"),
+            ExpectedDiagnostic("W301", "product `spare3` is never used", at: "2️⃣"),
+        ])
+    }
+
+    @Test func badCodesAreReported() {
+        assertDiagnostics("""
+        product p: non_consumable { grants f }
+        product q: non_consumable
+        feature f: boolean
+        1️⃣// entl-allow W399
+        entitlement e = p
+        2️⃣// entl-allow E201
+        entitlement e2 = q
+        """, [
+            ExpectedDiagnostic("W311", "unknown warning code `W399` in entl-allow", at: "1️⃣"),
+            ExpectedDiagnostic("W311", "errors cannot be allowed; `E201` must be fixed", at: "2️⃣"),
+        ])
+    }
+}

@@ -1,0 +1,12 @@
+import EntlTestSupport
+import Testing
+
+@Suite struct TestWithoutExpectationCheckTests {
+    @Test func aTestThatCannotFail() {
+        assertDiagnostics("""
+        product p: non_consumable { grants f }
+        feature f: boolean
+        test 1️⃣"nothing" { given p }
+        """, [ExpectedDiagnostic("W313", #"test "nothing" expects nothing"#)])
+    }
+}
