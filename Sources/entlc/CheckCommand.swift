@@ -2,81 +2,77 @@ import EntlCompiler
 import EntlRuntime
 import EntlSyntax
 
-/// `entlc check RULES [--format text|json] [--env live|test]`
+/// `entlc check RULES [--format text|json|sarif|github] [--env live|test] [--deny-warnings]
+/// [--allow CODE]... [--deny CODE]...`
 enum CheckCommand {
     static let spec = CommandSpec(
         name: "check",
-        summary: "parse and check rule files; report diagnostics",
+        summary: "parse, check and lint rule files; report diagnostics",
         help: """
-        USAGE: entlc check RULES... [--format text|json] [--env live|test]
+        USAGE: entlc check RULES... [--format text|json|sarif|github] [--env live|test]
+                                    [--deny-warnings] [--allow CODE]... [--deny CODE]...
 
-        Parses and checks a rule set and prints one diagnostic per problem, then a summary line
-        (`1 error, 0 warnings in 3 files`). Codes are stable: E1xx syntax, E2xx names and kinds.
+        Parses, checks and lints a rule set and prints one diagnostic per problem, then a summary
+        line (`1 error, 2 warnings in 3 files`). Codes are stable: E1xx syntax, E2xx names and
+        kinds, W3xx lints (lints run when there are no errors). `entlc explain CODE` explains one.
+        A `// entl-allow CODE` comment on the line above a declaration silences a warning there.
 
         OPTIONS:
-          --format text|json   text (default; colour only on a terminal with NO_COLOR unset) or
-                               {"diagnostics":[…],"errors":N,"warnings":N}
+          --format text|json|sarif|github
+                               text (default; colour only on a terminal with NO_COLOR unset),
+                               {"diagnostics":[…],"errors":N,"warnings":N}, SARIF 2.1.0 for code
+                               scanning, or GitHub Actions annotations (::error file=…::…)
           --env live|test      check only that environment's view of the rule set (default: both)
+          --allow CODE         drop a warning code everywhere (repeatable)
+          --deny CODE          report a warning code as an error (repeatable)
+          --deny-warnings      exit 1 when there are warnings too
 
-        EXIT: 0 no errors, 1 errors found, 2 bad arguments or unreadable files.
+        EXIT: 0 no errors, 1 errors found (or warnings with --deny-warnings),
+              2 bad arguments or unreadable files.
 
         """,
-        options: [OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true)],
+        options: [
+            OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true),
+            OptionSpec(name: "--allow", takesValue: true, repeatable: true),
+            OptionSpec(name: "--deny", takesValue: true, repeatable: true), OptionSpec(name: "--deny-warnings"),
+        ],
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
-        let format = try args.choice("--format", in: ["text", "json"]) ?? "text"
+        let format = try args.choice("--format", in: ["text", "json", "sarif", "github"]) ?? "text"
         let environments = try args.choice("--env", in: ["live", "test"])
             .map { [EnvironmentName(rawValue: $0)!] } ?? EnvironmentName.allCases
+        let allow = try codes(args.all("--allow"), option: "--allow", warningsOnly: true)
+        let deny = try codes(args.all("--deny"), option: "--deny", warningsOnly: false)
         let sources = try RuleLoader.load(args.positionals)
         let checked = Compiler.check(sources, environments: environments)
-        let diagnostics = checked.sortedDiagnostics
+        let diagnostics = checked.sortedDiagnostics.compactMap { d -> Diagnostic? in
+            if allow.contains(d.code.id) { return nil }
+            var d = d
+            if deny.contains(d.code.id) { d.severity = .error }
+            return d
+        }
         switch format {
-        case "json":
-            Terminal.emit(DiagnosticOutput.json(diagnostics).pretty + "\n")
-        default:
-            Terminal.emit(DiagnosticOutput.text(diagnostics, sources: sources, color: Terminal.stdoutWantsColor))
+        case "json": Terminal.emit(DiagnosticOutput.json(diagnostics).pretty + "\n")
+        case "sarif": Terminal.emit(DiagnosticOutput.sarif(diagnostics).pretty + "\n")
+        case "github": Terminal.emit(DiagnosticOutput.github(diagnostics, files: sources.count))
+        default: Terminal.emit(DiagnosticOutput.text(diagnostics, sources: sources, color: Terminal.stdoutWantsColor))
         }
-        return diagnostics.hasErrors ? .no : .success
+        if diagnostics.hasErrors { return .no }
+        if args.has("--deny-warnings"), diagnostics.warningCount > 0 { return .no }
+        return .success
     }
-}
 
-/// The output formats of diagnostics.
-enum DiagnosticOutput {
-    /// Each diagnostic rendered, a blank line between them, then the summary line.
-    static func text(_ diagnostics: [Diagnostic], sources: [SourceFile], color: Bool) -> String {
-        let renderer = DiagnosticRenderer(sources: sources, color: color)
-        var out = ""
-        for d in diagnostics {
-            out += renderer.render(d) + "\n"
+    /// Validates codes given to `--allow`/`--deny`: unknown ones fail with the nearest valid code.
+    static func codes(_ values: [String], option: String, warningsOnly: Bool) throws(CLIError) -> Set<String> {
+        var out: Set<String> = []
+        for raw in values {
+            let code = try ExplainCommand.known(raw, option: option)
+            if warningsOnly, !code.hasPrefix("W") {
+                throw CLIError("\(option) \(code): only warnings can be allowed; errors must be fixed")
+            }
+            out.insert(code)
         }
-        out += DiagnosticRenderer.summary(errors: diagnostics.errorCount, warnings: diagnostics.warningCount,
-                                          files: sources.count) + "\n"
         return out
-    }
-
-    /// `{"diagnostics":[…],"errors":N,"warnings":N}` with the keys of CLI.md.
-    static func json(_ diagnostics: [Diagnostic]) -> JSONValue {
-        .object([
-            ("diagnostics", .array(diagnostics.map(json))),
-            ("errors", .int(Int64(diagnostics.errorCount))),
-            ("warnings", .int(Int64(diagnostics.warningCount))),
-        ])
-    }
-
-    static func json(_ d: Diagnostic) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("severity", .string(d.severity.rawValue)), ("code", .string(d.code.id)),
-                                                           ("message", .string(d.message))]
-        members += position(d.file, d.range)
-        if let help = d.help { members.append(("help", .string(help))) }
-        members.append(("notes", .array(d.notes.map { note in
-            .object([("message", .string(note.message))] + position(note.file, note.range))
-        })))
-        return .object(members)
-    }
-
-    private static func position(_ file: String, _ range: SourceRange) -> [(key: String, value: JSONValue)] {
-        [("file", .string(file)), ("line", .int(Int64(range.start.line))), ("column", .int(Int64(range.start.column))),
-         ("end_line", .int(Int64(range.end.line))), ("end_column", .int(Int64(range.end.column)))]
     }
 }

@@ -25,7 +25,7 @@ struct CommandSpec: Sendable {
 enum EntlCLI {
     static let version = "0.1.0"
 
-    static let commands: [CommandSpec] = [CheckCommand.spec, EvalCommand.spec]
+    static let commands: [CommandSpec] = [CheckCommand.spec, EvalCommand.spec, FmtCommand.spec, ExplainCommand.spec]
 
     static var generalHelp: String {
         var text = """

@@ -69,7 +69,7 @@ import Testing
         (["check"], "entlc: error: no rule files given (pass files, directories or `-`)\n"),
         (["check", "examples", "--formt", "json"], "entlc: error: unknown option `--formt` (did you mean `--format`?)\n"),
         (["check", "examples", "--format", "yaml"],
-         "entlc: error: invalid value `yaml` for --format; expected one of: text, json\n"),
+         "entlc: error: invalid value `yaml` for --format; expected one of: text, json, sarif, github\n"),
         (["check", "examples", "--env", "staging"],
          "entlc: error: invalid value `staging` for --env; expected one of: live, test\n"),
         (["check", "examples", "--format"], "entlc: error: option `--format` needs a value\n"),

@@ -19,6 +19,9 @@ final class ConstraintAnalysis {
     /// Consumable → its monotonicity constraint.
     private var chains: [String: Int32] = [:]
     private var entitlements: [String: Int32] = [:]
+    private var requirements: [String: Int32] = [:]
+    /// Whether some consumable has two thresholds or more (otherwise every domain is `true`).
+    private var hasChains = false
 
     /// Whether the analysis stayed within its budget; when not, no lint may rely on it.
     var usable: Bool { !bdd.exhausted }
@@ -68,12 +71,26 @@ final class ConstraintAnalysis {
                 chain = bdd.and(chain, implication)
             }
             chains[name] = chain
+            if chain != BDD.true { hasChains = true }
         }
         // Entitlements in dependency order (the checker proved there is no cycle).
         var byName: [String: Expression] = [:]
         for (name, e) in constraints where byName[name] == nil { byName[name] = e }
         for name in ConstraintAnalysis.dependencyOrder(byName, table: table) {
             entitlements[name] = value(byName[name]!)
+        }
+        for site in visible {
+            if case .feature(let f) = site.declaration, let r = f.requires { requirements[f.name.name] = value(r) }
+        }
+    }
+
+    /// The function of a declaration's constraint (an entitlement's, or a feature's
+    /// requirement), computed once at construction.
+    func value(of declaration: Declaration) -> Int32? {
+        switch declaration {
+        case .entitlement(let e): entitlements[e.name.name]
+        case .feature(let f): requirements[f.name.name]
+        default: nil
         }
     }
 
@@ -129,6 +146,7 @@ final class ConstraintAnalysis {
 
     /// The monotonicity of every consumable the functions depend on.
     func domain(_ fs: Int32...) -> Int32 {
+        guard hasChains else { return BDD.true }
         var consumables: Set<String> = []
         for f in fs {
             for v in bdd.support(f) { if let c = consumableOf[v] { consumables.insert(c) } }

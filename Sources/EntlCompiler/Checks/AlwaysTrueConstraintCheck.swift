@@ -12,8 +12,8 @@ enum AlwaysTrueConstraintCheck: LintCheck {
         for env in context.environments {
             let analysis = context.analysis(env)
             for site in context.declarations where site.isVisible(in: env) {
-                guard let (owner, e) = constraint(of: site.declaration) else { continue }
-                let f = analysis.value(e)
+                guard let (owner, e) = constraint(of: site.declaration), let f = analysis.value(of: site.declaration)
+                else { continue }
                 guard analysis.usable, analysis.isAlwaysTrue(f) else { continue }
                 var culprit = e
                 while case .or(let terms) = culprit,

@@ -15,8 +15,8 @@ enum EquivalentEntitlementCheck: LintCheck {
             for site in context.declarations where site.isVisible(in: env) {
                 guard case .entitlement(let e) = site.declaration else { continue }
                 if case .reference(let id) = e.expression, analysis.table[id.name]?.kind == .entitlement { continue }
-                let f = analysis.value(e.expression)
-                guard analysis.usable, !analysis.isImpossible(f), !analysis.isAlwaysTrue(f) else { continue }
+                guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
+                      !analysis.isAlwaysTrue(f) else { continue }
                 let key = analysis.canonical(f)
                 if let first = seen[key] {
                     context.report(code, message(e.name.name, first.name), file: site.file, at: e.name.range, label: label,

@@ -13,8 +13,8 @@ enum ImpossibleConstraintCheck: LintCheck {
         for env in context.environments {
             let analysis = context.analysis(env)
             for site in context.declarations where site.isVisible(in: env) {
-                guard let (owner, e) = constraint(of: site.declaration) else { continue }
-                let f = analysis.value(e)
+                guard let (owner, e) = constraint(of: site.declaration), let f = analysis.value(of: site.declaration)
+                else { continue }
                 guard analysis.usable, analysis.isImpossible(f) else { continue }
                 let culprit = smallest(e, analysis)
                 context.report(code, message(owner), file: site.file, at: culprit.range,

@@ -20,8 +20,8 @@ enum RedundantTermCheck: LintCheck {
                 reportSpelling(e, owner: owner, file: site.file, context: context)
                 let tree = Tree(e)
                 guard tree.nodes.count <= maxTerms else { continue }
-                let f = analysis.value(e)
-                guard analysis.usable, !analysis.isImpossible(f), !analysis.isAlwaysTrue(f) else { continue }
+                guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
+                      !analysis.isAlwaysTrue(f) else { continue }
                 for term in tree.redundantTerms(analysis) {
                     let range = tree.nodes[term].expression.range
                     context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,

@@ -56,8 +56,8 @@ public struct ProductDeclaration: Hashable, Sendable {
     /// Nil when the kind was missing or unknown (already reported).
     public var kind: Located<ProductKind>?
     public var items: [Item]
-    /// Whether the declaration was written with a `{ … }` block.
-    public var hasBlock: Bool
+    /// Whether the declaration was written with a `{ … }` block (layout only: ignored by `==`).
+    @IgnoredInEquality public var hasBlock: Bool
     @IgnoredInEquality public var range: SourceRange
 }
 
@@ -68,7 +68,7 @@ public struct FeatureDeclaration: Hashable, Sendable {
     public var kind: Located<FeatureKind>?
     public var requires: Expression?
     public var items: [Item]
-    public var hasBlock: Bool
+    @IgnoredInEquality public var hasBlock: Bool
     @IgnoredInEquality public var range: SourceRange
 }
 
@@ -77,7 +77,7 @@ public struct CreditsDeclaration: Hashable, Sendable {
     public var docs: [String]
     public var name: Identifier
     public var items: [Item]
-    public var hasBlock: Bool
+    @IgnoredInEquality public var hasBlock: Bool
     @IgnoredInEquality public var range: SourceRange
 }
 
@@ -87,7 +87,7 @@ public struct EntitlementDeclaration: Hashable, Sendable {
     public var name: Identifier
     public var expression: Expression
     public var items: [Item]
-    public var hasBlock: Bool
+    @IgnoredInEquality public var hasBlock: Bool
     @IgnoredInEquality public var range: SourceRange
 }
 

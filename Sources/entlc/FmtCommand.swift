@@ -1,0 +1,56 @@
+import EntlSyntax
+
+/// `entlc fmt RULES [--check] [--stdout]`
+enum FmtCommand {
+    static let spec = CommandSpec(
+        name: "fmt",
+        summary: "rewrite rule files in the canonical layout",
+        help: """
+        USAGE: entlc fmt RULES... [--check] [--stdout]
+
+        Rewrites rule files in the one canonical layout: 2-space indent, one item per line, one
+        blank line between declarations, comments kept where they were, literals as written.
+        Idempotent. Writes are atomic (a temporary file, then rename). A file that does not parse
+        is left untouched and reported. `-` formats standard input to standard output.
+
+        OPTIONS:
+          --check    change nothing; list the files that would change
+          --stdout   print the formatted text instead of writing files
+
+        EXIT: 0 formatted (or already formatted), 1 files need formatting (--check),
+              2 a file does not parse, or cannot be read or written.
+
+        """,
+        options: [OptionSpec(name: "--check"), OptionSpec(name: "--stdout")],
+        run: run)
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
+        let sources = try RuleLoader.load(args.positionals)
+        let check = args.has("--check")
+        let toStdout = args.has("--stdout") || (sources.count == 1 && sources[0].path == "<stdin>")
+        var unparsable: [SourceFile] = []
+        var changed: [String] = []
+        for source in sources {
+            guard let formatted = Printer.format(source) else {
+                unparsable.append(source)
+                continue
+            }
+            let bytes = Array(formatted.utf8)
+            if check {
+                if bytes != source.bytes { changed.append(source.path) }
+            } else if toStdout {
+                Terminal.emit(formatted)
+            } else if bytes != source.bytes {
+                try FileSystem.writeAtomically(source.path, bytes)
+            }
+        }
+        if check { Terminal.emit(changed.map { $0 + "\n" }.joined()) }
+        if !unparsable.isEmpty {
+            let diagnostics = unparsable.flatMap { Parser.parse($0).diagnostics }
+            Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: unparsable, color: false))
+            throw CLIError(unparsable.count == 1 ? "`\(unparsable[0].path)` does not parse; left it untouched"
+                : "\(unparsable.count) files do not parse; left them untouched")
+        }
+        return check && !changed.isEmpty ? .no : .success
+    }
+}

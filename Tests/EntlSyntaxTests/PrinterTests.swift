@@ -1,0 +1,79 @@
+import EntlSyntax
+import EntlTestSupport
+import Foundation
+import Testing
+
+@Suite struct PrinterTests {
+    static let files = ["examples/photos.entl", "examples/api.entl", "examples/subscriptions.entl",
+                        "examples/crossplatform.entl", "Tests/Fixtures/valid/tour.entl", "Tests/Fixtures/fmt/messy.entl"]
+
+    /// Format twice = format once; the formatted text parses to the same tree; every comment survives.
+    @Test(arguments: files)
+    func roundTrip(_ path: String) throws {
+        let original = SourceFile(path: path, text: try readRepoFile(path))
+        let once = try #require(Printer.format(original))
+        let twice = try #require(Printer.format(SourceFile(path: path, text: once)))
+        #expect(once == twice)
+        let before = Parser.parse(original), after = Parser.parse(SourceFile(path: path, text: once))
+        #expect(after.diagnostics.isEmpty)
+        #expect(after.file == before.file)
+        var rest = once[...]
+        for comment in before.comments {
+            guard let r = rest.range(of: comment.text) else {
+                Issue.record("comment lost or reordered: \(comment.text)")
+                return
+            }
+            rest = rest[r.upperBound...]
+        }
+    }
+
+    @Test func theMessyFixtureMatchesItsGolden() throws {
+        let formatted = try #require(Printer.format(SourceFile(path: "m", text: try readRepoFile("Tests/Fixtures/fmt/messy.entl"))))
+        assertGolden(formatted, named: "fmt/messy.entl")
+    }
+
+    @Test func aFileThatDoesNotParseIsNotFormatted() {
+        #expect(Printer.format(SourceFile(path: "x", text: "product p: consumable {")) == nil)
+        #expect(Printer.format(SourceFile(path: "x", text: "product p: subscriptin")) == nil)
+        // Name errors are not syntax errors: the file is still formatted.
+        #expect(Printer.format(SourceFile(path: "x", text: "entitlement e = nope")) == "entitlement e = nope\n")
+    }
+
+    @Test func layoutDetails() {
+        func fmt(_ s: String) -> String? { Printer.format(SourceFile(path: "x", text: s)) }
+        #expect(fmt("") == "")
+        #expect(fmt("// just a comment") == "// just a comment\n")
+        #expect(fmt("product a: consumable;product b: consumable") == "product a: consumable\n\nproduct b: consumable\n")
+        #expect(fmt("product a: consumable {}") == "product a: consumable\n")
+        #expect(fmt("environment test {}") == "environment test {}\n")
+        #expect(fmt("test \"t\" {}") == "test \"t\" {}\n")
+        #expect(fmt("entitlement e = a or (b or c) and (d and e) or not (f and g)")
+            == "entitlement e = a or (b or c) and (d and e) or not (f and g)\n")
+        #expect(fmt("product p: non_renewing { duration 1 year }") == "product p: non_renewing {\n  duration 1 year\n}\n")
+        #expect(fmt("\u{FEFF}app \"x\"") == "\u{FEFF}app \"x\"\n")
+        #expect(fmt("product a: consumable\r\nproduct b: consumable\r\n") == "product a: consumable\n\nproduct b: consumable\n")
+    }
+
+    @Test func commentsStayWithWhatTheyDescribe() {
+        let formatted = Printer.format(SourceFile(path: "x", text: """
+            product a: consumable { name "A" // the name
+            // before id
+
+            id app_store "A" }
+            /// Doc of b.
+            product b: consumable
+            """))
+        #expect(formatted == """
+            product a: consumable {
+              name "A" // the name
+              // before id
+
+              id app_store "A"
+            }
+
+            /// Doc of b.
+            product b: consumable
+
+            """)
+    }
+}
