@@ -31,3 +31,16 @@ extension Int64 {
         return q > UInt64(Int64.max) ? .max : Int64(q)
     }
 }
+
+extension Int64 {
+    /// The number with a `,` between groups of three digits, for human text: `10,000`.
+    public var grouped: String {
+        let digits = String(magnitude)
+        var out = self < 0 ? "-" : ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -25,7 +25,10 @@ struct CommandSpec: Sendable {
 enum EntlCLI {
     static let version = "0.1.0"
 
-    static let commands: [CommandSpec] = [CheckCommand.spec, EvalCommand.spec, FmtCommand.spec, ExplainCommand.spec]
+    static let commands: [CommandSpec] = [
+        CheckCommand.spec, EvalCommand.spec, TestCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
+        ExplainCommand.spec,
+    ]
 
     static var generalHelp: String {
         var text = """

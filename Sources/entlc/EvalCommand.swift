@@ -59,7 +59,7 @@ enum EvalCommand {
         }
         let overrides = try parseOverrides(args.all("--override"))
         let explain = args.has("--explain")
-        let graph = try RuleLoader.compile(args.positionals)
+        let graph = try RuleLoader.compile(args.positionals).graph
         try validate(query, in: graph, environment: environment)
 
         switch (args.value("--state"), args.value("--states")) {

@@ -28,17 +28,6 @@ enum EvalText {
         return out
     }
 
-    /// `8,800`
-    static func number(_ n: Int64) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
-            out.append(c)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
-
     static func validUntil(_ i: Instant?) -> String {
         i.map { "  valid until \($0)\n" } ?? ""
     }
@@ -58,14 +47,14 @@ enum EvalText {
             let total = certain.reduce(Int64(0)) { $0.addingSaturating(($1.allowance ?? 0).addingSaturating($1.carried)) }
             let intervals = Set(certain.map { $0.interval?.noun ?? "" })
             let period = intervals.count == 1 && !(intervals.first ?? "").isEmpty ? " this \(intervals.first!)" : ""
-            line += certain.isEmpty ? "\(number(balance)) \(feature.unit(balance)) left"
-                : "\(number(balance)) of \(number(total)) \(feature.unit(total)) left\(period)"
-            line += " (\(number(f.required ?? 1)) needed)"
+            line += certain.isEmpty ? "\(balance.grouped) \(feature.unit(balance)) left"
+                : "\(balance.grouped) of \(total.grouped) \(feature.unit(total)) left\(period)"
+            line += " (\((f.required ?? 1).grouped) needed)"
         }
         if let system = f.creditSystem, let need = f.creditsRequired {
-            let held = f.creditBalance.map(number) ?? "unlimited"
-            line += f.via == .credits ? "; \(number(need)) credits from \(system) (\(held) held)"
-                : "; \(system) has \(held) of the \(number(need)) credits needed"
+            let held = f.creditBalance.map(\.grouped) ?? "unlimited"
+            line += f.via == .credits ? "; \(need.grouped) credits from \(system) (\(held) held)"
+                : "; \(system) has \(held) of the \(need.grouped) credits needed"
         }
         var out = line + "\n"
         var shown: Set<String> = []

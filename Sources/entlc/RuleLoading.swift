@@ -134,7 +134,7 @@ enum RuleLoader {
 extension RuleLoader {
     /// Loads and compiles a rule set for the commands that run it. Rules with errors fail the
     /// job (exit 2): their diagnostics go to standard error.
-    static func compile(_ arguments: [String]) throws(CLIError) -> RuleGraph {
+    static func compile(_ arguments: [String]) throws(CLIError) -> (graph: RuleGraph, checked: CheckedRuleSet) {
         let sources = try load(arguments)
         let compilation = Compiler.compile(sources)
         guard let graph = compilation.graph else {
@@ -142,6 +142,6 @@ extension RuleLoader {
             Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: sources, color: false))
             throw CLIError("the rules do not compile (\(diagnostics.errorCount) error\(diagnostics.errorCount == 1 ? "" : "s"))")
         }
-        return graph
+        return (graph, compilation.checked)
     }
 }

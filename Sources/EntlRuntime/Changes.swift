@@ -1,0 +1,116 @@
+/// A change between two evaluations (SEMANTICS.md §7).
+public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case entitlementActivated = "entitlement_activated"
+        case entitlementDeactivated = "entitlement_deactivated"
+        case featureUnlocked = "feature_unlocked"
+        case featureLocked = "feature_locked"
+        case balanceChanged = "balance_changed"
+    }
+
+    public var kind: Kind
+    public var name: String
+    /// When the change was observed (the later evaluation's instant).
+    public var at: Instant
+    /// For `balance_changed`: nil means unlimited.
+    public var oldBalance: Int64?
+    public var newBalance: Int64?
+
+    public init(kind: Kind, name: String, at: Instant, oldBalance: Int64? = nil, newBalance: Int64? = nil) {
+        self.kind = kind
+        self.name = name
+        self.at = at
+        self.oldBalance = oldBalance
+        self.newBalance = newBalance
+    }
+
+    /// `{"event": "entitlement_activated", "name": "premium", "at": "…"}`; `balance_changed`
+    /// adds `"old_balance"` and `"new_balance"` (null when unlimited).
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("event", .string(kind.rawValue)), ("name", .string(name)),
+                                                           ("at", .string(at.rfc3339))]
+        if kind == .balanceChanged {
+            members.append(("old_balance", .int(oldBalance)))
+            members.append(("new_balance", .int(newBalance)))
+        }
+        return .object(members)
+    }
+
+    public var description: String { json.compact }
+}
+
+public enum Changes {
+    /// The events between two evaluate-everything results of one graph (same order, as
+    /// `Evaluation.all()` gives them): entitlements then features and credit systems, each in
+    /// declaration order. An entitlement or feature changes when it becomes allowed, or stops
+    /// being allowed (denied or undetermined: never access); a metered balance when it differs.
+    public static func between(_ old: [EvaluationResult], _ new: [EvaluationResult], at: Instant) -> [ChangeEvent] {
+        var oldByName: [String: EvaluationResult] = [:]
+        for r in old { oldByName[key(r)] = r }
+        var events: [ChangeEvent] = []
+        for r in new {
+            guard let before = oldByName[key(r)] else { continue }
+            switch (before, r) {
+            case (.entitlement(let a), .entitlement(let b)) where a.allowed != b.allowed:
+                events.append(ChangeEvent(kind: b.allowed ? .entitlementActivated : .entitlementDeactivated, name: b.name, at: at))
+            case (.feature(let a), .feature(let b)):
+                if a.allowed != b.allowed {
+                    events.append(ChangeEvent(kind: b.allowed ? .featureUnlocked : .featureLocked, name: b.name, at: at))
+                }
+                if b.kind.isMetered, a.balance != b.balance || a.unlimited != b.unlimited {
+                    events.append(ChangeEvent(kind: .balanceChanged, name: b.name, at: at, oldBalance: a.balance,
+                                              newBalance: b.balance))
+                }
+            default:
+                break
+            }
+        }
+        return events
+    }
+
+    private static func key(_ r: EvaluationResult) -> String {
+        switch r {
+        case .product(let p): "p:" + p.name
+        case .entitlement(let e): "e:" + e.name
+        case .feature(let f): "f:" + f.name
+        }
+    }
+
+    /// The earliest `valid_until` of a set of results: when anything may change by itself.
+    public static func nextChange(_ results: [EvaluationResult]) -> Instant? {
+        var best: Instant?
+        for r in results {
+            let v: Instant? = switch r {
+            case .product(let p): p.validUntil
+            case .entitlement(let e): e.validUntil
+            case .feature(let f): f.validUntil
+            }
+            best = earliest(best, v)
+        }
+        return best
+    }
+
+    /// Most evaluations one timeline may take.
+    public static let maxSteps = 100_000
+
+    /// What changes by itself as time passes from `from` to `to` (expiries, grace ends, resets,
+    /// purchases and usage dated in between): the state is evaluated at `from`, then at each
+    /// `valid_until` up to `to`, and every difference is reported at the instant it happens.
+    public static func timeline(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, from: Instant,
+                                to: Instant, maxSteps: Int = Changes.maxSteps) throws(EvaluationError) -> [ChangeEvent] {
+        guard from <= to else { throw EvaluationError("the start \(from) is after the end \(to)") }
+        var results = try Evaluation(graph: graph, state: state, environment: environment, at: from).all()
+        var events: [ChangeEvent] = []
+        var steps = 0
+        while let next = nextChange(results), next <= to {
+            steps += 1
+            guard steps <= maxSteps else {
+                throw EvaluationError("more than \(maxSteps) changes between \(from) and \(to); choose a shorter span")
+            }
+            let later = try Evaluation(graph: graph, state: state, environment: environment, at: next).all()
+            events += between(results, later, at: next)
+            results = later
+        }
+        return events
+    }
+}

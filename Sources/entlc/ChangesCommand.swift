@@ -1,0 +1,91 @@
+import EntlCompiler
+import EntlRuntime
+
+/// `entlc changes RULES --from OLD.json --to NEW.json` and
+/// `entlc changes RULES --state S --from-time T1 --to-time T2`
+enum ChangesCommand {
+    static let spec = CommandSpec(
+        name: "changes",
+        summary: "the change events between two states, or over a span of time",
+        help: """
+        USAGE: entlc changes RULES... --from OLD.json --to NEW.json [--at T] [--env live|test]
+               entlc changes RULES... --state S.json --from-time T1 --to-time T2 [--env live|test]
+
+        Prints the change events (one JSON object per line): entitlement_activated,
+        entitlement_deactivated, feature_unlocked, feature_locked and balance_changed (with
+        "old_balance" and "new_balance"), entitlements first, then features, in declaration order.
+
+        With --from/--to, the two states are compared (each at its own "now", or at --at).
+        With --state, the state is followed from T1 to T2 and every change that happens by itself
+        (expiries, grace ends, resets, dated purchases and usage) is reported at its instant.
+
+        EXIT: 0 (also when nothing changed), 2 bad arguments, states or rules.
+
+        """,
+        options: [
+            OptionSpec(name: "--from", takesValue: true), OptionSpec(name: "--to", takesValue: true),
+            OptionSpec(name: "--state", takesValue: true), OptionSpec(name: "--from-time", takesValue: true),
+            OptionSpec(name: "--to-time", takesValue: true), OptionSpec(name: "--at", takesValue: true),
+            OptionSpec(name: "--env", takesValue: true),
+        ],
+        run: run)
+
+    static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
+        let environment = try args.choice("--env", in: ["live", "test"]).flatMap(Environment.init(rawValue:))
+        let at = try args.value("--at").map { text throws(CLIError) in try instant(text, "--at") }
+        let pair = (args.value("--from"), args.value("--to"))
+        let span = (args.value("--state"), args.value("--from-time"), args.value("--to-time"))
+        let usesPair = pair.0 != nil || pair.1 != nil
+        let usesSpan = span.0 != nil || span.1 != nil || span.2 != nil
+        guard usesPair != usesSpan else {
+            throw CLIError("give --from OLD.json --to NEW.json, or --state S.json --from-time T1 --to-time T2")
+        }
+        let graph = try RuleLoader.compile(args.positionals).graph
+        let events: [ChangeEvent]
+        if usesPair {
+            guard let from = pair.0, let to = pair.1 else { throw CLIError("give both --from and --to") }
+            let (old, new) = (try load(from), try load(to))
+            let clock = Instant.now()
+            let (oldAt, newAt) = (at ?? old.now ?? clock, at ?? new.now ?? clock)
+            events = try evaluating { () throws(EvaluationError) -> [ChangeEvent] in
+                let before = try Evaluation(graph: graph, state: old, environment: environment, at: oldAt).all()
+                let after = try Evaluation(graph: graph, state: new, environment: environment, at: newAt).all()
+                return Changes.between(before, after, at: newAt)
+            }
+        } else {
+            guard let path = span.0, let t1 = span.1, let t2 = span.2 else {
+                throw CLIError("give --state, --from-time and --to-time together")
+            }
+            let state = try load(path)
+            let (from, to) = (try instant(t1, "--from-time"), try instant(t2, "--to-time"))
+            events = try evaluating { () throws(EvaluationError) -> [ChangeEvent] in
+                try Changes.timeline(graph: graph, state: state, environment: environment, from: from, to: to)
+            }
+        }
+        Terminal.emit(events.map { $0.json.compact + "\n" }.joined())
+        return .success
+    }
+
+    static func instant(_ text: String, _ option: String) throws(CLIError) -> Instant {
+        guard let i = Instant(rfc3339: text) else { throw CLIError("\(option): \"\(text)\" is not an RFC 3339 instant") }
+        return i
+    }
+
+    /// Runs an evaluation, turning its error into the job's.
+    static func evaluating<T>(_ body: () throws(EvaluationError) -> T) throws(CLIError) -> T {
+        do throws(EvaluationError) {
+            return try body()
+        } catch {
+            throw CLIError(error.message)
+        }
+    }
+
+    static func load(_ path: String) throws(CLIError) -> PurchaseState {
+        let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
+        do {
+            return try PurchaseState(json: bytes)
+        } catch {
+            throw CLIError("\(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import EntlRuntime
+import EntlTestSupport
+import Foundation
+import Testing
+
+@Suite struct TestCommandTests {
+    @Test func examplesPass() throws {
+        let r = try runEntlc(["test", "examples"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasSuffix("23 passed, 0 failed\n"))
+        #expect(r.stdout.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix("PASS  ") })
+    }
+
+    @Test func failuresShowWhereExpectedAndActual() throws {
+        let r = try runEntlc(["test", "Tests/Fixtures/tests/runner.entl"])
+        #expect(r.status == 1)
+        #expect(r.stdout == """
+        PASS  passes
+        FAIL  fails twice
+              Tests/Fixtures/tests/runner.entl:21:3: expect export allowed
+                expected: allowed
+                actual:   denied (no owned product or active entitlement grants it, and its requirement does not hold)
+              Tests/Fixtures/tests/runner.entl:22:3: expect calls allowed balance 5 via direct
+                expected: allowed balance 5 via direct
+                actual:   denied balance 0 via nothing (0 units left, 1 needed)
+        FAIL  no instant
+              Tests/Fixtures/tests/runner.entl:25:1: cannot run: the test has no `at` and its state has no `now`
+        FAIL  missing state file
+              Tests/Fixtures/tests/runner.entl:30:1: cannot run: cannot read state file `Tests/Fixtures/tests/nowhere.state.json`: cannot read `Tests/Fixtures/tests/nowhere.state.json`: no such file or directory
+        PASS  state file and overrides
+        2 passed, 3 failed
+
+        """)
+    }
+
+    @Test func filterSelectsTests() throws {
+        let r = try runEntlc(["test", "Tests/Fixtures/tests/runner.entl", "--filter", "pass"])
+        #expect(r.stdout == "PASS  passes\n1 passed, 0 failed\n")
+        #expect(r.status == 0)
+    }
+
+    @Test func junitReport() throws {
+        let r = try runEntlc(["test", "Tests/Fixtures/tests/runner.entl", "--format", "junit"])
+        #expect(r.status == 1)
+        let xml = r.stdout
+        #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"entlc\" tests=\"5\" failures=\"3\" errors=\"0\" time=\""))
+        #expect(xml.contains("<testsuite name=\"Tests/Fixtures/tests/runner.entl\" tests=\"5\" failures=\"3\" errors=\"0\">"))
+        #expect(xml.contains("<testcase name=\"passes\" classname=\"Tests/Fixtures/tests/runner.entl\" file=\"Tests/Fixtures/tests/runner.entl\" line=\"9\"/>"))
+        #expect(xml.contains("<failure message=\"expected allowed, got denied (no owned product or active entitlement grants it, and its requirement does not hold)\" type=\"expectation\">"))
+        #expect(xml.contains("<failure message=\"cannot run: the test has no `at` and its state has no `now`\" type=\"error\">"))
+        #expect(xml.hasSuffix("</testsuites>\n"))
+        #expect(xml.components(separatedBy: "<testcase ").count == 6)
+    }
+
+    @Test func rulesThatDoNotCompileExitTwo() throws {
+        let r = try runEntlc(["test", "-"], stdin: "test \"t\" { expect nope allowed }\n")
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error[E201]: unknown name `nope`"))
+    }
+}
+
+@Suite struct GraphCommandTests {
+    @Test(arguments: ["dot", "mermaid", "json"])
+    func apiGraphMatchesGolden(_ format: String) throws {
+        let r = try runEntlc(["graph", "examples/api.entl", "--format", format])
+        #expect(r.status == 0)
+        assertGolden(r.stdout, named: "graph/api.\(format == "json" ? "json" : format == "dot" ? "dot" : "mmd")")
+    }
+
+    @Test func environmentsAndStructure() throws {
+        let r = try runEntlc(["graph", "examples/subscriptions.entl", "--env", "test", "--format", "json"])
+        let v = try JSONParser.parse(r.stdout)
+        #expect(v["environment"] == .string("test"))
+        #expect(r.stdout.contains("\"id\": \"product_qa_unlock\""))
+        let live = try runEntlc(["graph", "examples/subscriptions.entl", "--format", "dot"])
+        #expect(!live.stdout.contains("qa_unlock"))
+        #expect(live.stdout.contains("tooltip=\"Stillwater Plus, billed monthly (with a 7-day free trial in the store).\""))
+        let junctions = try runEntlc(["graph", "-", "--format", "mermaid"], stdin: """
+            product a: non_consumable
+            product b: non_consumable
+            product z: consumable
+            feature f: boolean requires a and not (b or z >= 3)
+            """)
+        #expect(junctions.stdout.contains("  j1((\"and\")):::junction\n  j2((\"not\")):::junction\n  j3((\"or\")):::junction\n"))
+        #expect(junctions.stdout.contains("  product_z -->|\"≥ 3\"| j3\n"))
+        #expect(junctions.stdout.contains("  j1 -->|\"requires\"| feature_f\n"))
+    }
+}
+
+@Suite struct ChangesCommandTests {
+    func scratch(_ files: [String: String]) throws -> String {
+        let dir = try makeTemporaryDirectory()
+        for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+        return dir
+    }
+
+    @Test func betweenTwoStates() throws {
+        let dir = try scratch([
+            "old.json": #"{"now": "2026-11-22T12:00:00Z", "purchases": []}"#,
+            "new.json": #"{"now": "2026-11-23T08:00:00Z", "purchases": [{"product": "com.stillwater.plus.monthly", "store": "app_store"}]}"#,
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["changes", "examples/subscriptions.entl", "--from", dir + "/old.json", "--to", dir + "/new.json"])
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+        {"event":"entitlement_activated","name":"premium","at":"2026-11-23T08:00:00Z"}
+        {"event":"feature_unlocked","name":"guided_courses","at":"2026-11-23T08:00:00Z"}
+        {"event":"feature_unlocked","name":"sleep_stories","at":"2026-11-23T08:00:00Z"}
+        {"event":"feature_unlocked","name":"offline_downloads","at":"2026-11-23T08:00:00Z"}
+        {"event":"balance_changed","name":"offline_downloads","at":"2026-11-23T08:00:00Z","old_balance":0,"new_balance":50}
+
+        """)
+        let same = try runEntlc(["changes", "examples/subscriptions.entl", "--from", dir + "/old.json", "--to", dir + "/old.json"])
+        #expect(same.stdout == "")
+        #expect(same.status == 0)
+    }
+
+    @Test func overTime() throws {
+        let r = try runEntlc(["changes", "examples/subscriptions.entl", "--state", "examples/subscriptions.state.json",
+                              "--from-time", "2026-11-22T12:00:00Z", "--to-time", "2026-12-31T00:00:00Z"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix(#"{"event":"entitlement_deactivated","name":"premium","at":"2026-11-25T07:00:00Z"}"# + "\n"))
+    }
+
+    @Test(arguments: [
+        (["--from", "a.json"], "entlc: error: give both --from and --to\n"),
+        (["--state", "s.json"], "entlc: error: give --state, --from-time and --to-time together\n"),
+        ([] as [String], "entlc: error: give --from OLD.json --to NEW.json, or --state S.json --from-time T1 --to-time T2\n"),
+        (["--state", "examples/api.state.json", "--from-time", "2026", "--to-time", "2027-01-01T00:00:00Z"],
+         "entlc: error: --from-time: \"2026\" is not an RFC 3339 instant\n"),
+    ])
+    func badArgumentsExitTwo(_ options: [String], _ message: String) throws {
+        let r = try runEntlc(["changes", "examples/api.entl"] + options)
+        #expect(r.status == 2)
+        #expect(r.stderr == message)
+    }
+}

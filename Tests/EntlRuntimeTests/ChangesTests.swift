@@ -1,0 +1,154 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// SEMANTICS.md §7: change events, between two states and over time.
+@Suite struct ChangesTests {
+    static let rules = """
+    product pro: subscription { period month }
+    feature export: boolean
+    feature calls: metered
+    entitlement premium = pro {
+      grants export
+      grants calls 100 per month
+    }
+    """
+    let graph = compileGraph(ChangesTests.rules)
+    let t = "2026-11-22T12:00:00Z"
+
+    func events(_ old: String, _ new: String) throws -> [String] {
+        let at = instant(t)
+        let before = try Evaluation(graph: graph, state: state(old), at: at).all()
+        let after = try Evaluation(graph: graph, state: state(new), at: at).all()
+        return Changes.between(before, after, at: at).map(\.description)
+    }
+
+    let active = #"{"purchases": [{"product": "pro", "purchased_at": "2026-11-05T00:00:00Z", "expires_at": "2026-12-05T00:00:00Z"}]}"#
+
+    @Test func aPurchaseActivatesUnlocksAndSetsTheBalance() throws {
+        #expect(try events("{}", active) == [
+            #"{"event":"entitlement_activated","name":"premium","at":"2026-11-22T12:00:00Z"}"#,
+            #"{"event":"feature_unlocked","name":"export","at":"2026-11-22T12:00:00Z"}"#,
+            #"{"event":"feature_unlocked","name":"calls","at":"2026-11-22T12:00:00Z"}"#,
+            #"{"event":"balance_changed","name":"calls","at":"2026-11-22T12:00:00Z","old_balance":0,"new_balance":100}"#,
+        ])
+    }
+
+    @Test func aRefundLocksEverything() throws {
+        let refunded = #"{"purchases": [{"product": "pro", "status": "revoked", "purchased_at": "2026-11-05T00:00:00Z"}]}"#
+        let at = instant(t)
+        let before = try Evaluation(graph: graph, state: state(active), at: at).all()
+        let after = try Evaluation(graph: graph, state: state(refunded), at: at).all()
+        let events = Changes.between(before, after, at: at)
+        #expect(events.map { "\($0.kind.rawValue) \($0.name)" } == [
+            "entitlement_deactivated premium", "feature_locked export", "feature_locked calls", "balance_changed calls",
+        ])
+        #expect((events[3].oldBalance, events[3].newBalance) == (100, 0))
+    }
+
+    @Test func usingABalance() throws {
+        let used = #"{"purchases": [{"product": "pro", "purchased_at": "2026-11-05T00:00:00Z", "expires_at": "2026-12-05T00:00:00Z"}], "usage": [{"feature": "calls", "amount": 30}]}"#
+        #expect(try events(active, used) == [
+            #"{"event":"balance_changed","name":"calls","at":"2026-11-22T12:00:00Z","old_balance":100,"new_balance":70}"#,
+        ])
+    }
+
+    @Test func aRenewalThatChangesNothingVisibleIsSilent() throws {
+        let renewed = #"{"purchases": [{"product": "pro", "purchased_at": "2026-11-05T00:00:00Z", "expires_at": "2027-01-05T00:00:00Z"}]}"#
+        #expect(try events(active, renewed) == [])
+    }
+
+    func timeline(_ json: String, _ from: String, _ to: String) throws -> [String] {
+        try Changes.timeline(graph: graph, state: state(json), from: instant(from), to: instant(to)).map(\.description)
+    }
+
+    @Test func expiryAndResetOverTime() throws {
+        let s = #"""
+            {"purchases": [{"product": "pro", "status": "canceled", "purchased_at": "2026-10-05T00:00:00Z", "expires_at": "2026-12-05T00:00:00Z"}],
+             "usage": [{"feature": "calls", "amount": 40, "at": "2026-10-20T00:00:00Z"}, {"feature": "calls", "amount": 10, "at": "2026-11-10T00:00:00Z"}]}
+            """#
+        #expect(try timeline(s, "2026-10-25T00:00:00Z", "2026-12-31T00:00:00Z") == [
+            // The monthly reset on Nov 5 brings the balance back; the use on Nov 10 takes 10.
+            #"{"event":"balance_changed","name":"calls","at":"2026-11-05T00:00:00Z","old_balance":60,"new_balance":100}"#,
+            #"{"event":"balance_changed","name":"calls","at":"2026-11-10T00:00:00Z","old_balance":100,"new_balance":90}"#,
+            // The canceled subscription runs to the end of its period.
+            #"{"event":"entitlement_deactivated","name":"premium","at":"2026-12-05T00:00:00Z"}"#,
+            #"{"event":"feature_locked","name":"export","at":"2026-12-05T00:00:00Z"}"#,
+            #"{"event":"feature_locked","name":"calls","at":"2026-12-05T00:00:00Z"}"#,
+            #"{"event":"balance_changed","name":"calls","at":"2026-12-05T00:00:00Z","old_balance":90,"new_balance":0}"#,
+        ])
+    }
+
+    @Test func theGracePeriodEnds() throws {
+        let s = #"{"purchases": [{"product": "pro", "status": "past_due", "expires_at": "2026-11-20T00:00:00Z", "grace_until": "2026-11-27T00:00:00Z"}]}"#
+        let events = try timeline(s, "2026-11-22T00:00:00Z", "2026-11-30T00:00:00Z")
+        #expect(events.first == #"{"event":"entitlement_deactivated","name":"premium","at":"2026-11-27T00:00:00Z"}"#)
+        #expect(events.count == 4)
+    }
+
+    @Test func aDatedPurchaseStartsByItself() throws {
+        let s = #"{"purchases": [{"product": "pro", "purchased_at": "2026-12-01T00:00:00Z"}]}"#
+        #expect(try timeline(s, "2026-11-22T00:00:00Z", "2026-12-02T00:00:00Z").first
+            == #"{"event":"entitlement_activated","name":"premium","at":"2026-12-01T00:00:00Z"}"#)
+    }
+
+    @Test func spansAreBoundedAndOrdered() {
+        let g = compileGraph("product p: non_consumable\nfeature f: metered\nentitlement e = p { grants f 1 per minute }")
+        let s = state(#"{"purchases": [{"product": "p", "purchased_at": "2020-01-01T00:00:00Z"}]}"#)
+        #expect(throws: EvaluationError("more than 50 changes between 2020-01-01T00:00:00Z and 2021-01-01T00:00:00Z; choose a shorter span")) {
+            try Changes.timeline(graph: g, state: s, from: instant("2020-01-01T00:00:00Z"), to: instant("2021-01-01T00:00:00Z"),
+                                 maxSteps: 50)
+        }
+        #expect(throws: EvaluationError("the start 2021-01-01T00:00:00Z is after the end 2020-01-01T00:00:00Z")) {
+            try Changes.timeline(graph: g, state: s, from: instant("2021-01-01T00:00:00Z"), to: instant("2020-01-01T00:00:00Z"))
+        }
+    }
+}
+
+/// The monitor: re-evaluates on tracker changes, delivers events, reports the next change.
+@Suite struct EntitlementMonitorTests {
+    let graph = compileGraph(ChangesTests.rules)
+
+    @Test func deliversEventsToCallbacksAndTheStream() async throws {
+        let tracker = JSONPurchaseTracker()
+        let now = LockedBox(instant("2026-11-22T12:00:00Z"))
+        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { now.value })
+        #expect(monitor.nextChange == nil)
+        let seen = LockedBox<[[String]]>([])
+        let observation = monitor.onChange { batch in seen.mutate { $0.append(batch.map { "\($0.kind.rawValue) \($0.name)" }) } }
+
+        tracker.modify {
+            $0.purchases.append(Purchase(product: "pro", purchasedAt: instant("2026-11-05T00:00:00Z"),
+                                         expiresAt: instant("2026-12-05T00:00:00Z")))
+        }
+        #expect(seen.value.count == 1)
+        #expect(seen.value.first?.prefix(2) == ["entitlement_activated premium", "feature_unlocked export"])
+        #expect(monitor.nextChange == instant("2026-12-05T00:00:00Z"))
+
+        tracker.modify { $0.usage.append(UsageRecord(feature: "calls", kind: .amount(25))) }
+        #expect(seen.value.last == ["balance_changed calls"])
+
+        // Time passes: the app refreshes at nextChange.
+        now.mutate { $0 = instant("2026-12-05T00:00:00Z") }
+        let expired = try monitor.refresh()
+        #expect(expired.map(\.kind).first == .entitlementDeactivated)
+        observation.cancel()
+        tracker.update(PurchaseState())  // no callback after cancel
+        #expect(seen.value.count == 3)
+
+        var streamed: [String] = []
+        for await event in monitor.events {
+            streamed.append(event.kind.rawValue)
+            if streamed.count == 9 { break }
+        }
+        #expect(streamed.first == "entitlement_activated")
+        #expect(streamed.contains("balance_changed"))
+    }
+
+    @Test func evaluationErrorsFromTrackerChangesAreKept() throws {
+        let tracker = JSONPurchaseTracker()
+        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { instant("2026-11-22T12:00:00Z") })
+        tracker.modify { $0.setOverride("nope", .purchased) }
+        #expect(monitor.lastError == EvaluationError("overrides.nope: no product `nope` in environment live"))
+    }
+}
