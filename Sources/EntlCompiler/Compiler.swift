@@ -7,9 +7,8 @@ public enum Compiler {
     /// directory contents by path). `environments` limits the checks to those environments' views
     /// (duplicates, names, kinds, cycles, lints and the tests that run there). Lints (`W3xx`) run
     /// only when there are no errors; `// entl-allow` comments silence them per declaration.
-    public static func check(_ sources: [SourceFile], environments: [EnvironmentName] = EnvironmentName.allCases)
-        -> CheckedRuleSet
-    {
+    public static func check(_ sources: [SourceFile], environments: [EnvironmentName] = EnvironmentName.allCases,
+                             lint: Bool = true) -> CheckedRuleSet {
         let context = CheckContext()
         var files: [RuleFile] = []
         var comments: [[Comment]] = []
@@ -24,7 +23,7 @@ public enum Compiler {
         var checked = CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
                                      tables: checker.tables, diagnostics: context.diagnostics)
         // Lints need every name resolved: they run on rule sets without errors.
-        if !checked.hasErrors {
+        if lint, !checked.hasErrors {
             Linter.run(checked, environments: environments, sink: context)
             let known = Set(Linter.codes.map(\.id))
             let suppressions = Suppressions(files: files, comments: comments, knownWarnings: known, report: context.report)
@@ -43,8 +42,9 @@ public struct Compilation: Sendable {
 
 extension Compiler {
     /// Checks every environment and, when there are no errors, lowers the rule set to a graph.
-    public static func compile(_ sources: [SourceFile]) -> Compilation {
-        let checked = check(sources)
+    /// `lint: false` skips the warnings, for tools that only run the rules.
+    public static func compile(_ sources: [SourceFile], lint: Bool = true) -> Compilation {
+        let checked = check(sources, lint: lint)
         return Compilation(checked: checked, graph: checked.hasErrors ? nil : Lowering.lower(checked))
     }
 }

@@ -10,24 +10,21 @@ extension Evaluation {
     /// expiry, then the later end, then the earlier `purchased_at`, then declaration order of the
     /// product, then state order.
     func representative(of e: Int) -> Representative? {
-        var best: (rep: Representative, end: End, bought: Instant?, product: Int, index: Int)?
+        var best: (rep: Representative, key: (End, Instant?, Int, Int))?
+        func offer(_ rep: Representative, _ key: (End, Instant?, Int, Int)) {
+            if let b = best, !Evaluation.ranksBefore(key, b.key) { return }
+            best = (rep, key)
+        }
         for p in graph.entitlements[e].positiveProducts {
-            let s = products[p]
-            var options: [(Representative, End, Instant?, Int)] = []
-            switch s.override {
-            case .purchased?: options = [(.override(product: p), .never, nil, -1)]
-            case nil: options = s.owned.map { (.purchase($0), OwnershipResolver.accessEnd(state.purchases[$0], graph.products[p]),
-                                                state.purchases[$0].purchasedAt, $0) }
-            default: break
-            }
-            for (rep, end, bought, index) in options {
-                guard let b = best else {
-                    best = (rep, end, bought, p, index)
-                    continue
+            switch products[p].override {
+            case .purchased?:
+                offer(.override(product: p), (.never, nil, p, -1))
+            case nil:
+                for j in purchases(of: p) where standings[j] == .owned {
+                    offer(.purchase(j), (accessEnd(j), state.purchases[j].purchasedAt, p, j))
                 }
-                if Evaluation.ranksBefore((end, bought, p, index), (b.end, b.bought, b.product, b.index)) {
-                    best = (rep, end, bought, p, index)
-                }
+            default:
+                break
             }
         }
         return best?.rep
@@ -51,9 +48,9 @@ extension Evaluation {
     func mostRecentlyEnded(_ e: Int) -> Int? {
         var best: (index: Int, end: Instant?, bought: Instant?)?
         for p in graph.entitlements[e].positiveProducts {
-            for j in products[p].purchases {
+            for j in purchases(of: p) {
                 let pu = state.purchases[j]
-                let end = OwnershipResolver.accessEnd(pu, graph.products[p]).instant
+                let end = accessEnd(j).instant
                 guard let b = best else {
                     best = (j, end, pu.purchasedAt)
                     continue
@@ -81,7 +78,7 @@ extension Evaluation {
     func willRenew(_ j: Int) -> Bool {
         let pu = state.purchases[j]
         if let w = pu.willRenew { return w }
-        return graph.products[purchaseProduct[j]].kind == .subscription
+        return graph.products[Int(purchaseProduct[j])].kind == .subscription
             && [.active, .trialing, .pastDue].contains(pu.status)
     }
 
@@ -96,8 +93,8 @@ extension Evaluation {
 
     public func entitlement(_ e: Int) -> EntitlementResult {
         let entitlement = graph.entitlements[e]
-        let truth = entitlementTruth[e]
-        let behind = entitlement.positiveProducts.flatMap { products[$0].purchases }
+        let truth = entitlementValue(e).0
+        let behind = entitlement.positiveProducts.flatMap { purchases(of: $0) }
         var result = EntitlementResult(
             name: entitlement.name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
             inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
@@ -114,9 +111,9 @@ extension Evaluation {
             result.period = "lifetime"
         case .purchase(let j)?:
             let pu = state.purchases[j]
-            let p = purchaseProduct[j]
+            let p = Int(purchaseProduct[j])
             result.product = graph.products[p].name
-            result.store = purchaseStore[j]
+            result.store = store(of: j)
             result.willRenew = willRenew(j)
             result.inGracePeriod = pu.status == .pastDue
             result.ownership = pu.ownership
@@ -126,16 +123,16 @@ extension Evaluation {
             // Inactive (or undetermined): report the purchase that ended most recently.
             if let j = mostRecentlyEnded(e) {
                 let pu = state.purchases[j]
-                let p = purchaseProduct[j]
+                let p = Int(purchaseProduct[j])
                 result.product = graph.products[p].name
-                result.store = purchaseStore[j]
-                result.expiresAt = OwnershipResolver.accessEnd(pu, graph.products[p]).instant
+                result.store = store(of: j)
+                result.expiresAt = accessEnd(j).instant
                 result.willRenew = willRenew(j)
                 result.ownership = pu.ownership
                 result.period = periodName(p)
             }
         }
-        if truth == .true { result.expiresAt = entitlementEnd[e].instant }
+        if truth == .true { result.expiresAt = entitlementValue(e).1.instant }
 
         switch truth {
         case .true:

@@ -10,17 +10,16 @@ public struct Evaluation: Sendable {
     public let explains: Bool
 
     /// Per state purchase: the product index, or -1 when it names none in this environment.
-    let purchaseProduct: [Int]
-    /// Per state purchase: the store whose id matched (or the purchase's own `store`).
-    let purchaseStore: [String?]
+    let purchaseProduct: [Int32]
     let standings: [PurchaseStanding]
+    /// The matched purchases' state indices, sorted by (product, index): each product's purchases
+    /// are one contiguous run (see `purchases(of:)`).
+    let byProduct: [Int32]
     let products: [ProductStanding]
-    let entitlementTruth: [Truth]
-    let entitlementEnd: [End]
-    /// Per feature: the state usage records that name it (by name or `event`), in state order.
-    let usage: [[Int]]
-    /// Usage records that name no feature (shown by `--explain`).
-    let unmatchedUsage: [Int]
+    /// Entitlement values, computed on first use (dependencies first) and kept.
+    private let entitlements: Locked<[(Truth, End)?]>
+    /// Per usage record: the feature or credit system it names (by name or `event`), or -1.
+    let usageFeature: [Int32]
 
     /// - Parameters:
     ///   - environment: wins over the state's `environment`; default live.
@@ -35,10 +34,6 @@ public struct Evaluation: Sendable {
         self.at = at
         self.explains = explain
 
-        let resolver = OwnershipResolver(graph: g, environment: env)
-        var purchaseProduct = [Int](repeating: -1, count: state.purchases.count)
-        var purchaseStore = [String?](repeating: nil, count: state.purchases.count)
-        var standings = [PurchaseStanding](repeating: .unknown, count: state.purchases.count)
         var products = [ProductStanding](repeating: ProductStanding(), count: g.products.count)
         for (product, value) in state.overrides {
             guard let p = g.productIndex[product] else {
@@ -46,124 +41,192 @@ public struct Evaluation: Sendable {
             }
             products[p].override = value
         }
+        let resolver = OwnershipResolver(graph: g, environment: env)
+        var purchaseProduct = [Int32](repeating: -1, count: state.purchases.count)
+        var standings = [PurchaseStanding](repeating: .unknown, count: state.purchases.count)
+        var matched: [Int32] = []
+        matched.reserveCapacity(state.purchases.count)
         for (j, purchase) in state.purchases.enumerated() {
             guard purchase.environment == env else {
-                standings[j] = .ignored("environment \(purchase.environment.rawValue), evaluating \(env.rawValue)")
+                standings[j] = .ignored(.environment(purchase.environment, evaluating: env))
                 continue
             }
-            switch try resolver.product(of: purchase, path: "purchases[\(j)]") {
+            switch try resolver.product(of: purchase, index: j) {
             case .none(let why):
-                standings[j] = why
+                standings[j] = .ignored(why)
             case .product(let p):
-                purchaseProduct[j] = p
-                purchaseStore[j] = purchase.store ?? g.products[p].storeIDs.first { $0.id == purchase.product }?.store
-                let product = g.products[p]
-                let standing = OwnershipResolver.standing(purchase, product, at: at)
+                purchaseProduct[j] = Int32(p)
+                matched.append(Int32(j))
+                let kind = g.products[p].kind, duration = g.products[p].duration
+                let standing = OwnershipResolver.standing(purchase, kind, duration, at: at)
                 standings[j] = standing
-                products[p].purchases.append(j)
                 switch standing {
                 case .owned:
-                    products[p].owned.append(j)
-                    if product.kind == .consumable {
-                        products[p].quantity = products[p].quantity.addingSaturating(purchase.quantity)
+                    let end = OwnershipResolver.accessEnd(purchase, kind, duration)
+                    products[p].ownedEnd = products[p].ownedCount == 0 ? end : max(products[p].ownedEnd, end)
+                    products[p].ownedCount += 1
+                    if kind == .consumable {
+                        products[p].ownedQuantity = products[p].ownedQuantity.addingSaturating(purchase.quantity)
                     }
                 case .unknown:
-                    products[p].unknown.append(j)
+                    products[p].unknownCount += 1
                 default:
                     break
                 }
             }
         }
-        // A product is owned if any purchase is, else unknown if any is, else not; an override decides alone.
-        for p in products.indices {
-            switch products[p].override {
-            case .purchased?:
-                products[p].truth = .true
-                products[p].quantity = 1
-                products[p].end = .never
-            case .notPurchased?:
-                products[p].truth = .false
-            case .unknown?:
-                products[p].truth = .unknown
-            case nil:
-                products[p].truth = !products[p].owned.isEmpty ? .true : !products[p].unknown.isEmpty ? .unknown : .false
-                var end = End.at(Instant(seconds: Int64.min / 4))
-                for j in products[p].owned {
-                    end = max(end, OwnershipResolver.accessEnd(state.purchases[j], g.products[p]))
-                }
-                products[p].end = products[p].owned.isEmpty ? .never : end
+        // The few matched purchases, by product then state order (insertion sort: stable, no buffer).
+        for i in matched.indices.dropFirst() {
+            let item = matched[i]
+            var k = i
+            while k > 0, purchaseProduct[Int(matched[k - 1])] > purchaseProduct[Int(item)] {
+                matched[k] = matched[k - 1]
+                k -= 1
             }
+            matched[k] = item
         }
         self.purchaseProduct = purchaseProduct
-        self.purchaseStore = purchaseStore
         self.standings = standings
+        self.byProduct = matched
         self.products = products
 
-        var truth = [Truth](repeating: .false, count: g.entitlements.count)
-        var end = [End](repeating: .never, count: g.entitlements.count)
-        for e in g.entitlementOrder {
-            (truth[e], end[e]) = Evaluation.evaluate(g.entitlements[e].constraint, products: products, truth: truth, end: end)
-        }
-        self.entitlementTruth = truth
-        self.entitlementEnd = end
+        self.entitlements = Locked([(Truth, End)?](repeating: nil, count: g.entitlements.count))
 
-        var usage = [[Int]](repeating: [], count: g.features.count)
-        var unmatched: [Int] = []
-        for (i, record) in state.usage.enumerated() {
-            if let f = g.featureIndex[record.feature] ?? g.eventIndex[record.feature] {
-                usage[f].append(i)
-            } else {
-                unmatched.append(i)
-            }
-        }
-        self.usage = usage
-        self.unmatchedUsage = unmatched
-    }
-
-    /// Kleene truth of a constraint and, when true, when it stops holding by itself (§3):
-    /// a product ends with its representative owned purchase, `or` at the latest end among its
-    /// true branches, `and` at the earliest end of its parts, `not x` and `x >= N` never.
-    static func evaluate(_ c: Constraint, products: [ProductStanding], truth: [Truth], end: [End]) -> (Truth, End) {
-        switch c {
-        case .product(let p):
-            return (products[p].truth, products[p].end)
-        case .entitlement(let e):
-            return (truth[e], end[e])
-        case .atLeast(let p, let n):
-            let s = products[p]
-            let t: Truth
-            switch s.override {
-            case .purchased?: t = s.quantity >= n ? .true : .false
-            case .notPurchased?: t = .false
-            case .unknown?: t = .unknown
-            case nil: t = s.quantity >= n ? .true : s.unknown.isEmpty ? .false : .unknown
-            }
-            return (t, .never)
-        case .not(let inner):
-            return (!evaluate(inner, products: products, truth: truth, end: end).0, .never)
-        case .and(let terms):
-            var t = Truth.true
-            var e = End.never
-            for term in terms {
-                let (tt, te) = evaluate(term, products: products, truth: truth, end: end)
-                t = t && tt
-                e = min(e, te)
-            }
-            return (t, e)
-        case .or(let terms):
-            var t = Truth.false
-            var e: End?
-            for term in terms {
-                let (tt, te) = evaluate(term, products: products, truth: truth, end: end)
-                t = t || tt
-                if tt == .true { e = max(e ?? te, te) }
-            }
-            return (t, e ?? .never)
+        self.usageFeature = state.usage.map { record in
+            Int32(g.featureIndex[record.feature] ?? g.eventIndex[record.feature] ?? -1)
         }
     }
 
+    /// The state indices of the purchases of product `p` (in this environment), in state order
+    /// (a view into `byProduct`: no allocation).
+    func purchases(of p: Int) -> LazyMapCollection<ArraySlice<Int32>, Int> {
+        let product = Int32(p)
+        // Lower bound of the run of `p` in `byProduct`.
+        var lo = 0, hi = byProduct.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if purchaseProduct[Int(byProduct[mid])] < product { lo = mid + 1 } else { hi = mid }
+        }
+        var upper = lo
+        while upper < byProduct.count, purchaseProduct[Int(byProduct[upper])] == product { upper += 1 }
+        return byProduct[lo..<upper].lazy.map(Int.init)
+    }
+
+    /// The usage records of feature `f`, in state order.
+    func usage(of f: Int) -> [Int] {
+        let feature = Int32(f)
+        return usageFeature.indices.filter { usageFeature[$0] == feature }
+    }
+
+    /// The store a purchase came from: its own `store`, or the store whose id it matched.
+    func store(of j: Int) -> String? {
+        let purchase = state.purchases[j]
+        if let s = purchase.store { return s }
+        return graph.products[Int(purchaseProduct[j])].storeIDs.first { $0.id == purchase.product }?.store
+    }
+
+    /// When purchase `j` (of a matched product) stops counting by itself.
+    func accessEnd(_ j: Int) -> End {
+        let p = Int(purchaseProduct[j])
+        return OwnershipResolver.accessEnd(state.purchases[j], graph.products[p].kind, graph.products[p].duration)
+    }
+
+    /// Kleene truth of entitlement `e` and, when true, when it stops holding by itself (§3).
+    /// Computed on first use, its dependencies first (iteratively: no recursion on chain length).
+    func entitlementValue(_ e: Int) -> (Truth, End) {
+        entitlements.withLock { values in
+            if let v = values[e] { return v }
+            var pending = [e]
+            var stack: [(Truth, End)] = []
+            while let x = pending.last {
+                if values[x] != nil {
+                    pending.removeLast()
+                    continue
+                }
+                let program = graph.entitlements[x].program
+                var missing: Int?
+                for op in program {
+                    if case .entitlement(let d) = op, values[Int(d)] == nil {
+                        missing = Int(d)
+                        break
+                    }
+                }
+                // A compiled graph has no cycles; a hand-made one with a cycle yields false.
+                if let d = missing, pending.count <= values.count {
+                    pending.append(d)
+                    continue
+                }
+                values[x] = Evaluation.run(program, products: products, entitlements: values, stack: &stack)
+                pending.removeLast()
+            }
+            return values[e] ?? (.false, .never)
+        }
+    }
+
+    /// Runs a postfix constraint program with a stack reused across calls (grown as needed;
+    /// `top` indexes it, so popping several values is one subtraction). A product ends with its
+    /// representative owned purchase, `or` at the latest end among its true branches, `and` at
+    /// the earliest end of its parts, `not x` and `x >= N` never.
+    static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
+                    stack: inout [(Truth, End)]) -> (Truth, End) {
+        if stack.count < program.count { stack = Array(repeating: (.false, .never), count: program.count) }
+        var top = 0
+        for op in program {
+            switch op {
+            case .product(let p):
+                stack[top] = (products[Int(p)].truth, products[Int(p)].end)
+                top += 1
+            case .entitlement(let e):
+                stack[top] = entitlements[Int(e)] ?? (.false, .never)
+                top += 1
+            case .atLeast(let p, let n):
+                stack[top] = (atLeast(products[Int(p)], n), .never)
+                top += 1
+            case .not:
+                stack[top - 1] = (!stack[top - 1].0, .never)
+            case .and(let n):
+                var t = Truth.true
+                var e = End.never
+                for i in (top - Int(n))..<top {
+                    t = t && stack[i].0
+                    e = min(e, stack[i].1)
+                }
+                top -= Int(n) - 1
+                stack[top - 1] = (t, e)
+            case .or(let n):
+                var t = Truth.false
+                var e: End?
+                for i in (top - Int(n))..<top {
+                    t = t || stack[i].0
+                    if stack[i].0 == .true { e = max(e ?? stack[i].1, stack[i].1) }
+                }
+                top -= Int(n) - 1
+                stack[top - 1] = (t, e ?? .never)
+            }
+        }
+        return top > 0 ? stack[top - 1] : (.false, .never)
+    }
+
+    /// `x >= n`: true when the owned units reach n; unknown when unknown purchases might.
+    static func atLeast(_ s: ProductStanding, _ n: Int64) -> Truth {
+        switch s.override {
+        case .purchased?: s.quantity >= n ? .true : .false
+        case .notPurchased?: .false
+        case .unknown?: .unknown
+        case nil: s.quantity >= n ? .true : s.unknownCount == 0 ? .false : .unknown
+        }
+    }
+
+    /// Kleene truth of a constraint (a feature's `requires`).
     func truth(of c: Constraint) -> Truth {
-        Evaluation.evaluate(c, products: products, truth: entitlementTruth, end: entitlementEnd).0
+        switch c {
+        case .product(let p): products[p].truth
+        case .entitlement(let e): entitlementValue(e).0
+        case .atLeast(let p, let n): Evaluation.atLeast(products[p], n)
+        case .not(let inner): !truth(of: inner)
+        case .and(let terms): terms.reduce(Truth.true) { $0 && truth(of: $1) }
+        case .or(let terms): terms.reduce(Truth.false) { $0 || truth(of: $1) }
+        }
     }
 
     // MARK: - Queries by name
@@ -195,26 +258,28 @@ public struct Evaluation: Sendable {
 
     // MARK: - Products (§2)
 
+    /// The state indices of product `p`'s purchases with the given standing.
+    func purchases(of p: Int, _ standing: PurchaseStanding) -> [Int] {
+        purchases(of: p).filter { standings[$0] == standing }
+    }
+
     public func product(_ p: Int) -> ProductResult {
         let s = products[p]
-        let product = graph.products[p]
-        let decision = s.truth.decision
+        let kind = graph.products[p].kind
         var reason: String
         switch (s.override, s.truth) {
         case (let o?, _): reason = "overridden to \(o.rawValue)"
         case (nil, .true):
-            reason = product.kind == .consumable ? "\(s.quantity) held" : "owned through \(purchaseList(s.owned))"
-        case (nil, .unknown): reason = "the status of \(purchaseList(s.unknown)) is unknown"
-        case (nil, .false): reason = s.purchases.isEmpty ? "no purchase" : "no purchase is owned now"
+            reason = kind == .consumable ? "\(s.quantity) held" : "owned through \(purchaseList(purchases(of: p, .owned)))"
+        case (nil, .unknown): reason = "the status of \(purchaseList(purchases(of: p, .unknown))) is unknown"
+        case (nil, .false): reason = purchases(of: p).isEmpty ? "no purchase" : "no purchase is owned now"
         }
-        if product.kind == .consumable, s.truth == .unknown, s.override == nil {
-            reason = "\(s.quantity) held for certain; the status of \(purchaseList(s.unknown)) is unknown"
+        if kind == .consumable, s.truth == .unknown, s.override == nil {
+            reason = "\(s.quantity) held for certain; the status of \(purchaseList(purchases(of: p, .unknown))) is unknown"
         }
-        var explanation: [String] = []
-        if explains { explanation = explainProducts([p]) }
-        return ProductResult(name: product.name, decision: decision,
-                             quantity: product.kind == .consumable ? s.quantity : nil,
-                             validUntil: nextChange(watching: [p]), reason: reason, explanation: explanation)
+        return ProductResult(name: graph.products[p].name, decision: s.truth.decision,
+                             quantity: kind == .consumable ? s.quantity : nil, validUntil: nextChange(watching: [p]),
+                             reason: reason, explanation: explains ? explainProducts([p]) : [])
     }
 
     func purchaseList(_ indices: [Int]) -> String {
@@ -226,12 +291,12 @@ public struct Evaluation: Sendable {
     func explainProducts(_ ps: [Int]) -> [String] {
         var lines: [String] = []
         for p in ps {
-            let s = products[p]
             let name = graph.products[p].name
-            if let o = s.override { lines.append("  product `\(name)`: overridden to \(o.rawValue)") }
-            if s.purchases.isEmpty, s.override == nil { lines.append("  product `\(name)`: no purchases") }
-            for j in s.purchases {
-                lines.append("  product `\(name)` ← purchase #\(j) \(describePurchase(j)): \(describe(standings[j]))")
+            let own = purchases(of: p)
+            if let o = products[p].override { lines.append("  product `\(name)`: overridden to \(o.rawValue)") }
+            if own.isEmpty, products[p].override == nil { lines.append("  product `\(name)`: no purchases") }
+            for j in own {
+                lines.append("  product `\(name)` ← purchase #\(j) \(describePurchase(j)): \(standings[j].description(of: state.purchases[j]))")
             }
         }
         return lines
@@ -240,31 +305,23 @@ public struct Evaluation: Sendable {
     func describePurchase(_ j: Int) -> String {
         let pu = state.purchases[j]
         var text = "\"\(pu.product)\"" + (pu.store.map { " (\($0))" } ?? "") + " \(pu.status.rawValue)"
-        if graph.products[purchaseProduct[j]].kind == .consumable { text += " quantity \(pu.quantity)" }
+        if graph.products[Int(purchaseProduct[j])].kind == .consumable { text += " quantity \(pu.quantity)" }
         if let e = pu.expiresAt { text += " until \(e)" }
         if let g = pu.graceUntil { text += " grace until \(g)" }
         return text
-    }
-
-    func describe(_ s: PurchaseStanding) -> String {
-        switch s {
-        case .owned: "counted (owned)"
-        case .notOwned(let why): "not owned (\(why))"
-        case .unknown: "unknown"
-        case .ignored(let why): "ignored (\(why))"
-        }
     }
 
     /// The purchases of the state that count for nothing, with why (for `--explain`).
     public func ignoredPurchases() -> [String] {
         var lines: [String] = []
         for (j, s) in standings.enumerated() {
-            if case .ignored(let why) = s {
+            if case .ignored = s {
                 let pu = state.purchases[j]
+                let why = s.description(of: pu).dropFirst("ignored (".count).dropLast()
                 lines.append("purchase #\(j) \"\(pu.product)\"\(pu.store.map { " (\($0))" } ?? ""): ignored, \(why)")
             }
         }
-        for i in unmatchedUsage {
+        for (i, f) in usageFeature.enumerated() where f < 0 {
             lines.append("usage[\(i)] \"\(state.usage[i].feature)\": ignored, no feature or event of that name")
         }
         return lines
@@ -280,15 +337,13 @@ public struct Evaluation: Sendable {
             if i > at, best.map({ i < $0 }) ?? true { best = i }
         }
         for p in ps where products[p].override == nil {
-            for j in products[p].purchases {
+            for j in purchases(of: p) {
                 let purchase = state.purchases[j]
                 if let bought = purchase.purchasedAt, bought > at, purchase.status != .revoked,
                    purchase.status != .expired, purchase.status != .billingRetry {
                     consider(bought)
                 }
-                if standings[j] == .owned, case .at(let end) = OwnershipResolver.accessEnd(purchase, graph.products[p]) {
-                    consider(end)
-                }
+                if standings[j] == .owned, case .at(let end) = accessEnd(j) { consider(end) }
             }
         }
         return best

@@ -8,16 +8,52 @@
 /// if calls.allowed { … } else { print(calls.reason) }
 /// // Cache the answer until calls.validUntil.
 /// ```
+///
+/// Results are cached exactly: a result computed at `t` holds at every later instant before its
+/// `validUntil` (nothing it depends on changes by itself before then, SEMANTICS.md §6), so a
+/// repeated question is answered from the cache until then, or until the tracker reports a
+/// change (trackers must notify observers of every change).
 public final class Evaluator: Sendable {
     public let graph: RuleGraph
     public let tracker: any PurchaseTracker
     /// Wins over the state's own `environment`; nil: the state's, else live.
     public let environment: Environment?
 
+    private struct Key: Hashable {
+        var kind: UInt8
+        var name: String
+        var required: Int64
+    }
+
+    private struct Entry {
+        var result: EvaluationResult
+        var from: Instant
+        var until: Instant?
+    }
+
+    private struct Cache {
+        /// Bumped by every tracker change; results computed under an older generation are dropped.
+        var generation: UInt64 = 0
+        var entries: [Key: Entry] = [:]
+    }
+
+    /// Most cached results (a bound for callers that ask for ever-new amounts).
+    static let cacheLimit = 4_096
+
+    private let cache = Locked(Cache())
+    private let observation = Locked<TrackerObservation?>(nil)
+
     public init(graph: RuleGraph, tracker: any PurchaseTracker, environment: Environment? = nil) {
         self.graph = graph
         self.tracker = tracker
         self.environment = environment
+        let token = tracker.observe { [weak self] _ in
+            self?.cache.withLock { c in
+                c.generation &+= 1
+                c.entries.removeAll(keepingCapacity: true)
+            }
+        }
+        observation.withLock { $0 = token }
     }
 
     /// One evaluation of the tracker's current state at `at`, to ask several questions of.
@@ -25,22 +61,54 @@ public final class Evaluator: Sendable {
         try Evaluation(graph: graph, state: tracker.snapshot, environment: environment, at: at, explain: explain)
     }
 
+    /// The cached answer to a question at `at`, or a fresh one (then cached until its `validUntil`).
+    private func answer<R>(_ key: Key, at: Instant, wrap: (R) -> EvaluationResult, unwrap: (EvaluationResult) -> R?,
+                           _ compute: (Evaluation) throws(EvaluationError) -> R) throws(EvaluationError) -> R {
+        let (generation, hit) = cache.withLock { c -> (UInt64, EvaluationResult?) in
+            guard let e = c.entries[key], e.from <= at, e.until.map({ at < $0 }) ?? true else { return (c.generation, nil) }
+            return (c.generation, e.result)
+        }
+        if let hit, let r = unwrap(hit) { return r }
+        let result = try compute(evaluation(at: at))
+        let wrapped = wrap(result)
+        let until: Instant? = switch wrapped {
+        case .feature(let r): r.validUntil
+        case .entitlement(let r): r.validUntil
+        case .product(let r): r.validUntil
+        }
+        cache.withLock { c in
+            guard c.generation == generation else { return }  // the tracker changed meanwhile
+            if c.entries.count >= Evaluator.cacheLimit { c.entries.removeAll(keepingCapacity: true) }
+            c.entries[key] = Entry(result: wrapped, from: at, until: until)
+        }
+        return result
+    }
+
     /// May the customer use `feature`? For a metered feature, whether `requiredBalance` units are
     /// available (directly, or paid for by a credit system).
     public func entitled(feature: String, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
         -> FeatureResult
     {
-        try evaluation(at: at).feature(feature, required: requiredBalance)
+        try answer(Key(kind: 0, name: feature, required: requiredBalance), at: at, wrap: EvaluationResult.feature,
+                   unwrap: { if case .feature(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
+            try e.feature(feature, required: requiredBalance)
+        }
     }
 
     /// Does the customer own `product` (and, for a consumable, how many units)?
     public func entitled(product: String, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
-        try evaluation(at: at).product(product)
+        try answer(Key(kind: 1, name: product, required: 0), at: at, wrap: EvaluationResult.product,
+                   unwrap: { if case .product(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
+            try e.product(product)
+        }
     }
 
     /// Is the entitlement active, and through which purchase, until when?
     public func entitlement(_ name: String, at: Instant = .now()) throws(EvaluationError) -> EntitlementResult {
-        try evaluation(at: at).entitlement(name)
+        try answer(Key(kind: 2, name: name, required: 0), at: at, wrap: EvaluationResult.entitlement,
+                   unwrap: { if case .entitlement(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
+            try e.entitlement(name)
+        }
     }
 
     /// Every product, entitlement, feature and credit system, in declaration order.

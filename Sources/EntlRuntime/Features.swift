@@ -47,18 +47,23 @@ extension Evaluation {
                 case .notPurchased?: break
                 case nil:
                     // A product-level grant counts once per owned purchase, with its anchor.
-                    for j in s.owned { add(true, j) }
-                    for j in s.unknown { add(false, j) }
+                    for j in purchases(of: p) {
+                        switch standings[j] {
+                        case .owned: add(true, j)
+                        case .unknown: add(false, j)
+                        default: break
+                        }
+                    }
                 }
             case .entitlement(let e):
-                let truth = entitlementTruth[e]
+                let truth = entitlementValue(e).0
                 guard truth != .false else { continue }
                 var purchase: Int?
                 var product: String?
                 switch representative(of: e) {
                 case .purchase(let j)?:
                     purchase = j
-                    product = graph.products[purchaseProduct[j]].name
+                    product = graph.products[Int(purchaseProduct[j])].name
                 case .override(let p)?:
                     product = graph.products[p].name
                 case nil:
@@ -110,7 +115,7 @@ extension Evaluation {
             return 0
         }
         // Future records change the result by themselves.
-        for i in usage[f] where instant(of: state.usage[i]) > at {
+        for i in usage(of: f) where instant(of: state.usage[i]) > at {
             outcome.nextChange = earliest(outcome.nextChange, instant(of: state.usage[i]))
         }
 
@@ -130,7 +135,7 @@ extension Evaluation {
     private func singleUseBalance(_ f: Int, counted: [Candidate], allowance: (Candidate) -> Int64,
                                   into outcome: inout MeteredOutcome) {
         var events: [UseEvent] = []
-        for i in usage[f] {
+        for i in usage(of: f) {
             let record = state.usage[i]
             guard case .amount(let n) = record.kind else { continue }
             let when = instant(of: record)
@@ -180,7 +185,7 @@ extension Evaluation {
                                    into outcome: inout MeteredOutcome) {
         var level: Int64 = 0
         var levelAt: Instant?
-        for i in usage[f] {
+        for i in usage(of: f) {
             let record = state.usage[i]
             guard case .level(let n) = record.kind else { continue }
             let when = instant(of: record)
@@ -231,29 +236,50 @@ extension Evaluation {
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
         let feature = graph.features[f]
-        let all = candidates(of: f)
         let requirement = feature.requires.map(truth(of:))
-        let granting = all.filter(\.certain)
-        if let first = granting.first {
+        // A grant counts when its product is owned (once is enough) or its entitlement active.
+        var granting: Grant.Source?
+        var uncertain = false
+        for g in feature.grants {
+            let t: Truth = switch g.source {
+            case .product(let p): products[p].truth
+            case .entitlement(let e): entitlementValue(e).0
+            }
+            if t == .true, granting == nil { granting = g.source }
+            if t == .unknown { uncertain = true }
+        }
+        switch granting {
+        case .product(let p)?:
             result.decision = .allowed
             result.via = .direct
-            result.reason = "granted by \(first.sourceKind) `\(first.sourceName)`"
-                + (first.product.map { $0 == first.sourceName ? "" : " (\($0))" } ?? "")
-        } else if requirement == .true {
+            result.reason = "granted by product `\(graph.products[p].name)`"
+        case .entitlement(let e)?:
             result.decision = .allowed
             result.via = .direct
-            result.reason = "its requirement holds"
-        } else if all.contains(where: { !$0.certain }) || requirement == .unknown {
-            result.decision = .undetermined
-            result.reason = "it depends on \(unknownProducts(feature.watchedProducts))"
-        } else {
-            result.reason = feature.requires == nil
-                ? "no owned product or active entitlement grants it"
-                : "no owned product or active entitlement grants it, and its requirement does not hold"
+            var behind = ""
+            switch representative(of: e) {
+            case .purchase(let j)?: behind = " (\(graph.products[Int(purchaseProduct[j])].name))"
+            case .override(let p)?: behind = " (\(graph.products[p].name))"
+            case nil: break
+            }
+            result.reason = "granted by entitlement `\(graph.entitlements[e].name)`" + behind
+        case nil:
+            if requirement == .true {
+                result.decision = .allowed
+                result.via = .direct
+                result.reason = "its requirement holds"
+            } else if uncertain || requirement == .unknown {
+                result.decision = .undetermined
+                result.reason = "it depends on \(unknownProducts(feature.watchedProducts))"
+            } else {
+                result.reason = feature.requires == nil
+                    ? "no owned product or active entitlement grants it"
+                    : "no owned product or active entitlement grants it, and its requirement does not hold"
+            }
         }
         if explains {
             result.explanation = ["feature `\(feature.name)`: \(result.decision.rawValue)"]
-            for c in all {
+            for c in candidates(of: f) {
                 result.explanation.append("  granted by \(c.sourceKind) `\(c.sourceName)`" + (c.certain ? "" : " (uncertain)"))
             }
             if let requirement { result.explanation.append("  requirement: \(requirement.rawValue)") }

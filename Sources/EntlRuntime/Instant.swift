@@ -20,24 +20,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, the fraction without trailing zeros.
     public var rfc3339: String {
-        let days = Instant.floorDiv(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (y, m, d) = CivilDate.fromDays(days)
-        var out = y >= 0 && y <= 9999 ? Instant.pad(Int(y), 4) : String(y)
-        out += "-" + Instant.pad(m, 2) + "-" + Instant.pad(d, 2) + "T"
-        out += Instant.pad(Int(secondOfDay / 3600), 2) + ":" + Instant.pad(Int(secondOfDay % 3600 / 60), 2) + ":"
-            + Instant.pad(Int(secondOfDay % 60), 2)
-        if nanoseconds != 0 {
-            var fraction = Instant.pad(Int(nanoseconds), 9)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            out += "." + fraction
-        }
-        return out + "Z"
-    }
-
-    static func pad(_ value: Int, _ width: Int) -> String {
-        let s = String(value)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        var out: [UInt8] = []
+        out.reserveCapacity(30)
+        writeRFC3339(into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
@@ -48,20 +34,28 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Parses an RFC 3339 date-time with a zone: `2026-11-22T12:00:00Z`, `…T12:00:00.250+02:00`.
     /// Returns nil for anything else (date only, no zone, out-of-range fields, leap seconds).
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
-        func digits(_ at: Int, _ count: Int) -> Int? {
+        var text = text
+        guard let parsed = text.withUTF8({ Instant.parse(rfc3339: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses RFC 3339 from UTF-8 bytes (no copy).
+    static func parse(rfc3339 b: UnsafeBufferPointer<UInt8>) -> Instant? {
+        @inline(__always) func digits(_ at: Int, _ count: Int) -> Int? {
             guard at + count <= b.count else { return nil }
             var v = 0
             for i in at..<(at + count) {
-                let c = b[i]
-                guard c >= 48, c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
+                let c = b[i] &- 0x30
+                guard c <= 9 else { return nil }
+                v = v * 10 + Int(c)
             }
             return v
         }
-        func byte(_ at: Int, _ options: String) -> Bool { at < b.count && options.utf8.contains(b[at]) }
-        guard let year = digits(0, 4), byte(4, "-"), let month = digits(5, 2), byte(7, "-"), let day = digits(8, 2),
-              byte(10, "Tt"), let hour = digits(11, 2), byte(13, ":"), let minute = digits(14, 2), byte(16, ":"),
+        @inline(__always) func byte(_ at: Int, _ x: UInt8, _ y: UInt8 = 0) -> Bool {
+            at < b.count && (b[at] == x || (y != 0 && b[at] == y))
+        }
+        guard let year = digits(0, 4), byte(4, 0x2D), let month = digits(5, 2), byte(7, 0x2D), let day = digits(8, 2),
+              byte(10, 0x54, 0x74), let hour = digits(11, 2), byte(13, 0x3A), let minute = digits(14, 2), byte(16, 0x3A),
               let second = digits(17, 2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(year: Int64(year), month: month),
@@ -69,11 +63,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         else { return nil }
         var i = 19
         var nanos = 0
-        if byte(i, ".") {
+        if byte(i, 0x2E) {
             i += 1
             var count = 0
-            while i < b.count, b[i] >= 48, b[i] <= 57 {
-                if count < 9 { nanos = nanos * 10 + Int(b[i] - 48) }
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                if count < 9 { nanos = nanos * 10 + Int(b[i] - 0x30) }
                 count += 1
                 i += 1
             }
@@ -81,11 +75,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
             for _ in count..<9 { nanos *= 10 }
         }
         var offsetSeconds = 0
-        if byte(i, "Zz") {
+        if byte(i, 0x5A, 0x7A) {
             i += 1
-        } else if byte(i, "+-") {
-            let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
-            guard let oh = digits(i + 1, 2), byte(i + 3, ":"), let om = digits(i + 4, 2), oh <= 23, om <= 59 else { return nil }
+        } else if byte(i, 0x2B, 0x2D) {
+            let sign = b[i] == 0x2D ? -1 : 1
+            guard let oh = digits(i + 1, 2), byte(i + 3, 0x3A), let om = digits(i + 4, 2), oh <= 23, om <= 59 else { return nil }
             offsetSeconds = sign * (oh * 3600 + om * 60)
             i += 6
         } else {
@@ -93,8 +87,44 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         }
         guard i == b.count else { return nil }
         let days = CivilDate.toDays(year: Int64(year), month: month, day: day)
-        self.seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
-        self.nanoseconds = Int32(nanos)
+        return Instant(seconds: days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds),
+                       nanoseconds: Int32(nanos))
+    }
+
+    /// Appends `rfc3339`'s UTF-8 bytes (no intermediate strings).
+    public func writeRFC3339(into out: inout [UInt8]) {
+        let days = Instant.floorDiv(seconds, 86_400)
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (y, m, d) = CivilDate.fromDays(days)
+        @inline(__always) func two(_ v: Int) {
+            out.append(UInt8(0x30 + v / 10))
+            out.append(UInt8(0x30 + v % 10))
+        }
+        if y >= 0, y <= 9999 {
+            let year = Int(y)
+            two(year / 100)
+            two(year % 100)
+        } else {
+            out.append(contentsOf: String(y).utf8)
+        }
+        out.append(0x2D); two(m); out.append(0x2D); two(d); out.append(0x54)
+        two(secondOfDay / 3600); out.append(0x3A); two(secondOfDay % 3600 / 60); out.append(0x3A); two(secondOfDay % 60)
+        if nanoseconds != 0 {
+            out.append(0x2E)
+            var n = Int(nanoseconds)
+            var width = 9
+            while n % 10 == 0 {
+                n /= 10
+                width -= 1
+            }
+            var digits = [UInt8](repeating: 0x30, count: width)
+            for i in stride(from: width - 1, through: 0, by: -1) {
+                digits[i] = UInt8(0x30 + n % 10)
+                n /= 10
+            }
+            out.append(contentsOf: digits)
+        }
+        out.append(0x5A)
     }
 }
 

@@ -41,75 +41,107 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact, one line: `{"a":1,"b":[true,null]}`.
     public var compact: String {
-        var out = ""
-        write(into: &out, indent: nil, level: 0)
-        return out
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(into: &out, indent: false, level: 0)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Indented by two spaces per level, keys in order, `"key": value`.
     public var pretty: String {
-        var out = ""
-        write(into: &out, indent: "  ", level: 0)
-        return out
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        write(into: &out, indent: true, level: 0)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String, indent: String?, level: Int) {
+    /// Appends the UTF-8 bytes of this value.
+    public func write(into out: inout [UInt8], indent: Bool, level: Int) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let n): out += String(n)
-        case .number(let raw): out += raw
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let n): JSONValue.writeInteger(n, into: &out)
+        case .number(let raw): out.append(contentsOf: raw.utf8)
         case .string(let s): JSONValue.writeString(s, into: &out)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                newline(&out, indent, level + 1)
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&out, indent, level + 1)
                 item.write(into: &out, indent: indent, level: level + 1)
             }
-            newline(&out, indent, level)
-            out += "]"
+            JSONValue.newline(&out, indent, level)
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{"
+            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
             for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
-                newline(&out, indent, level + 1)
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&out, indent, level + 1)
                 JSONValue.writeString(member.key, into: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(UInt8(ascii: ":"))
+                if indent { out.append(UInt8(ascii: " ")) }
                 member.value.write(into: &out, indent: indent, level: level + 1)
             }
-            newline(&out, indent, level)
-            out += "}"
+            JSONValue.newline(&out, indent, level)
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ out: inout String, _ indent: String?, _ level: Int) {
-        guard let indent else { return }
-        out += "\n"
-        for _ in 0..<level { out += indent }
+    private static func newline(_ out: inout [UInt8], _ indent: Bool, _ level: Int) {
+        guard indent else { return }
+        out.append(UInt8(ascii: "\n"))
+        for _ in 0..<(level * 2) { out.append(UInt8(ascii: " ")) }
     }
 
-    static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+    static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
+        if n == 0 { out.append(UInt8(ascii: "0")); return }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var v = n.magnitude
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while v > 0 {
+                buffer[count] = UInt8(truncatingIfNeeded: v % 10) + UInt8(ascii: "0")
+                v /= 10
+                count += 1
             }
         }
-        out += "\""
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        withUnsafeBytes(of: &digits) { buffer in
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+        }
+    }
+
+    /// A JSON string: runs of bytes that need no escape are copied whole.
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var runStart = 0
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                switch b {
+                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+                case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
+                case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hex[Int(b >> 4)])
+                    out.append(hex[Int(b & 0xF)])
+                }
+                runStart = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }
 
@@ -122,32 +154,90 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { "\(line):\(column): \(message)" }
 }
 
-/// A strict RFC 8259 parser over UTF-8 bytes: no trailing commas, no comments, no NaN; strings
-/// must be valid UTF-8; nesting is limited to `maxDepth` (no stack overflow on hostile input).
-public struct JSONParser {
-    public static let maxDepth = 256
+/// A cursor over JSON bytes: the lexical layer (whitespace, strings, numbers, literals, nesting,
+/// located errors) shared by `JSONParser` and the streaming state decoder. Strict RFC 8259: no
+/// trailing commas, no comments, no NaN; strings must be valid UTF-8; nesting is limited to
+/// `JSONParser.maxDepth` so hostile input cannot overflow the stack.
+///
+/// INVARIANT: `bytes` stays valid while the scanner is used: it is made inside
+/// `withUnsafeBufferPointer` by `scan(_:_:)` and never escapes it.
+struct JSONScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    var depth = 0
 
-    private let bytes: [UInt8]
-    private var index = 0
-    private var depth = 0
-
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        var p = JSONParser(bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.index = 3 }
-        p.skipWhitespace()
-        let value = try p.parseValue()
-        p.skipWhitespace()
-        if p.index < bytes.count { throw p.error("unexpected \(p.describeCurrent()) after the JSON value") }
-        return value
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
     }
 
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-        try parse(Array(text.utf8))
+    /// Runs `body` with a scanner over `bytes` (an array or a slice of one: contiguous).
+    static func scan<C: Collection, T, E: Error>(_ bytes: C, _ body: (inout JSONScanner) throws(E) -> T) throws(E) -> T
+    where C.Element == UInt8 {
+        func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<T, E> {
+            var scanner = JSONScanner(buffer)
+            do throws(E) {
+                return .success(try body(&scanner))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let result = bytes.withContiguousStorageIfAvailable(run) ?? Array(bytes).withUnsafeBufferPointer(run)
+        return try result.get()
     }
 
-    private func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
+    /// A string's contents: a range of `bytes` when it has no escape, else its decoded bytes.
+    enum StringBytes {
+        case range(Range<Int>)
+        case decoded([UInt8])
+    }
+
+    /// Whether `s` spells `literal`.
+    func matches(_ s: StringBytes, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        switch s {
+        case .range(let r):
+            guard r.count == count else { return false }
+            return literal.withUTF8Buffer { l in
+                var i = 0
+                while i < count, bytes[r.lowerBound + i] == l[i] { i += 1 }
+                return i == count
+            }
+        case .decoded(let d):
+            return d.count == count && literal.withUTF8Buffer { d.elementsEqual($0) }
+        }
+    }
+
+    /// Whether two strings have the same contents.
+    func equal(_ a: StringBytes, _ b: StringBytes) -> Bool {
+        switch (a, b) {
+        case (.range(let x), .range(let y)):
+            guard x.count == y.count else { return false }
+            var i = 0
+            while i < x.count, bytes[x.lowerBound + i] == bytes[y.lowerBound + i] { i += 1 }
+            return i == x.count
+        default:
+            return text(a) == text(b)
+        }
+    }
+
+    /// The contents as a String.
+    func text(_ s: StringBytes) -> String {
+        switch s {
+        case .range(let r): String(decoding: UnsafeBufferPointer(rebasing: bytes[r]), as: UTF8.self)
+        case .decoded(let d): String(decoding: d, as: UTF8.self)
+        }
+    }
+
+    /// Calls `body` with the contents' bytes.
+    func withBytes<T>(_ s: StringBytes, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        switch s {
+        case .range(let r): body(UnsafeBufferPointer(rebasing: bytes[r]))
+        case .decoded(let d): d.withUnsafeBufferPointer(body)
+        }
+    }
+
+    func error(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
         let offset = min(offset ?? index, bytes.count)
         var line = 1, column = 1
         for i in 0..<offset {
@@ -161,14 +251,20 @@ public struct JSONParser {
         return JSONSyntaxError(message: message, line: line, column: column)
     }
 
-    private func describeCurrent() -> String {
+    func describeCurrent() -> String {
         guard index < bytes.count else { return "end of input" }
         let b = bytes[index]
         if b >= 0x21, b < 0x7F { return "`\(Character(Unicode.Scalar(b)))`" }
         return "byte 0x" + String(b, radix: 16, uppercase: true)
     }
 
-    private mutating func skipWhitespace() {
+    /// The next byte after whitespace (nil at the end).
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return index < bytes.count ? bytes[index] : nil
+    }
+
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -177,101 +273,45 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
-        guard index < bytes.count else { throw error("unexpected end of input, expected a value") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw error("unexpected \(describeCurrent()), expected a value")
-        }
+    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
+        guard peek() == byte else { throw error("unexpected \(describeCurrent()), expected \(what)") }
+        index += 1
     }
 
-    private mutating func literal(_ word: String) throws(JSONSyntaxError) {
+    /// After a value in an object or array: true for `,`, false for the closing byte.
+    mutating func more(closing: UInt8, _ what: String) throws(JSONSyntaxError) -> Bool {
+        guard let b = peek() else { throw error("unexpected end of input, expected `,` or `\(what)`") }
+        if b == UInt8(ascii: ",") {
+            index += 1
+            return true
+        }
+        if b == closing {
+            index += 1
+            return false
+        }
+        throw error("unexpected \(describeCurrent()), expected `,` or `\(what)`")
+    }
+
+    mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > JSONParser.maxDepth { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
+    }
+
+    mutating func leave() { depth -= 1 }
+
+    mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, bytes[index..<(index + w.count)].elementsEqual(w) else {
+        guard index + w.count <= bytes.count, UnsafeBufferPointer(rebasing: bytes[index..<(index + w.count)]).elementsEqual(w) else {
             throw error("invalid literal, expected `\(word)`")
         }
         index += w.count
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
-        depth += 1
-        if depth > JSONParser.maxDepth { throw error("nesting deeper than \(JSONParser.maxDepth) levels") }
-    }
-
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
-        index += 1
-        var members: [(key: String, value: JSONValue)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error("unexpected \(describeCurrent()), expected a string key")
-            }
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("unexpected \(describeCurrent()), expected `:` after the key")
-            }
-            index += 1
-            skipWhitespace()
-            members.append((key, try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input, expected `,` or `}`") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return .object(members)
-            } else {
-                throw error("unexpected \(describeCurrent()), expected `,` or `}`")
-            }
-        }
-    }
-
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
-        index += 1
-        var items: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(items)
-        }
-        while true {
-            skipWhitespace()
-            items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input, expected `,` or `]`") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return .array(items)
-            } else {
-                throw error("unexpected \(describeCurrent()), expected `,` or `]`")
-            }
-        }
-    }
-
-    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+    /// A number's text (a range of `bytes`), checked against the JSON grammar.
+    mutating func numberToken() throws(JSONSyntaxError) -> Range<Int> {
         let start = index
         func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard isDigit(index) else { throw error("invalid number") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
@@ -290,13 +330,13 @@ public struct JSONParser {
             guard isDigit(index) else { throw error("invalid number: digits expected in the exponent") }
             while isDigit(index) { index += 1 }
         }
-        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+        return start..<index
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    /// A string's UTF-8 bytes, escapes resolved: a range of the input when it has no escape.
+    mutating func stringBytes() throws(JSONSyntaxError) -> StringBytes {
         let quote = index
         index += 1
-        // Fast path: no escapes.
         var i = index
         while i < bytes.count {
             let b = bytes[i]
@@ -304,18 +344,19 @@ public struct JSONParser {
             i += 1
         }
         if i < bytes.count, bytes[i] == UInt8(ascii: "\"") {
-            let s = String(decoding: bytes[index..<i], as: UTF8.self)
+            let run = index..<i
             index = i + 1
-            return s
+            return .range(run)
         }
-        var out: [UInt8] = []
+        var out: [UInt8] = Array(bytes[index..<i])
+        index = i
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: quote) }
             let b = bytes[index]
             switch b {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: out, as: UTF8.self)
+                return .decoded(out)
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw error("unterminated string", at: quote) }
@@ -358,6 +399,51 @@ public struct JSONParser {
         }
     }
 
+    mutating func string() throws(JSONSyntaxError) -> String {
+        text(try stringBytes())
+    }
+
+    /// Checks and skips any value.
+    mutating func skipValue() throws(JSONSyntaxError) {
+        guard let b = peek() else { throw error("unexpected end of input, expected a value") }
+        switch b {
+        case UInt8(ascii: "{"):
+            try enter()
+            index += 1
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+            } else {
+                repeat {
+                    guard peek() == UInt8(ascii: "\"") else { throw error("unexpected \(describeCurrent()), expected a string key") }
+                    _ = try stringBytes()
+                    try expect(UInt8(ascii: ":"), "`:` after the key")
+                    try skipValue()
+                } while try more(closing: UInt8(ascii: "}"), "}")
+            }
+            leave()
+        case UInt8(ascii: "["):
+            try enter()
+            index += 1
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+            } else {
+                repeat { try skipValue() } while try more(closing: UInt8(ascii: "]"), "]")
+            }
+            leave()
+        case UInt8(ascii: "\""): _ = try stringBytes()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try numberToken()
+        default: throw error("unexpected \(describeCurrent()), expected a value")
+        }
+    }
+
+    /// Fails unless only whitespace follows.
+    mutating func end() throws(JSONSyntaxError) {
+        if peek() != nil { throw error("unexpected \(describeCurrent()) after the JSON value") }
+    }
+
     private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error("incomplete \\u escape") }
         var v: UInt32 = 0
@@ -394,5 +480,63 @@ public struct JSONParser {
               (2..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 })
         else { throw error("invalid UTF-8 in string", at: i) }
         return length
+    }
+}
+
+/// Parses JSON into a `JSONValue` tree (keys in order, numbers as written).
+public enum JSONParser {
+    public static let maxDepth = 256
+
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONValue in
+            let value = try parseValue(&scanner)
+            try scanner.end()
+            return value
+        }
+    }
+
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private static func parseValue(_ s: inout JSONScanner) throws(JSONSyntaxError) -> JSONValue {
+        guard let b = s.peek() else { throw s.error("unexpected end of input, expected a value") }
+        switch b {
+        case UInt8(ascii: "{"):
+            try s.enter()
+            s.index += 1
+            var members: [(key: String, value: JSONValue)] = []
+            if s.peek() == UInt8(ascii: "}") {
+                s.index += 1
+            } else {
+                repeat {
+                    guard s.peek() == UInt8(ascii: "\"") else { throw s.error("unexpected \(s.describeCurrent()), expected a string key") }
+                    let key = try s.string()
+                    try s.expect(UInt8(ascii: ":"), "`:` after the key")
+                    members.append((key, try parseValue(&s)))
+                } while try s.more(closing: UInt8(ascii: "}"), "}")
+            }
+            s.leave()
+            return .object(members)
+        case UInt8(ascii: "["):
+            try s.enter()
+            s.index += 1
+            var items: [JSONValue] = []
+            if s.peek() == UInt8(ascii: "]") {
+                s.index += 1
+            } else {
+                repeat { items.append(try parseValue(&s)) } while try s.more(closing: UInt8(ascii: "]"), "]")
+            }
+            s.leave()
+            return .array(items)
+        case UInt8(ascii: "\""): return .string(try s.string())
+        case UInt8(ascii: "t"): try s.literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try s.literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try s.literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let token = try s.numberToken()
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[token]), as: UTF8.self))
+        default: throw s.error("unexpected \(s.describeCurrent()), expected a value")
+        }
     }
 }

@@ -52,27 +52,82 @@ public enum End: Sendable, Hashable, Comparable {
     }
 }
 
-/// Why a purchase in the state does or does not count (shown by `--explain`).
+/// Why a purchase in the state does or does not count (described by `--explain`).
 public enum PurchaseStanding: Sendable, Hashable {
     case owned
-    case notOwned(String)
+    case notOwned(NotOwned)
     case unknown
     /// Does not name a product of this rule set / environment.
-    case ignored(String)
+    case ignored(Ignored)
+
+    public enum NotOwned: Sendable, Hashable {
+        /// revoked, expired, billing_retry
+        case status(PurchaseStatus)
+        case purchasedLater(Instant)
+        case quantityZero
+        case graceEnded(Instant)
+        case expired(PurchaseStatus, Instant)
+        case canceledWithoutExpiry
+        case periodEnded(Instant)
+    }
+
+    /// Why a purchase names nothing here (the purchase itself holds the store and id).
+    public enum Ignored: Sendable, Hashable {
+        case environment(Environment, evaluating: Environment)
+        case noStoreID
+        case noProduct
+    }
+
+    /// What `--explain` says of a purchase with this standing.
+    public func description(of purchase: Purchase) -> String {
+        switch self {
+        case .owned: "counted (owned)"
+        case .unknown: "unknown"
+        case .notOwned(let why):
+            switch why {
+            case .status(let s): "not owned (\(s.rawValue))"
+            case .purchasedLater(let at): "not owned (purchased later, at \(at))"
+            case .quantityZero: "not owned (quantity 0)"
+            case .graceEnded(let at): "not owned (past due, grace period ended \(at))"
+            case .expired(let s, let at): "not owned (\(s.rawValue) but expired \(at))"
+            case .canceledWithoutExpiry: "not owned (canceled without expires_at)"
+            case .periodEnded(let at): "not owned (canceled, period ended \(at))"
+            }
+        case .ignored(let why):
+            switch why {
+            case .environment(let e, let evaluating): "ignored (environment \(e.rawValue), evaluating \(evaluating.rawValue))"
+            case .noStoreID: "ignored (no product has \(purchase.store ?? "") id \"\(purchase.product)\")"
+            case .noProduct: "ignored (no product is named or has a store id \"\(purchase.product)\")"
+            }
+        }
+    }
 }
 
-/// What the evaluator knows about one product at `t`.
+/// What the evaluator knows about one product at `t`. Plain values: no allocation per product.
 struct ProductStanding: Sendable {
-    var truth: Truth = .false
     var override: Override?
-    /// Purchases (state indices) of this product in the evaluation environment.
-    var purchases: [Int] = []
-    var owned: [Int] = []
-    var unknown: [Int] = []
+    var ownedCount: Int32 = 0
+    var unknownCount: Int32 = 0
     /// Units held over owned purchases (consumables), saturating.
-    var quantity: Int64 = 0
-    /// The latest end among owned purchases (`never` for consumables and purchases without one).
-    var end: End = .never
+    var ownedQuantity: Int64 = 0
+    /// The latest end among owned purchases.
+    var ownedEnd: End = .never
+
+    /// Owned if any purchase is, else unknown if any is, else not; an override decides alone.
+    var truth: Truth {
+        switch override {
+        case .purchased?: .true
+        case .notPurchased?: .false
+        case .unknown?: .unknown
+        case nil: ownedCount > 0 ? .true : unknownCount > 0 ? .unknown : .false
+        }
+    }
+
+    /// Units held (an override to purchased holds one).
+    var quantity: Int64 { override == .purchased ? 1 : ownedQuantity }
+
+    /// When ownership ends by itself (`never` for consumables, lifetime purchases and overrides).
+    var end: End { override == .purchased ? .never : ownedEnd }
 }
 
 /// The resolution of a state's purchases against one environment of the graph (§2).
@@ -83,39 +138,40 @@ struct OwnershipResolver {
     /// The product a purchase names, or why it names none. STATE.md: with `store`, only that
     /// store's ids match; without it, a rule-set name wins, then an id of any store (an id that two
     /// stores map to different products is an error naming both).
-    func product(of purchase: Purchase, path: String) throws(EvaluationError) -> Match {
+    func product(of purchase: Purchase, index: Int) throws(EvaluationError) -> Match {
         if let store = purchase.store {
             if let p = graph.storeIDs[store]?[purchase.product] { return .product(p) }
-            return .none(.ignored("no product has \(store) id \"\(purchase.product)\""))
+            return .none(.noStoreID)
         }
         if let p = graph.productIndex[purchase.product] { return .product(p) }
         if let owners = graph.idOwners[purchase.product], let first = owners.first {
             if let other = owners.first(where: { $0.product != first.product }) {
                 throw EvaluationError(
-                    "\(path).product: \"\(purchase.product)\" is the \(first.store) id of product `\(graph.products[first.product].name)` "
-                        + "and the \(other.store) id of product `\(graph.products[other.product].name)`; add \"store\" to say which")
+                    "purchases[\(index)].product: \"\(purchase.product)\" is the \(first.store) id of product "
+                        + "`\(graph.products[first.product].name)` and the \(other.store) id of product "
+                        + "`\(graph.products[other.product].name)`; add \"store\" to say which")
             }
             return .product(first.product)
         }
-        return .none(.ignored("no product is named or has a store id \"\(purchase.product)\""))
+        return .none(.noProduct)
     }
 
     enum Match {
         case product(Int)
-        case none(PurchaseStanding)
+        case none(PurchaseStanding.Ignored)
     }
 
     /// When an owned purchase stops counting by itself (§2, rules 5–8).
-    static func accessEnd(_ purchase: Purchase, _ product: Product) -> End {
-        if product.kind == .consumable { return .never }
+    static func accessEnd(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> End {
+        if kind == .consumable { return .never }
         if purchase.status == .pastDue { return purchase.graceUntil.map(End.at) ?? .never }
-        return effectiveExpiry(purchase, product).map(End.at) ?? .never
+        return effectiveExpiry(purchase, kind, duration).map(End.at) ?? .never
     }
 
     /// `expires_at`, or for a non-renewing product with a duration, `purchased_at + duration`.
-    static func effectiveExpiry(_ purchase: Purchase, _ product: Product) -> Instant? {
+    static func effectiveExpiry(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> Instant? {
         if let e = purchase.expiresAt { return e }
-        if product.kind == .nonRenewing, let d = product.duration, let bought = purchase.purchasedAt {
+        if kind == .nonRenewing, let d = duration, let bought = purchase.purchasedAt {
             return bought.adding(d)
         }
         return nil
@@ -123,26 +179,26 @@ struct OwnershipResolver {
 
     /// §2 rules 2–8 for one purchase (overrides are applied per product).
     /// CHOICE: a purchase whose `purchased_at` is after `t` did not exist yet and is not owned.
-    static func standing(_ purchase: Purchase, _ product: Product, at t: Instant) -> PurchaseStanding {
+    static func standing(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant) -> PurchaseStanding {
         switch purchase.status {
-        case .revoked, .expired, .billingRetry: return .notOwned(purchase.status.rawValue)
+        case .revoked, .expired, .billingRetry: return .notOwned(.status(purchase.status))
         default: break
         }
-        if let bought = purchase.purchasedAt, bought > t { return .notOwned("purchased later, at \(bought)") }
+        if let bought = purchase.purchasedAt, bought > t { return .notOwned(.purchasedLater(bought)) }
         if purchase.status == .unknown { return .unknown }
-        if product.kind == .consumable {
-            return purchase.quantity >= 1 ? .owned : .notOwned("quantity 0")
+        if kind == .consumable {
+            return purchase.quantity >= 1 ? .owned : .notOwned(.quantityZero)
         }
         switch purchase.status {
         case .pastDue:
-            if let grace = purchase.graceUntil, t >= grace { return .notOwned("past due, grace period ended \(grace)") }
+            if let grace = purchase.graceUntil, t >= grace { return .notOwned(.graceEnded(grace)) }
             return .owned
         case .active, .trialing:
-            if let e = effectiveExpiry(purchase, product), t >= e { return .notOwned("\(purchase.status.rawValue) but expired \(e)") }
+            if let e = effectiveExpiry(purchase, kind, duration), t >= e { return .notOwned(.expired(purchase.status, e)) }
             return .owned
         case .canceled:
-            guard let e = effectiveExpiry(purchase, product) else { return .notOwned("canceled without expires_at") }
-            return t < e ? .owned : .notOwned("canceled, period ended \(e)")
+            guard let e = effectiveExpiry(purchase, kind, duration) else { return .notOwned(.canceledWithoutExpiry) }
+            return t < e ? .owned : .notOwned(.periodEnded(e))
         default:
             return .unknown
         }

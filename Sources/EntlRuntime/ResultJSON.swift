@@ -1,53 +1,249 @@
 /// The JSON shapes of CLI.md, with fixed key order: identical inputs give byte-identical output.
+///
+/// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
+/// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
+public protocol JSONSink {
+    mutating func beginObject()
+    mutating func endObject()
+    mutating func beginArray()
+    mutating func endArray()
+    mutating func key(_ key: String)
+    mutating func string(_ value: String?)
+    mutating func int(_ value: Int64?)
+    mutating func bool(_ value: Bool)
+    /// An RFC 3339 string, or null.
+    mutating func instant(_ value: Instant?)
+}
+
+extension JSONSink {
+    public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
+}
+
+/// Builds a `JSONValue`.
+public struct JSONTree: JSONSink {
+    private enum Open {
+        case object([(key: String, value: JSONValue)], pendingKey: String?)
+        case array([JSONValue])
+    }
+
+    private var open: [Open] = []
+    public private(set) var value: JSONValue = .null
+
+    public init() {}
+
+    private mutating func add(_ v: JSONValue) {
+        guard let last = open.popLast() else {
+            value = v
+            return
+        }
+        switch last {
+        case .object(var members, let key):
+            members.append((key ?? "", v))
+            open.append(.object(members, pendingKey: nil))
+        case .array(var items):
+            items.append(v)
+            open.append(.array(items))
+        }
+    }
+
+    public mutating func beginObject() { open.append(.object([], pendingKey: nil)) }
+    public mutating func beginArray() { open.append(.array([])) }
+
+    public mutating func endObject() {
+        if case .object(let members, _)? = open.popLast() { add(.object(members)) }
+    }
+
+    public mutating func endArray() {
+        if case .array(let items)? = open.popLast() { add(.array(items)) }
+    }
+
+    public mutating func key(_ key: String) {
+        if case .object(let members, _)? = open.popLast() { open.append(.object(members, pendingKey: key)) }
+    }
+
+    public mutating func string(_ value: String?) { add(.string(value)) }
+    public mutating func int(_ value: Int64?) { add(.int(value)) }
+    public mutating func bool(_ value: Bool) { add(.bool(value)) }
+}
+
+/// Writes compact JSON bytes directly.
+public struct JSONBytes: JSONSink {
+    public var bytes: [UInt8]
+    /// Per open container: whether a value was written (so the next one needs a comma).
+    private var filled: [Bool] = []
+    private var afterKey = false
+
+    public init(bytes: [UInt8] = []) {
+        self.bytes = bytes
+    }
+
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        if let last = filled.last {
+            if last { bytes.append(UInt8(ascii: ",")) }
+            filled[filled.count - 1] = true
+        }
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        filled.append(false)
+    }
+
+    public mutating func endObject() {
+        filled.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        filled.append(false)
+    }
+
+    public mutating func endArray() {
+        filled.removeLast()
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    public mutating func key(_ key: String) {
+        separate()
+        JSONValue.writeString(key, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String?) {
+        separate()
+        if let value { JSONValue.writeString(value, into: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+    }
+
+    public mutating func int(_ value: Int64?) {
+        separate()
+        if let value { JSONValue.writeInteger(value, into: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func instant(_ value: Instant?) {
+        separate()
+        guard let value else {
+            bytes.append(contentsOf: "null".utf8)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        value.writeRFC3339(into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
 extension Evaluation {
     /// `{"at", "environment", "customer", "results": [...]}`.
+    public func encode<S: JSONSink>(_ results: [EvaluationResult], to s: inout S) {
+        s.beginObject()
+        s.key("at")
+        s.instant(at)
+        s.key("environment")
+        s.string(environment.rawValue)
+        s.key("customer")
+        s.string(state.customer)
+        s.key("results")
+        s.beginArray()
+        for r in results { r.encode(to: &s) }
+        s.endArray()
+        s.endObject()
+    }
+
     public func json(_ results: [EvaluationResult]) -> JSONValue {
-        .object([
-            ("at", .string(at.rfc3339)),
-            ("environment", .string(environment.rawValue)),
-            ("customer", .string(state.customer)),
-            ("results", .array(results.map(\.json))),
-        ])
+        var tree = JSONTree()
+        encode(results, to: &tree)
+        return tree.value
+    }
+
+    /// The compact JSON of `results` appended to `bytes` (the batch path: no intermediate tree).
+    public func writeJSONLine(_ results: [EvaluationResult], into bytes: inout [UInt8]) {
+        var sink = JSONBytes(bytes: bytes)
+        bytes = []
+        encode(results, to: &sink)
+        bytes = sink.bytes
     }
 }
 
 extension EvaluationResult {
-    public var json: JSONValue {
+    public func encode<S: JSONSink>(to s: inout S) {
         switch self {
-        case .product(let r): r.json
-        case .entitlement(let r): r.json
-        case .feature(let r): r.json
+        case .product(let r): r.encode(to: &s)
+        case .entitlement(let r): r.encode(to: &s)
+        case .feature(let r): r.encode(to: &s)
         }
+    }
+
+    public var json: JSONValue {
+        var tree = JSONTree()
+        encode(to: &tree)
+        return tree.value
     }
 }
 
-private func instant(_ i: Instant?) -> JSONValue { .string(i?.rfc3339) }
-
-private func withExplanation(_ members: [(key: String, value: JSONValue)], _ lines: [String]) -> JSONValue {
-    .object(lines.isEmpty ? members : members + [("explanation", .array(lines.map(JSONValue.string)))])
+extension JSONSink {
+    fileprivate mutating func explanation(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        key("explanation")
+        beginArray()
+        for l in lines { string(l) }
+        endArray()
+    }
 }
 
 extension ProductResult {
-    public var json: JSONValue {
-        withExplanation([
-            ("kind", .string("product")), ("name", .string(name)), ("decision", .string(decision.rawValue)),
-            ("allowed", .bool(allowed)), ("quantity", .int(quantity)), ("valid_until", instant(validUntil)),
-            ("reason", .string(reason)),
-        ], explanation)
+    public func encode<S: JSONSink>(to s: inout S) {
+        s.beginObject()
+        s.key("kind"); s.string("product")
+        s.key("name"); s.string(name)
+        s.key("decision"); s.string(decision.rawValue)
+        s.key("allowed"); s.bool(allowed)
+        s.key("quantity"); s.int(quantity)
+        s.key("valid_until"); s.instant(validUntil)
+        s.key("reason"); s.string(reason)
+        s.explanation(explanation)
+        s.endObject()
     }
+
+    public var json: JSONValue { EvaluationResult.product(self).json }
 }
 
 extension EntitlementResult {
-    public var json: JSONValue {
-        withExplanation([
-            ("kind", .string("entitlement")), ("name", .string(name)), ("decision", .string(decision.rawValue)),
-            ("allowed", .bool(allowed)), ("is_active", .bool(isActive)), ("product", .string(product)),
-            ("store", .string(store)), ("expires_at", instant(expiresAt)), ("will_renew", .bool(willRenew)),
-            ("in_grace_period", .bool(inGracePeriod)), ("in_billing_retry", .bool(inBillingRetry)),
-            ("is_revoked", .bool(isRevoked)), ("ownership", .string(ownership?.rawValue)), ("period", .string(period)),
-            ("is_trial", .bool(isTrial)), ("valid_until", instant(validUntil)), ("reason", .string(reason)),
-        ], explanation)
+    public func encode<S: JSONSink>(to s: inout S) {
+        s.beginObject()
+        s.key("kind"); s.string("entitlement")
+        s.key("name"); s.string(name)
+        s.key("decision"); s.string(decision.rawValue)
+        s.key("allowed"); s.bool(allowed)
+        s.key("is_active"); s.bool(isActive)
+        s.key("product"); s.string(product)
+        s.key("store"); s.string(store)
+        s.key("expires_at"); s.instant(expiresAt)
+        s.key("will_renew"); s.bool(willRenew)
+        s.key("in_grace_period"); s.bool(inGracePeriod)
+        s.key("in_billing_retry"); s.bool(inBillingRetry)
+        s.key("is_revoked"); s.bool(isRevoked)
+        s.key("ownership"); s.string(ownership?.rawValue)
+        s.key("period"); s.string(period)
+        s.key("is_trial"); s.bool(isTrial)
+        s.key("valid_until"); s.instant(validUntil)
+        s.key("reason"); s.string(reason)
+        s.explanation(explanation)
+        s.endObject()
     }
+
+    public var json: JSONValue { EvaluationResult.entitlement(self).json }
 }
 
 extension FeatureResult {
@@ -60,26 +256,53 @@ extension FeatureResult {
         }
     }
 
-    public var json: JSONValue {
-        withExplanation([
-            ("kind", .string("feature")), ("name", .string(name)), ("type", .string(type)),
-            ("decision", .string(decision.rawValue)), ("allowed", .bool(allowed)), ("required", .int(required)),
-            ("balance", .int(balance)), ("unlimited", .bool(unlimited)), ("overage", .int(overage)),
-            ("via", .string(via?.rawValue)), ("credit_system", .string(creditSystem)),
-            ("credits_required", .int(creditsRequired)), ("credit_balance", .int(creditBalance)),
-            ("valid_until", instant(validUntil)), ("reason", .string(reason)),
-            ("sources", .array(sources.map(\.json))),
-        ], explanation)
+    public func encode<S: JSONSink>(to s: inout S) {
+        s.beginObject()
+        s.key("kind"); s.string("feature")
+        s.key("name"); s.string(name)
+        s.key("type"); s.string(type)
+        s.key("decision"); s.string(decision.rawValue)
+        s.key("allowed"); s.bool(allowed)
+        s.key("required"); s.int(required)
+        s.key("balance"); s.int(balance)
+        s.key("unlimited"); s.bool(unlimited)
+        s.key("overage"); s.int(overage)
+        s.key("via"); s.string(via?.rawValue)
+        s.key("credit_system"); s.string(creditSystem)
+        s.key("credits_required"); s.int(creditsRequired)
+        s.key("credit_balance"); s.int(creditBalance)
+        s.key("valid_until"); s.instant(validUntil)
+        s.key("reason"); s.string(reason)
+        s.key("sources")
+        s.beginArray()
+        for source in sources { source.encode(to: &s) }
+        s.endArray()
+        s.explanation(explanation)
+        s.endObject()
     }
+
+    public var json: JSONValue { EvaluationResult.feature(self).json }
 }
 
 extension BalanceSource {
+    public func encode<S: JSONSink>(to s: inout S) {
+        s.beginObject()
+        s.key("grant"); s.string(grant)
+        s.key("kind"); s.string(kind)
+        s.key("product"); s.string(product)
+        s.key("allowance"); s.int(allowance)
+        s.key("carried"); s.int(carried)
+        s.key("used"); s.int(used)
+        s.key("remaining"); s.int(remaining)
+        s.key("window_start"); s.instant(windowStart)
+        s.key("resets_at"); s.instant(resetsAt)
+        s.key("certain"); s.bool(certain)
+        s.endObject()
+    }
+
     public var json: JSONValue {
-        .object([
-            ("grant", .string(grant)), ("kind", .string(kind)), ("product", .string(product)),
-            ("allowance", .int(allowance)), ("carried", .int(carried)), ("used", .int(used)),
-            ("remaining", .int(remaining)), ("window_start", instant(windowStart)), ("resets_at", instant(resetsAt)),
-            ("certain", .bool(certain)),
-        ])
+        var tree = JSONTree()
+        encode(to: &tree)
+        return tree.value
     }
 }

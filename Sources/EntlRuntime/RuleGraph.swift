@@ -30,25 +30,25 @@ public enum Environment: String, Codable, Sendable, CaseIterable {
     case live, test
 }
 
-/// The graph of one environment.
-public struct EnvironmentGraph: Codable, Sendable {
-    public var products: [Product]
-    public var entitlements: [Entitlement]
+/// The graph of one environment. Immutable and shared: passing it around costs one retain.
+public final class EnvironmentGraph: Codable, Sendable {
+    public let products: [Product]
+    public let entitlements: [Entitlement]
     /// Features and credit systems, in declaration order.
-    public var features: [Feature]
+    public let features: [Feature]
     /// Entitlement indices such that each comes after every entitlement its constraint names.
-    public var entitlementOrder: [Int]
+    public let entitlementOrder: [Int]
     /// store → store product id → product index.
-    public var storeIDs: [String: [String: Int]]
+    public let storeIDs: [String: [String: Int]]
 
-    public var productIndex: [String: Int]
-    public var entitlementIndex: [String: Int]
-    public var featureIndex: [String: Int]
+    public let productIndex: [String: Int]
+    public let entitlementIndex: [String: Int]
+    public let featureIndex: [String: Int]
     /// Usage event name (`event "…"`) → feature index.
-    public var eventIndex: [String: Int]
+    public let eventIndex: [String: Int]
     /// Store product id → the (store, product) pairs with that id, in store-name order (for
     /// purchases that give no `store`).
-    public var idOwners: [String: [(store: String, product: Int)]]
+    public let idOwners: [String: [(store: String, product: Int)]]
 
     public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int],
                 storeIDs: [String: [String: Int]]) {
@@ -77,7 +77,7 @@ public struct EnvironmentGraph: Codable, Sendable {
         case products, entitlements, features, entitlementOrder, storeIDs
     }
 
-    public init(from decoder: any Decoder) throws {
+    public required convenience init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(products: try c.decode([Product].self, forKey: .products),
                   entitlements: try c.decode([Entitlement].self, forKey: .entitlements),
@@ -186,11 +186,52 @@ public indirect enum Constraint: Codable, Sendable, Hashable {
     case or([Constraint])
 }
 
+/// One step of a constraint in postfix form: evaluated with a small stack, no recursion and no
+/// reference counting (the evaluator's hot path).
+public enum ConstraintOp: Sendable, Hashable {
+    case product(Int32)
+    case entitlement(Int32)
+    case atLeast(Int32, Int64)
+    case not
+    /// Combine the top `n` values.
+    case and(Int32)
+    case or(Int32)
+}
+
+extension Constraint {
+    /// The postfix program of this constraint.
+    public var program: [ConstraintOp] {
+        var out: [ConstraintOp] = []
+        func emit(_ c: Constraint) {
+            switch c {
+            case .product(let p): out.append(.product(Int32(p)))
+            case .entitlement(let e): out.append(.entitlement(Int32(e)))
+            case .atLeast(let p, let n): out.append(.atLeast(Int32(p), n))
+            case .not(let inner):
+                emit(inner)
+                out.append(.not)
+            case .and(let terms):
+                terms.forEach(emit)
+                out.append(.and(Int32(terms.count)))
+            case .or(let terms):
+                terms.forEach(emit)
+                out.append(.or(Int32(terms.count)))
+            }
+        }
+        emit(self)
+        return out
+    }
+}
+
 public struct Entitlement: Codable, Sendable {
     public var name: String
     public var displayName: String?
     public var docs: String?
-    public var constraint: Constraint
+    public var constraint: Constraint {
+        didSet { program = constraint.program }
+    }
+    /// `constraint` in postfix form (derived, not encoded).
+    public private(set) var program: [ConstraintOp]
     /// Products named positively (not under an odd number of `not`s), through nested
     /// entitlements, in declaration order: the purchases "behind" the entitlement (§3).
     public var positiveProducts: [Int]
@@ -203,8 +244,33 @@ public struct Entitlement: Codable, Sendable {
         self.displayName = displayName
         self.docs = docs
         self.constraint = constraint
+        self.program = constraint.program
         self.positiveProducts = positiveProducts
         self.watchedProducts = watchedProducts
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, displayName, docs, constraint, positiveProducts, watchedProducts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try c.decode(String.self, forKey: .name),
+                  displayName: try c.decodeIfPresent(String.self, forKey: .displayName),
+                  docs: try c.decodeIfPresent(String.self, forKey: .docs),
+                  constraint: try c.decode(Constraint.self, forKey: .constraint),
+                  positiveProducts: try c.decode([Int].self, forKey: .positiveProducts),
+                  watchedProducts: try c.decode([Int].self, forKey: .watchedProducts))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encodeIfPresent(displayName, forKey: .displayName)
+        try c.encodeIfPresent(docs, forKey: .docs)
+        try c.encode(constraint, forKey: .constraint)
+        try c.encode(positiveProducts, forKey: .positiveProducts)
+        try c.encode(watchedProducts, forKey: .watchedProducts)
     }
 }
 

@@ -19,192 +19,335 @@ extension PurchaseState {
     /// Most usage records one state may hold.
     public static let maxUsageRecords = 1_000_000
 
-    /// Decodes STATE.md JSON. Unknown keys are ignored; everything else is checked, and the first
-    /// problem is thrown with its place.
+    /// Decodes STATE.md JSON in one pass, straight into the state (no intermediate tree): the
+    /// batch hot path. Unknown keys are skipped (but must be valid JSON); everything else is
+    /// checked, and the first problem in document order is thrown with its place.
     public init(json bytes: [UInt8]) throws(StateError) {
-        let value: JSONValue
+        try self.init(json: bytes[...])
+    }
+
+    /// Decodes STATE.md JSON from part of a buffer (a JSONL line) without copying it.
+    public init(json bytes: ArraySlice<UInt8>) throws(StateError) {
         do {
-            value = try JSONParser.parse(bytes)
+            self = try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) -> PurchaseState in
+                var reader = StateReader(scanner)
+                return try reader.state()
+            }
         } catch {
-            throw StateError(path: "\(error.line):\(error.column)", message: error.message)
+            throw StateError(path: error.path, message: error.message)
         }
-        try self.init(json: value)
     }
 
     public init(json text: String) throws(StateError) {
         try self.init(json: Array(text.utf8))
     }
 
+    /// Decodes a parsed JSON value (the same rules as the bytes).
     public init(json value: JSONValue) throws(StateError) {
-        guard case .object = value else {
-            throw StateError(path: "", message: "the state must be a JSON object, found \(describe(value))")
-        }
-        let root = try Fields(value, path: "")
-        self.init()
-        customer = try root.string("customer")
-        now = try root.instant("now")
-        environment = try root.choice("environment", Environment.self, noun: "environment")
-        if let list = try root.array("purchases") {
-            guard list.count <= PurchaseState.maxPurchases else {
-                throw StateError(path: "purchases", message: "\(list.count) purchases; the limit is \(PurchaseState.maxPurchases)")
-            }
-            purchases.reserveCapacity(list.count)
-            for (i, item) in list.enumerated() {
-                purchases.append(try Purchase(json: item, path: "purchases[\(i)]"))
-            }
-        }
-        if let list = try root.array("usage") {
-            guard list.count <= PurchaseState.maxUsageRecords else {
-                throw StateError(path: "usage", message: "\(list.count) usage records; the limit is \(PurchaseState.maxUsageRecords)")
-            }
-            usage.reserveCapacity(list.count)
-            for (i, item) in list.enumerated() {
-                usage.append(try UsageRecord(json: item, path: "usage[\(i)]"))
-            }
-        }
-        if let value = root.value("overrides"), value != .null {
-            let fields = try Fields(value, path: "overrides")
-            for (key, _) in fields.members {
-                guard let o = try fields.choice(key, Override.self, noun: "override") else { continue }
-                setOverride(key, o)
-            }
-        }
+        var bytes: [UInt8] = []
+        value.write(into: &bytes, indent: false, level: 0)
+        try self.init(json: bytes)
     }
 }
 
-extension Purchase {
-    init(json value: JSONValue, path: String) throws(StateError) {
-        let f = try Fields(value, path: path)
-        guard let product = try f.string("product") else { throw StateError(path: path, message: "missing \"product\"") }
-        self.init(product: product)
-        store = try f.string("store")
-        status = try f.choice("status", PurchaseStatus.self, noun: "status") ?? .active
-        purchasedAt = try f.instant("purchased_at")
-        periodStart = try f.instant("period_start")
-        expiresAt = try f.instant("expires_at")
-        graceUntil = try f.instant("grace_until")
-        willRenew = try f.bool("will_renew")
-        ownership = try f.choice("ownership", Ownership.self, noun: "ownership") ?? .purchased
-        quantity = try f.amount("quantity") ?? 1
-        environment = try f.choice("environment", Environment.self, noun: "environment") ?? .live
+/// A problem found while decoding, with its path relative to the value being decoded. Each
+/// enclosing object or array prefixes its key or index while the error unwinds, so paths cost
+/// nothing unless something is wrong. Syntax errors carry `line:column` and are not prefixed.
+private struct DecodeError: Error {
+    var path: String
+    var message: String
+    var isSyntax = false
+
+    /// `key` + `.child`, or `[3]` + `.child`, or `key` + `[3]…`.
+    func under(_ segment: String) -> DecodeError {
+        guard !isSyntax else { return self }
+        var e = self
+        e.path = path.isEmpty ? segment : path.hasPrefix("[") ? segment + path : segment + "." + path
+        return e
+    }
+
+    static func syntax(_ s: JSONScanner, _ message: String) -> DecodeError {
+        let e = s.error(message)
+        return DecodeError(path: "\(e.line):\(e.column)", message: e.message, isSyntax: true)
     }
 }
 
-extension UsageRecord {
-    init(json value: JSONValue, path: String) throws(StateError) {
-        let f = try Fields(value, path: path)
-        guard let feature = try f.string("feature") else { throw StateError(path: path, message: "missing \"feature\"") }
-        let amount = try f.amount("amount"), level = try f.amount("level")
-        let kind: Kind
-        switch (amount, level) {
-        case (let a?, nil): kind = .amount(a)
-        case (nil, let l?): kind = .level(l)
-        case (_?, _?): throw StateError(path: path, message: "give \"amount\" or \"level\", not both")
-        case (nil, nil): throw StateError(path: path, message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
+/// The streaming STATE.md decoder: walks the JSON with a `JSONScanner`, matching keys as bytes
+/// and building only the state's own values.
+private struct StateReader {
+    var s: JSONScanner
+    /// Keys of the objects being read (for duplicate detection), one run per open object.
+    var keys: [JSONScanner.StringBytes] = []
+
+    init(_ scanner: JSONScanner) {
+        s = scanner
+    }
+
+    /// Whether a key spells `literal` (no String is made).
+    func matches(_ key: JSONScanner.StringBytes, _ literal: StaticString) -> Bool {
+        s.matches(key, literal)
+    }
+
+    /// Runs a scanner step, turning a JSON syntax error into a located decode error.
+    private mutating func scan<T>(_ body: (inout JSONScanner) throws -> T) throws(DecodeError) -> T {
+        do {
+            return try body(&s)
+        } catch let error as JSONSyntaxError {
+            throw DecodeError(path: "\(error.line):\(error.column)", message: error.message, isSyntax: true)
+        } catch {
+            throw DecodeError(path: "", message: "\(error)")
         }
-        self.init(feature: feature, kind: kind, at: try f.instant("at"))
     }
-}
 
-private func describe(_ v: JSONValue) -> String {
-    switch v {
-    case .null: "null"
-    case .bool: "a boolean"
-    case .int, .number: "a number"
-    case .string: "a string"
-    case .array: "an array"
-    case .object: "an object"
-    }
-}
-
-/// The members of one JSON object, read with their path; `null` reads as absent.
-private struct Fields {
-    let members: [(key: String, value: JSONValue)]
-    let path: String
-
-    init(_ value: JSONValue, path: String) throws(StateError) {
-        guard case .object(let members) = value else {
-            throw StateError(path: path, message: "expected an object, found \(describe(value))")
+    /// The error for a value of the wrong type at the cursor: "expected WHAT, found a number",
+    /// or the syntax error when no value starts there at all.
+    private mutating func mismatch(_ expected: String) -> DecodeError {
+        let found: String
+        switch s.peek() {
+        case UInt8(ascii: "\"")?: found = "a string"
+        case UInt8(ascii: "{")?: found = "an object"
+        case UInt8(ascii: "[")?: found = "an array"
+        case UInt8(ascii: "t")?, UInt8(ascii: "f")?: found = "a boolean"
+        case UInt8(ascii: "n")?: found = "null"
+        case let b? where b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39): found = "a number"
+        case nil: return .syntax(s, "unexpected end of input, expected a value")
+        default: return .syntax(s, "unexpected \(s.describeCurrent()), expected a value")
         }
-        var seen: Set<String> = []
-        for m in members where !seen.insert(m.key).inserted {
-            throw StateError(path: sub(m.key, path), message: "duplicate key \"\(m.key)\"")
+        return DecodeError(path: "", message: "expected \(expected), found \(found)")
+    }
+
+    /// Consumes `null` when it is next (null reads as absent).
+    private mutating func null() throws(DecodeError) -> Bool {
+        guard s.peek() == UInt8(ascii: "n") else { return false }
+        try scan { try $0.literal("null") }
+        return true
+    }
+
+    /// Calls `body` for each member of the object at the cursor with the key's bytes, and
+    /// rejects duplicate keys; errors from `body` are placed under the key.
+    private mutating func members(_ body: (inout StateReader, JSONScanner.StringBytes) throws(DecodeError) -> Void)
+        throws(DecodeError)
+    {
+        guard s.peek() == UInt8(ascii: "{") else { throw mismatch("an object") }
+        try scan { try $0.enter() }
+        s.index += 1
+        let base = keys.count
+        defer { keys.removeSubrange(base...) }
+        if s.peek() == UInt8(ascii: "}") {
+            s.index += 1
+        } else {
+            repeat {
+                guard s.peek() == UInt8(ascii: "\"") else {
+                    throw .syntax(s, "unexpected \(s.describeCurrent()), expected a string key")
+                }
+                let key = try scan { try $0.stringBytes() }
+                let scanner = s
+                let name = { scanner.text(key) }
+                if keys[base...].contains(where: { scanner.equal($0, key) }) {
+                    throw DecodeError(path: name(), message: "duplicate key \"\(name())\"")
+                }
+                keys.append(key)
+                try scan { try $0.expect(UInt8(ascii: ":"), "`:` after the key") }
+                do {
+                    try body(&self, key)
+                } catch {
+                    throw error.under(name())
+                }
+            } while try scan({ try $0.more(closing: UInt8(ascii: "}"), "}") })
         }
-        self.members = members
-        self.path = path
+        s.leave()
     }
 
-    func value(_ key: String) -> JSONValue? {
-        members.first { $0.key == key }?.value
+    /// Calls `body` for each element of the array at the cursor (or nothing for `null`);
+    /// errors from `body` are placed under the element's index.
+    private mutating func elements(limit: Int, _ noun: String, _ body: (inout StateReader) throws(DecodeError) -> Void)
+        throws(DecodeError)
+    {
+        if try null() { return }
+        guard s.peek() == UInt8(ascii: "[") else { throw mismatch("an array") }
+        try scan { try $0.enter() }
+        s.index += 1
+        var count = 0
+        if s.peek() == UInt8(ascii: "]") {
+            s.index += 1
+        } else {
+            repeat {
+                guard count < limit else {
+                    throw DecodeError(path: "", message: "more than \(limit) \(noun); the limit is \(limit)")
+                }
+                do {
+                    try body(&self)
+                } catch {
+                    throw error.under("[\(count)]")
+                }
+                count += 1
+            } while try scan({ try $0.more(closing: UInt8(ascii: "]"), "]") })
+        }
+        s.leave()
     }
 
-    private func present(_ key: String) -> JSONValue? {
-        guard let v = value(key), v != .null else { return nil }
-        return v
+    private mutating func skip() throws(DecodeError) {
+        try scan { try $0.skipValue() }
     }
 
-    func here(_ key: String) -> String { sub(key, path) }
-
-    func string(_ key: String) throws(StateError) -> String? {
-        guard let v = present(key) else { return nil }
-        guard case .string(let s) = v else { throw StateError(path: here(key), message: "expected a string, found \(describe(v))") }
-        return s
+    private mutating func string() throws(DecodeError) -> String? {
+        if try null() { return nil }
+        guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        return try scan { try $0.string() }
     }
 
-    func bool(_ key: String) throws(StateError) -> Bool? {
-        guard let v = present(key) else { return nil }
-        guard case .bool(let b) = v else { throw StateError(path: here(key), message: "expected true or false, found \(describe(v))") }
-        return b
+    private mutating func bool() throws(DecodeError) -> Bool? {
+        if try null() { return nil }
+        switch s.peek() {
+        case UInt8(ascii: "t")?:
+            try scan { try $0.literal("true") }
+            return true
+        case UInt8(ascii: "f")?:
+            try scan { try $0.literal("false") }
+            return false
+        default:
+            throw mismatch("true or false")
+        }
     }
 
-    func array(_ key: String) throws(StateError) -> [JSONValue]? {
-        guard let v = present(key) else { return nil }
-        guard case .array(let items) = v else { throw StateError(path: here(key), message: "expected an array, found \(describe(v))") }
-        return items
-    }
-
-    func instant(_ key: String) throws(StateError) -> Instant? {
-        guard let text = try string(key) else { return nil }
-        guard let instant = Instant(rfc3339: text) else {
-            throw StateError(path: here(key), message: "\"\(text)\" is not an RFC 3339 instant")
+    private mutating func instant() throws(DecodeError) -> Instant? {
+        if try null() { return nil }
+        guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        let text = try scan { try $0.stringBytes() }
+        guard let instant = s.withBytes(text, Instant.parse(rfc3339:)) else {
+            throw DecodeError(path: "", message: "\"\(s.text(text))\" is not an RFC 3339 instant")
         }
         return instant
     }
 
     /// An integer amount in 0 … 10^15.
-    func amount(_ key: String) throws(StateError) -> Int64? {
-        guard let v = present(key) else { return nil }
-        let raw: String
-        switch v {
-        case .number(let r): raw = r
-        case .int(let n): raw = String(n)
-        default: throw StateError(path: here(key), message: "expected an integer, found \(describe(v))")
+    private mutating func amount() throws(DecodeError) -> Int64? {
+        if try null() { return nil }
+        guard let b = s.peek(), b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
+        let range = try scan { try $0.numberToken() }
+        let token = UnsafeBufferPointer(rebasing: s.bytes[range])
+        let raw = { String(decoding: token, as: UTF8.self) }
+        let negative = token.first == UInt8(ascii: "-")
+        let digits = negative ? token.dropFirst() : token[...]
+        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw DecodeError(path: "", message: "\(raw()) is not an integer")
         }
-        let negative = raw.hasPrefix("-")
-        let digits = negative ? raw.dropFirst() : raw[...]
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw StateError(path: here(key), message: "\(raw) is not an integer")
-        }
-        if negative, digits.contains(where: { $0 != "0" }) {
-            throw StateError(path: here(key), message: "\(raw) is negative")
-        }
-        let significant = digits.drop { $0 == "0" }
-        guard significant.count <= 16, let n = Int64(significant.isEmpty ? "0" : String(significant)), n <= 1_000_000_000_000_000
-        else { throw StateError(path: here(key), message: "\(raw) is larger than 10^15") }
-        return n
+        if negative, digits.contains(where: { $0 != 0x30 }) { throw DecodeError(path: "", message: "\(raw()) is negative") }
+        let significant = digits.drop { $0 == 0x30 }
+        guard significant.count <= 16 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
+        var value: Int64 = 0
+        for d in significant { value = value * 10 + Int64(d - 0x30) }
+        guard value <= 1_000_000_000_000_000 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
+        return value
     }
 
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type, noun: String) throws(StateError) -> T?
+    private mutating func choice<T: RawRepresentable & CaseIterable>(_: T.Type, noun: String) throws(DecodeError) -> T?
     where T.RawValue == String {
-        guard let text = try string(key) else { return nil }
+        guard let text = try string() else { return nil }
         guard let v = T(rawValue: text) else {
             let options = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw StateError(path: here(key), message: "unknown \(noun) \"\(text)\" (expected one of: \(options))")
+            throw DecodeError(path: "", message: "unknown \(noun) \"\(text)\" (expected one of: \(options))")
         }
         return v
     }
-}
 
-private func sub(_ key: String, _ path: String) -> String {
-    path.isEmpty ? key : "\(path).\(key)"
+    // MARK: - STATE.md
+
+    mutating func state() throws(DecodeError) -> PurchaseState {
+        guard s.peek() != nil else { throw .syntax(s, "unexpected end of input, expected a value") }
+        guard s.peek() == UInt8(ascii: "{") else {
+            let e = mismatch("an object")
+            if e.isSyntax { throw e }
+            throw DecodeError(path: "", message: "the state must be a JSON object, found " + e.message.dropFirst("expected an object, found ".count))
+        }
+        var state = PurchaseState()
+        try members { (r, key) throws(DecodeError) in
+            if r.matches(key, "customer") {
+                state.customer = try r.string()
+            } else if r.matches(key, "now") {
+                state.now = try r.instant()
+            } else if r.matches(key, "environment") {
+                state.environment = try r.choice(Environment.self, noun: "environment")
+            } else if r.matches(key, "purchases") {
+                try r.elements(limit: PurchaseState.maxPurchases, "purchases") { (r) throws(DecodeError) in
+                    state.purchases.append(try r.purchase())
+                }
+            } else if r.matches(key, "usage") {
+                try r.elements(limit: PurchaseState.maxUsageRecords, "usage records") { (r) throws(DecodeError) in
+                    state.usage.append(try r.usage())
+                }
+            } else if r.matches(key, "overrides") {
+                if try r.null() { return }
+                try r.members { (r, key) throws(DecodeError) in
+                    guard let value = try r.choice(Override.self, noun: "override") else { return }
+                    state.setOverride(r.s.text(key), value)
+                }
+            } else {
+                try r.skip()
+            }
+        }
+        try scan { try $0.end() }
+        return state
+    }
+
+    private mutating func purchase() throws(DecodeError) -> Purchase {
+        var p = Purchase(product: "")
+        var product: String?
+        try members { (r, key) throws(DecodeError) in
+            if r.matches(key, "product") {
+                product = try r.string()
+            } else if r.matches(key, "store") {
+                p.store = try r.string()
+            } else if r.matches(key, "status") {
+                p.status = try r.choice(PurchaseStatus.self, noun: "status") ?? .active
+            } else if r.matches(key, "purchased_at") {
+                p.purchasedAt = try r.instant()
+            } else if r.matches(key, "period_start") {
+                p.periodStart = try r.instant()
+            } else if r.matches(key, "expires_at") {
+                p.expiresAt = try r.instant()
+            } else if r.matches(key, "grace_until") {
+                p.graceUntil = try r.instant()
+            } else if r.matches(key, "will_renew") {
+                p.willRenew = try r.bool()
+            } else if r.matches(key, "ownership") {
+                p.ownership = try r.choice(Ownership.self, noun: "ownership") ?? .purchased
+            } else if r.matches(key, "quantity") {
+                p.quantity = try r.amount() ?? 1
+            } else if r.matches(key, "environment") {
+                p.environment = try r.choice(Environment.self, noun: "environment") ?? .live
+            } else {
+                try r.skip()
+            }
+        }
+        guard let product else { throw DecodeError(path: "", message: "missing \"product\"") }
+        p.product = product
+        return p
+    }
+
+    private mutating func usage() throws(DecodeError) -> UsageRecord {
+        var feature: String?
+        var amount: Int64?, level: Int64?
+        var at: Instant?
+        try members { (r, key) throws(DecodeError) in
+            if r.matches(key, "feature") {
+                feature = try r.string()
+            } else if r.matches(key, "amount") {
+                amount = try r.amount()
+            } else if r.matches(key, "level") {
+                level = try r.amount()
+            } else if r.matches(key, "at") {
+                at = try r.instant()
+            } else {
+                try r.skip()
+            }
+        }
+        guard let feature else { throw DecodeError(path: "", message: "missing \"feature\"") }
+        switch (amount, level) {
+        case (let a?, nil): return UsageRecord(feature: feature, kind: .amount(a), at: at)
+        case (nil, let l?): return UsageRecord(feature: feature, kind: .level(l), at: at)
+        case (_?, _?): throw DecodeError(path: "", message: "give \"amount\" or \"level\", not both")
+        case (nil, nil): throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
+        }
+    }
 }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import EntlCompiler
 import EntlRuntime
 import EntlSyntax
@@ -170,35 +177,37 @@ enum EvalCommand {
                          overrides: [(String, Override)], explain: Bool) throws(CLIError) -> ExitCode {
         let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
         let clock = Instant.now()
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 20)
         var lineNumber = 0
         var start = 0
-        func flushIfLarge() {
-            if out.utf8.count > 1 << 20 {
-                Terminal.emit(out)
-                out = ""
-            }
-        }
         while start < bytes.count {
             lineNumber += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            let end = bytes.withUnsafeBufferPointer { buffer -> Int in
+                guard let found = memchr(buffer.baseAddress! + start, 0x0A, buffer.count - start) else { return buffer.count }
+                return buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
             var lineEnd = end
             if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            let line = Array(bytes[start..<lineEnd])
+            evaluateLine(bytes[start..<lineEnd], number: lineNumber, graph: graph, query: query, environment: environment,
+                         at: at, clock: clock, overrides: overrides, explain: explain, into: &out)
+            out.append(0x0A)
             start = end + 1
-            out += evaluateLine(line, number: lineNumber, graph: graph, query: query, environment: environment,
-                                at: at, clock: clock, overrides: overrides, explain: explain) + "\n"
-            flushIfLarge()
+            if out.count > 1 << 20 {
+                Terminal.emit(bytes: out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
-        Terminal.emit(out)
+        Terminal.emit(bytes: out)
         return .success
     }
 
-    static func evaluateLine(_ line: [UInt8], number: Int, graph: RuleGraph, query: Query, environment: Environment?,
-                             at: Instant?, clock: Instant, overrides: [(String, Override)], explain: Bool) -> String {
-        func failure(_ message: String) -> String {
-            JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).compact
+    /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.
+    static func evaluateLine(_ line: ArraySlice<UInt8>, number: Int, graph: RuleGraph, query: Query, environment: Environment?,
+                             at: Instant?, clock: Instant, overrides: [(String, Override)], explain: Bool,
+                             into out: inout [UInt8]) {
+        func failure(_ message: String) {
+            JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
         }
         guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength)") }
         guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return failure("empty line") }
@@ -207,11 +216,11 @@ enum EvalCommand {
             for (p, v) in overrides { state.setOverride(p, v) }
             let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at ?? state.now ?? clock,
                                             explain: explain)
-            return evaluation.json(try answer(query, evaluation)).compact
+            evaluation.writeJSONLine(try answer(query, evaluation), into: &out)
         } catch let error as StateError {
-            return failure(error.description)
+            failure(error.description)
         } catch {
-            return failure("\(error)")
+            failure("\(error)")
         }
     }
 }

@@ -136,7 +136,8 @@ extension RuleLoader {
     /// job (exit 2): their diagnostics go to standard error.
     static func compile(_ arguments: [String]) throws(CLIError) -> (graph: RuleGraph, checked: CheckedRuleSet) {
         let sources = try load(arguments)
-        let compilation = Compiler.compile(sources)
+        // Running rules needs no lints (`entlc check` reports them).
+        let compilation = Compiler.compile(sources, lint: false)
         guard let graph = compilation.graph else {
             let diagnostics = compilation.checked.sortedDiagnostics
             Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: sources, color: false))

@@ -27,18 +27,26 @@ enum Terminal {
         writeAll(STDERR_FILENO, text)
     }
 
+    /// Writes bytes to standard output.
+    static func emit(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { writeFully(STDOUT_FILENO, $0) }
+    }
+
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 {
-                    if n < 0, errno == EINTR { continue }
-                    return  // a closed pipe: nothing more to do
-                }
-                offset += n
+        text.withUTF8 { writeFully(fd, $0) }
+    }
+
+    private static func writeFully(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, base + offset, buffer.count - offset)
+            if n <= 0 {
+                if n < 0, errno == EINTR { continue }
+                return  // a closed pipe: nothing more to do
             }
+            offset += n
         }
     }
 

@@ -98,3 +98,58 @@ final class LockedBox<T>: @unchecked Sendable {
 
     func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
 }
+
+/// The evaluator's cache answers exactly what a fresh evaluation would.
+@Suite struct EvaluatorCacheTests {
+    static let rules = """
+    product pro: subscription { period month }
+    feature calls: metered
+    entitlement e = pro { grants calls 10 per day }
+    """
+
+    @Test func cachedAnswersEqualFreshOnesAtEveryInstant() throws {
+        let graph = compileGraph(EvaluatorCacheTests.rules)
+        let tracker = JSONPurchaseTracker(state(#"""
+            {"purchases": [{"product": "pro", "purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-11-05T06:00:00Z"}],
+             "usage": [{"feature": "calls", "amount": 4, "at": "2026-11-03T10:00:00Z"}]}
+            """#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        // Walk forward and back over the days, every 97 minutes: cache hits and misses alike.
+        var t = instant("2026-11-02T00:00:00Z").seconds
+        let times = (0..<120).map { i in i % 7 == 6 ? t - 86_400 : { t += 97 * 60; return t }() }
+        for seconds in times {
+            let at = Instant(seconds: seconds)
+            let fresh = try Evaluation(graph: graph, state: tracker.snapshot, at: at)
+            #expect(try evaluator.entitled(feature: "calls", at: at) == fresh.feature("calls"))
+            #expect(try evaluator.entitlement("e", at: at) == fresh.entitlement("e"))
+            #expect(try evaluator.entitled(product: "pro", at: at) == fresh.product("pro"))
+        }
+    }
+
+    @Test func aTrackerChangeDropsTheCache() throws {
+        let graph = compileGraph(EvaluatorCacheTests.rules)
+        let tracker = JSONPurchaseTracker()
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        let at = instant("2026-11-02T00:00:00Z")
+        #expect(try !evaluator.entitled(feature: "calls", at: at).allowed)
+        tracker.modify { $0.purchases.append(Purchase(product: "pro")) }
+        #expect(try evaluator.entitled(feature: "calls", at: at).balance == 10)
+        tracker.modify { $0.usage.append(UsageRecord(feature: "calls", kind: .amount(3))) }
+        #expect(try evaluator.entitled(feature: "calls", at: at).balance == 7)
+        #expect(try evaluator.entitled(feature: "calls", requiredBalance: 8, at: at).allowed == false)
+    }
+}
+
+/// The two renderings of a result shape (tree and direct bytes) are the same bytes.
+@Suite struct ResultRenderingTests {
+    @Test(arguments: ["photos", "api", "subscriptions", "crossplatform"])
+    func bytesEqualTheCompactTree(_ name: String) throws {
+        let graph = compileGraph(try readRepoFile("examples/\(name).entl"))
+        let s = try PurchaseState(json: Array(try readRepoFile("examples/\(name).state.json").utf8))
+        let e = try Evaluation(graph: graph, state: s, at: s.now!, explain: true)
+        let results = e.all()
+        var bytes: [UInt8] = []
+        e.writeJSONLine(results, into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == e.json(results).compact)
+    }
+}
