@@ -1,7 +1,7 @@
 import EntlSyntax
 
 /// One lint: a warning code and the check that reports it (one per file under `Checks/`).
-protocol LintCheck {
+protocol LintCheck: SendableMetatype {
     static var code: DiagnosticCode { get }
     static func run(_ context: LintContext)
 }

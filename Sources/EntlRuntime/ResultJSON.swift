@@ -7,7 +7,8 @@ public protocol JSONSink {
     mutating func endObject()
     mutating func beginArray()
     mutating func endArray()
-    mutating func key(_ key: String)
+    /// An object key: a literal that needs no escaping (the keys of CLI.md are plain ASCII).
+    mutating func key(_ key: StaticString)
     mutating func string(_ value: String?)
     mutating func int(_ value: Int64?)
     mutating func bool(_ value: Bool)
@@ -57,8 +58,8 @@ public struct JSONTree: JSONSink {
         if case .array(let items)? = open.popLast() { add(.array(items)) }
     }
 
-    public mutating func key(_ key: String) {
-        if case .object(let members, _)? = open.popLast() { open.append(.object(members, pendingKey: key)) }
+    public mutating func key(_ key: StaticString) {
+        if case .object(let members, _)? = open.popLast() { open.append(.object(members, pendingKey: key.description)) }
     }
 
     public mutating func string(_ value: String?) { add(.string(value)) }
@@ -110,10 +111,11 @@ public struct JSONBytes: JSONSink {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    public mutating func key(_ key: String) {
+    public mutating func key(_ key: StaticString) {
         separate()
-        JSONValue.writeString(key, into: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
         afterKey = true
     }
 

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import EntlCompiler
 import EntlRuntime
 import EntlSyntax
@@ -34,6 +35,8 @@ enum EvalCommand {
           --format text|json    text (default) or the JSON of CLI.md; batches always write JSON lines
           --explain             add the reasoning: purchases counted or ignored, grants, burn-down,
                                 credit conversion
+          --jobs N              threads for --states (default: one per core); output order and
+                                bytes do not depend on it
 
         EXIT: 0 allowed (and always for --all and batches), 1 denied or undetermined,
               2 bad arguments, unreadable files, invalid state, or rules that do not compile.
@@ -46,10 +49,11 @@ enum EvalCommand {
             OptionSpec(name: "--all"), OptionSpec(name: "--at", takesValue: true), OptionSpec(name: "--env", takesValue: true),
             OptionSpec(name: "--override", takesValue: true, repeatable: true),
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
+            OptionSpec(name: "--jobs", takesValue: true),
         ],
         run: run)
 
-    enum Query {
+    enum Query: Sendable {
         case feature(String, required: Int64)
         case product(String)
         case entitlement(String)
@@ -75,8 +79,9 @@ enum EvalCommand {
         case (nil, let batch?):
             if args.value("--format") == "text" { throw CLIError("--states writes JSON lines; --format text is not available") }
             return try runBatch(batch, graph: graph, query: query, environment: environment, at: at,
-                                overrides: overrides, explain: explain)
+                                overrides: overrides, explain: explain, jobs: try parseJobs(args))
         case (let path?, nil):
+            if args.value("--jobs") != nil { throw CLIError("--jobs goes with --states") }
             let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
             var state: PurchaseState
             do {
@@ -129,6 +134,12 @@ enum EvalCommand {
         return queries[0]
     }
 
+    static func parseJobs(_ args: ParsedArguments) throws(CLIError) -> Int {
+        guard let text = args.value("--jobs") else { return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+        guard let n = Int(text), n >= 1, n <= 256 else { throw CLIError("--jobs: \"\(text)\" is not an integer from 1 to 256") }
+        return n
+    }
+
     static func parseOverrides(_ values: [String]) throws(CLIError) -> [(String, Override)] {
         var out: [(String, Override)] = []
         for v in values {
@@ -172,34 +183,65 @@ enum EvalCommand {
     static let maxLineLength = 16 * 1024 * 1024
 
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
-    /// `{"line": N, "error": "…"}` and the others go on.
+    /// `{"line": N, "error": "…"}` and the others go on. Lines are evaluated on `jobs` threads in
+    /// blocks; the output is written in input order, so it is byte-identical for any `jobs`.
     static func runBatch(_ path: String, graph: RuleGraph, query: Query, environment: Environment?, at: Instant?,
-                         overrides: [(String, Override)], explain: Bool) throws(CLIError) -> ExitCode {
+                         overrides: [(String, Override)], explain: Bool, jobs: Int) throws(CLIError) -> ExitCode {
         let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
         let clock = Instant.now()
-        var out: [UInt8] = []
-        out.reserveCapacity(1 << 20)
-        var lineNumber = 0
-        var start = 0
-        while start < bytes.count {
-            lineNumber += 1
-            let end = bytes.withUnsafeBufferPointer { buffer -> Int in
-                guard let found = memchr(buffer.baseAddress! + start, 0x0A, buffer.count - start) else { return buffer.count }
-                return buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        let lines = lineRanges(of: bytes)
+        let blockSize = 512
+        let blocks = stride(from: 0, to: lines.count, by: blockSize).map { $0..<min($0 + blockSize, lines.count) }
+        let wave = max(1, jobs) * 4
+        let outputs = BlockOutputs(count: wave)
+        defer { outputs.free() }
+        for first in stride(from: 0, to: blocks.count, by: wave) {
+            let count = min(wave, blocks.count - first)
+            let evaluateBlock = { @Sendable (i: Int) in
+                var out: [UInt8] = []
+                out.reserveCapacity(blocks[first + i].count * 512)
+                for n in blocks[first + i] {
+                    evaluateLine(bytes[lines[n]], number: n + 1, graph: graph, query: query, environment: environment,
+                                 at: at, clock: clock, overrides: overrides, explain: explain, into: &out)
+                    out.append(0x0A)
+                }
+                outputs.slots[i] = out
             }
-            var lineEnd = end
-            if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            evaluateLine(bytes[start..<lineEnd], number: lineNumber, graph: graph, query: query, environment: environment,
-                         at: at, clock: clock, overrides: overrides, explain: explain, into: &out)
-            out.append(0x0A)
-            start = end + 1
-            if out.count > 1 << 20 {
-                Terminal.emit(bytes: out)
-                out.removeAll(keepingCapacity: true)
+            if jobs > 1 {
+                DispatchQueue.concurrentPerform(iterations: count, execute: evaluateBlock)
+            } else {
+                (0..<count).forEach(evaluateBlock)
+            }
+            for i in 0..<count { Terminal.emit(bytes: outputs.slots[i]) }
+        }
+        return .success
+    }
+
+    /// One output buffer per block of a wave. Each block's thread writes only its own slot, and
+    /// the main thread reads the slots after `concurrentPerform` returns.
+    final class BlockOutputs: @unchecked Sendable {
+        let slots: UnsafeMutableBufferPointer<[UInt8]>
+        init(count: Int) {
+            slots = .allocate(capacity: count)
+            slots.initialize(repeating: [])
+        }
+        func free() { slots.deinitialize().deallocate() }
+    }
+
+    /// The byte range of every line (without its `\n` or `\r\n`); a final line without a newline counts.
+    static func lineRanges(of bytes: [UInt8]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            while start < buffer.count {
+                let end = memchr(base + start, 0x0A, buffer.count - start)
+                    .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
+                ranges.append(start..<(end > start && buffer[end - 1] == 0x0D ? end - 1 : end))
+                start = end + 1
             }
         }
-        Terminal.emit(bytes: out)
-        return .success
+        return ranges
     }
 
     /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.

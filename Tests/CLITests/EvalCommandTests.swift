@@ -89,7 +89,32 @@ import Testing
         #expect(values[5]["at"] == .string("2026-11-22T12:00:00Z"))  // --at wins for every line
     }
 
+    @Test func batchOutputIsTheSameBytesForAnyNumberOfThreads() throws {
+        // 300 copies of the six fixture lines: several 512-line blocks, errors among them.
+        let fixture = try readRepoFile("Tests/Fixtures/states/api.states.jsonl")
+        let input = String(repeating: fixture, count: 300)
+        var outputs: [String] = []
+        for jobs in ["1", "2", "3"] {
+            let r = try runEntlc(["eval", "examples/api.entl", "--states", "-", "--feature", "api_calls", "--at",
+                                  "2026-11-22T12:00:00Z", "--jobs", jobs], stdin: input)
+            #expect(r.status == 0)
+            #expect(r.stderr == "")
+            outputs.append(r.stdout)
+        }
+        #expect(outputs[1] == outputs[0])
+        #expect(outputs[2] == outputs[0])
+        let lines = outputs[0].split(separator: "\n").map(String.init)
+        #expect(lines.count == 1_800)
+        #expect(lines[1_795] == #"{"line":1796,"error":"purchases[0].status: unknown status \"actve\" (expected one of: active, trialing, past_due, billing_retry, canceled, expired, revoked, unknown)"}"#)
+        #expect(lines[1_797] == #"{"line":1798,"error":"empty line"}"#)
+        #expect(lines[1_798] == lines[4])
+    }
+
     @Test(arguments: [
+        (["eval", "examples/api.entl", "--states", "Tests/Fixtures/states/api.states.jsonl", "--all", "--jobs", "0"],
+         "entlc: error: --jobs: \"0\" is not an integer from 1 to 256\n"),
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--jobs", "2"],
+         "entlc: error: --jobs goes with --states\n"),
         (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--feature", "api_cals"],
          "entlc: error: unknown feature `api_cals` (did you mean `api_calls`?)\n"),
         (["eval", "examples/api.entl", "--state", "examples/api.state.json"],
