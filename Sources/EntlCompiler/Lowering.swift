@@ -147,16 +147,11 @@ enum Lowering {
         }
 
         let order = dependencyOrder(entitlements)
-        var positive = [[Int]](repeating: [], count: entitlements.count)
-        var watched = [[Int]](repeating: [], count: entitlements.count)
+        var named = [NamedProducts](repeating: NamedProducts(), count: entitlements.count)
         for e in order {
-            var pos: Set<Int> = [], all: Set<Int> = []
-            collect(entitlements[e].constraint, negated: false, positive: &pos, all: &all, nestedPositive: positive,
-                    nestedAll: watched)
-            positive[e] = pos.sorted()
-            watched[e] = all.sorted()
-            entitlements[e].positiveProducts = positive[e]
-            entitlements[e].watchedProducts = watched[e]
+            named[e] = NamedProducts(entitlements[e].constraint, nested: named)
+            entitlements[e].positiveProducts = named[e].positive.sorted()
+            entitlements[e].watchedProducts = named[e].all.sorted()
         }
 
         // §6: a feature watches its granting products, the products behind its granting
@@ -166,14 +161,10 @@ enum Lowering {
             for g in f.grants {
                 switch g.source {
                 case .product(let p): own[i].insert(p)
-                case .entitlement(let e): own[i].formUnion(watched[e])
+                case .entitlement(let e): own[i].formUnion(named[e].all)
                 }
             }
-            if let r = f.requires {
-                var pos: Set<Int> = [], all: Set<Int> = []
-                collect(r, negated: false, positive: &pos, all: &all, nestedPositive: positive, nestedAll: watched)
-                own[i].formUnion(all)
-            }
+            if let r = f.requires { own[i].formUnion(NamedProducts(r, nested: named).all) }
         }
         for i in features.indices {
             var set = own[i]
@@ -185,25 +176,31 @@ enum Lowering {
                                 entitlementOrder: order, storeIDs: storeIDs)
     }
 
-    /// Products named in `c`, through nested entitlements (whose sets are already computed):
-    /// `positive` collects those under an even number of `not`s.
-    private static func collect(_ c: Constraint, negated: Bool, positive: inout Set<Int>, all: inout Set<Int>,
-                                nestedPositive: [[Int]], nestedAll: [[Int]]) {
-        switch c {
-        case .product(let p), .atLeast(let p, _):
-            all.insert(p)
-            if !negated { positive.insert(p) }
-        case .entitlement(let e):
-            all.formUnion(nestedAll[e])
-            // Under `not`, the nested entitlement's positive products are negated too.
-            if !negated { positive.formUnion(nestedPositive[e]) }
-        case .not(let inner):
-            collect(inner, negated: !negated, positive: &positive, all: &all, nestedPositive: nestedPositive,
-                    nestedAll: nestedAll)
-        case .and(let terms), .or(let terms):
-            for t in terms {
-                collect(t, negated: negated, positive: &positive, all: &all, nestedPositive: nestedPositive,
-                        nestedAll: nestedAll)
+    /// The products a constraint names, through nested entitlements: those under an even number
+    /// of `not`s (positive: they can make it true, §3) and under an odd number (negative).
+    struct NamedProducts {
+        var positive: Set<Int> = []
+        var negative: Set<Int> = []
+        var all: Set<Int> { positive.union(negative) }
+
+        init() {}
+
+        /// `nested` holds the sets of the entitlements `c` names (computed first).
+        init(_ c: Constraint, nested: [NamedProducts]) {
+            collect(c, negated: false, nested: nested)
+        }
+
+        private mutating func collect(_ c: Constraint, negated: Bool, nested: [NamedProducts]) {
+            switch c {
+            case .product(let p), .atLeast(let p, _):
+                if negated { negative.insert(p) } else { positive.insert(p) }
+            case .entitlement(let e):
+                positive.formUnion(negated ? nested[e].negative : nested[e].positive)
+                negative.formUnion(negated ? nested[e].positive : nested[e].negative)
+            case .not(let inner):
+                collect(inner, negated: !negated, nested: nested)
+            case .and(let terms), .or(let terms):
+                for t in terms { collect(t, negated: negated, nested: nested) }
             }
         }
     }

@@ -119,7 +119,7 @@ extension Evaluation {
             result.ownership = pu.ownership
             result.period = periodName(p)
             result.isTrial = pu.status == .trialing
-        case nil:
+        case nil where truth != .true:
             // Inactive (or undetermined): report the purchase that ended most recently.
             if let j = mostRecentlyEnded(e) {
                 let pu = state.purchases[j]
@@ -131,6 +131,8 @@ extension Evaluation {
                 result.ownership = pu.ownership
                 result.period = periodName(p)
             }
+        case nil:
+            break  // active with no purchase behind it (through a `not`): nothing to report
         }
         if truth == .true { result.expiresAt = entitlementValue(e).1.instant }
 

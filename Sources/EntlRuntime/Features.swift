@@ -21,8 +21,6 @@ struct MeteredOutcome {
     var high: Int64?
     var overage: Int64 = 0
     var sources: [BalanceSource] = []
-    /// The next window boundary of a candidate grant, or the next future usage record.
-    var nextChange: Instant?
     var trail: [String] = []
     var hasUncertain = false
 }
@@ -114,16 +112,13 @@ extension Evaluation {
             if case .count(let n) = c.grant.amount { return n }
             return 0
         }
-        // Future records change the result by themselves.
-        for i in usage(of: f) where instant(of: state.usage[i]) > at {
-            outcome.nextChange = earliest(outcome.nextChange, instant(of: state.usage[i]))
-        }
-
         if feature.kind == .continuous {
             continuousBalance(f, counted: counted, allowance: allowance, into: &outcome)
         } else {
             singleUseBalance(f, counted: counted, allowance: allowance, into: &outcome)
         }
+        // Nothing exceeds an unlimited allowance.
+        if outcome.low == nil { outcome.overage = 0 }
         for c in all where c.grant.amount == .unlimited {
             outcome.sources.append(BalanceSource(
                 grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: nil, carried: 0, used: 0,
@@ -153,22 +148,34 @@ extension Evaluation {
         outcome.trail = trail ?? []
         for (c, l) in zip(certain, ledgers) { outcome.sources.append(source(c, l)) }
 
-        var allLedgers = ledgers
         if counted.count > certain.count {
+            // The optimistic balance: certain and uncertain grants replayed together.
             let uncertain = counted.filter { !$0.certain }
-            var extra = uncertain.map { ledger($0, allowance: allowance($0)) }
-            allLedgers = certain.map { ledger($0, allowance: allowance($0)) } + extra
+            var allLedgers = (certain + uncertain).map { ledger($0, allowance: allowance($0)) }
             var none: [String]? = nil
             let high = Replay.run(&allLedgers, events: events, at: at, trail: &none, names: [])
             if outcome.high != nil { outcome.high = high.balance }
-            extra = Array(allLedgers[certain.count...])
-            for (c, l) in zip(uncertain, extra) { outcome.sources.append(source(c, l)) }
+            for (c, l) in zip(uncertain, allLedgers[certain.count...]) { outcome.sources.append(source(c, l)) }
         } else if outcome.high != nil {
             outcome.high = low.balance
         }
-        for l in allLedgers where l.exists(at: at) {
-            if let end = l.currentEnd.instant { outcome.nextChange = earliest(outcome.nextChange, end) }
+    }
+
+    /// When a metered feature's or credit system's balance changes by itself (§6): the next
+    /// window boundary of a candidate grant, or the next usage record after `t`. Needs no replay:
+    /// the window containing `t` does not depend on the usage.
+    func balanceChange(_ f: Int) -> Instant? {
+        var next: Instant?
+        for i in usage(of: f) where instant(of: state.usage[i]) > at {
+            next = earliest(next, instant(of: state.usage[i]))
         }
+        for c in candidates(of: f) {
+            guard case .count = c.grant.amount else { continue }
+            let l = ledger(c, allowance: 0)
+            guard l.exists(at: at), let windows = l.windows else { continue }
+            next = earliest(next, windows.start(windows.index(containing: at) + 1))
+        }
+        return next
     }
 
     private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
@@ -301,7 +308,10 @@ extension Evaluation {
         result.unlimited = direct.low == nil
         result.overage = direct.overage
         result.sources = direct.sources
-        result.validUntil = earliest(result.validUntil, direct.nextChange)
+        // §6: the feature's own window boundaries and usage, and those of every credit system
+        // that can pay for it (whether or not it is needed now).
+        result.validUntil = earliest(result.validUntil, balanceChange(f))
+        for route in feature.creditRoutes { result.validUntil = earliest(result.validUntil, balanceChange(route.system)) }
         var trail: [String] = []
         if explains {
             trail.append("feature `\(feature.name)` (\(feature.kind.rawValue)), \(required) needed")
@@ -327,7 +337,6 @@ extension Evaluation {
                 let need = required.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
                 let system = meteredBalance(route.system)
                 let systemFeature = graph.features[route.system]
-                result.validUntil = earliest(result.validUntil, system.nextChange)
                 if explains {
                     trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
                                  + "\(route.credits) credits, so \(need) needed; balance \(system.low.map(String.init) ?? "unlimited")")

@@ -123,8 +123,14 @@ struct ProductStanding: Sendable {
         }
     }
 
-    /// Units held (an override to purchased holds one).
-    var quantity: Int64 { override == .purchased ? 1 : ownedQuantity }
+    /// Units held for certain: an override to purchased holds one, other overrides none.
+    var quantity: Int64 {
+        switch override {
+        case .purchased?: 1
+        case .notPurchased?, .unknown?: 0
+        case nil: ownedQuantity
+        }
+    }
 
     /// When ownership ends by itself (`never` for consumables, lifetime purchases and overrides).
     var end: End { override == .purchased ? .never : ownedEnd }

@@ -14,20 +14,30 @@ public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String
 
     public init(_ message: String) { self.message = message }
-
-    public var description: String { message }
-}
-
-/// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
-public struct ProductResult: Sendable, Equatable {
-    public var name: String
-    public var decision: Decision
-    /// Units held, for consumables.
-    public var quantity: Int64?
-    public var validUntil: Instant?
-    public var reason: String
-    /// The reasoning trail (only when the evaluation was asked to explain).
-    public var explanation: [String]
+                
+                public var description: String { message }
+                }
+                
+                /// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
+                public struct ProductResult: Sendable, Equatable {
+                public var name: String
+                public var decision: Decision
+                /// Units held, for consumables.
+                public var quantity: Int64?
+                public var validUntil: Instant?
+                public var reason: String
+                /// The reasoning trail (only when the evaluation was asked to explain).
+                public var explanation: [String]
+                
+    public init(name: String, decision: Decision, quantity: Int64?, validUntil: Instant?, reason: String,
+                explanation: [String]) {
+        self.name = name
+        self.decision = decision
+        self.quantity = quantity
+        self.validUntil = validUntil
+        self.reason = reason
+        self.explanation = explanation
+    }
 
     public var allowed: Bool { decision == .allowed }
 }
@@ -50,6 +60,26 @@ public struct EntitlementResult: Sendable, Equatable {
     public var validUntil: Instant?
     public var reason: String
     public var explanation: [String]
+
+    public init(name: String, decision: Decision, product: String?, store: String?, expiresAt: Instant?,
+                willRenew: Bool, inGracePeriod: Bool, inBillingRetry: Bool, isRevoked: Bool, ownership: Ownership?,
+                period: String?, isTrial: Bool, validUntil: Instant?, reason: String, explanation: [String]) {
+        self.name = name
+        self.decision = decision
+        self.product = product
+        self.store = store
+        self.expiresAt = expiresAt
+        self.willRenew = willRenew
+        self.inGracePeriod = inGracePeriod
+        self.inBillingRetry = inBillingRetry
+        self.isRevoked = isRevoked
+        self.ownership = ownership
+        self.period = period
+        self.isTrial = isTrial
+        self.validUntil = validUntil
+        self.reason = reason
+        self.explanation = explanation
+    }
 
     public var allowed: Bool { decision == .allowed }
     public var isActive: Bool { decision == .allowed }
@@ -75,6 +105,21 @@ public struct BalanceSource: Sendable, Equatable {
     public var interval: Interval?
     /// False when the source's ownership is unknown (counted only in the optimistic balance).
     public var certain: Bool
+
+    public init(grant: String, kind: String, product: String?, allowance: Int64?, carried: Int64, used: Int64,
+                remaining: Int64?, windowStart: Instant?, resetsAt: Instant?, interval: Interval?, certain: Bool) {
+        self.grant = grant
+        self.kind = kind
+        self.product = product
+        self.allowance = allowance
+        self.carried = carried
+        self.used = used
+        self.remaining = remaining
+        self.windowStart = windowStart
+        self.resetsAt = resetsAt
+        self.interval = interval
+        self.certain = certain
+    }
 }
 
 /// `entitled(feature:requiredBalance:at:)` (§4).
@@ -97,6 +142,27 @@ public struct FeatureResult: Sendable, Equatable {
     public var reason: String
     public var sources: [BalanceSource]
     public var explanation: [String]
+
+    public init(name: String, kind: FeatureKind, decision: Decision, required: Int64?, balance: Int64?,
+                unlimited: Bool, overage: Int64?, via: Via?, creditSystem: String?, creditsRequired: Int64?,
+                creditBalance: Int64?, validUntil: Instant?, reason: String, sources: [BalanceSource],
+                explanation: [String]) {
+        self.name = name
+        self.kind = kind
+        self.decision = decision
+        self.required = required
+        self.balance = balance
+        self.unlimited = unlimited
+        self.overage = overage
+        self.via = via
+        self.creditSystem = creditSystem
+        self.creditsRequired = creditsRequired
+        self.creditBalance = creditBalance
+        self.validUntil = validUntil
+        self.reason = reason
+        self.sources = sources
+        self.explanation = explanation
+    }
 
     public var allowed: Bool { decision == .allowed }
 }

@@ -156,4 +156,35 @@ import Testing
         #expect(r.period == "lifetime")
         #expect(r.expiresAt == nil)
     }
+
+    @Test func productsUnderTwoNotsAreBehindTheEntitlement() throws {
+        // Found by differential testing: `not lapsed` with `lapsed = not annual` names `annual`
+        // positively, so its purchase represents `kept`.
+        let g = compileGraph("""
+        product annual: subscription { period year }
+        entitlement lapsed = not annual
+        entitlement kept = not lapsed
+        """)
+        let r = try evaluate(g, state(#"{"purchases": [{"product": "annual", "expires_at": "2027-01-10T00:00:00Z"}]}"#),
+                             at: t).entitlement("kept")
+        #expect(r.decision == .allowed)
+        #expect(r.product == "annual")
+        #expect(r.period == "year")
+        #expect(r.expiresAt == nil)  // `not x` has no end (§3)
+    }
+
+    @Test func activeThroughANotAloneReportsNoPurchase() throws {
+        // Found by differential testing: an expired purchase is not what keeps it active.
+        let g = compileGraph("""
+        product annual: subscription { period year }
+        product banned: non_consumable
+        entitlement open = annual or not banned
+        """)
+        let r = try evaluate(g, state(#"{"purchases": [{"product": "annual", "status": "expired", "expires_at": "2026-05-01T00:00:00Z"}]}"#),
+                             at: t).entitlement("open")
+        #expect(r.decision == .allowed)
+        #expect(r.product == nil)
+        #expect(r.ownership == nil)
+        #expect(r.reason == "active")
+    }
 }

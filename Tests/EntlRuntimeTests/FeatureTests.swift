@@ -154,6 +154,7 @@ import Testing
         #expect(r.decision == .allowed)
         #expect(r.unlimited)
         #expect(r.balance == nil)
+        #expect(r.overage == 0)  // nothing exceeds an unlimited allowance (the level 50 is above the 3)
     }
 
     @Test func unknownNamesAndAmounts() throws {

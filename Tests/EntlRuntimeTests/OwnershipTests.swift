@@ -102,6 +102,18 @@ import Testing
         #expect(try decision("coins", #"[{"product": "coins", "expires_at": "2020-01-01T00:00:00Z"}]"#) == .allowed)
     }
 
+    @Test func anOverrideDecidesTheUnitsHeldToo() throws {
+        // Found by differential testing: overrides decide alone, so purchases add no units.
+        let held = #"[{"product": "coins", "quantity": 7}]"#
+        for (value, decision, quantity): (String, Decision, Int64) in [("purchased", .allowed, 1), ("not_purchased", .denied, 0),
+                                                                       ("unknown", .undetermined, 0)] {
+            let s = state(#"{"purchases": \#(held), "overrides": {"coins": "\#(value)"}}"#)
+            let r = try evaluate(graph, s, at: "2026-06-01T00:00:00Z").product("coins")
+            #expect(r.decision == decision)
+            #expect(r.quantity == quantity)
+        }
+    }
+
     @Test func pastDueIsOwnedDuringGrace() throws {
         let p = #"[{"product": "pro", "status": "past_due", "expires_at": "2026-05-01T00:00:00Z", "grace_until": "2026-06-10T00:00:00Z"}]"#
         #expect(try decision("pro", p, at: "2026-06-09T23:59:59Z") == .allowed)

@@ -65,4 +65,20 @@ import Testing
         #expect(try e.feature("calls").validUntil == instant("2026-12-15T00:00:00Z"))
         #expect(try e.feature("credits_x").validUntil == nil)
     }
+
+    @Test func creditSystemWindowsCountEvenWhenTheDirectBalanceSuffices() throws {
+        // Found by differential testing; §6: a feature counts the inputs of every credit system
+        // whose schema lists it, needed now or not.
+        let g = compileGraph("""
+        product life: non_consumable
+        product daily: non_consumable { grants credits_y 5 per day }
+        feature calls: metered
+        credits credits_y { calls 1 = 1 }
+        entitlement pro = life { grants calls 100 }
+        """)
+        let s = state(#"{"purchases": [{"product": "life"}, {"product": "daily", "purchased_at": "2026-11-01T06:00:00Z"}]}"#)
+        let r = try evaluate(g, s, at: t).feature("calls")
+        #expect(r.via == .direct)
+        #expect(r.validUntil == instant("2026-11-23T06:00:00Z"))
+    }
 }

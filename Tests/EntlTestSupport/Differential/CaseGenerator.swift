@@ -1,0 +1,243 @@
+import EntlRuntime
+
+/// SplitMix64: a small, seedable generator, so every differential case can be replayed from its seed.
+public struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+
+    mutating func pick<T>(_ items: [T]) -> T { items.randomElement(using: &self)! }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+
+    mutating func int64(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &self) }
+}
+
+/// One random differential case: a rule set (as .entl text), a customer state, an environment
+/// and an instant. Everything is kept small (a few products and purchases, at most ~1,500
+/// windows per grant) so the reference evaluator can walk windows one by one.
+public struct DifferentialCase: CustomStringConvertible {
+    public var seed: UInt64
+    public var rules: String
+    public var state: PurchaseState
+    public var environment: Environment
+    public var at: Instant
+
+    public var description: String {
+        "seed \(seed) (ENTLC_DIFF_SEED=\(seed) ENTLC_DIFF_CASES=1 reruns it), env \(environment.rawValue), at \(at)\n"
+            + "--- rules\n\(rules)--- state\n\(describe(state))"
+    }
+
+    func describe(_ s: PurchaseState) -> String {
+        var lines: [String] = []
+        for (j, p) in s.purchases.enumerated() {
+            var line = "purchases[\(j)]: \(p.product)"
+            if let x = p.store { line += " store \(x)" }
+            line += " \(p.status.rawValue)"
+            if let x = p.purchasedAt { line += " purchased_at \(x)" }
+            if let x = p.periodStart { line += " period_start \(x)" }
+            if let x = p.expiresAt { line += " expires_at \(x)" }
+            if let x = p.graceUntil { line += " grace_until \(x)" }
+            if let x = p.willRenew { line += " will_renew \(x)" }
+            line += " \(p.ownership.rawValue) quantity \(p.quantity) \(p.environment.rawValue)"
+            lines.append(line)
+        }
+        for (i, u) in s.usage.enumerated() {
+            let what = switch u.kind {
+            case .amount(let n): "amount \(n)"
+            case .level(let n): "level \(n)"
+            }
+            lines.append("usage[\(i)]: \(u.feature) \(what)" + (u.at.map { " at \($0)" } ?? ""))
+        }
+        for o in s.overrides { lines.append("override \(o.product) \(o.value.rawValue)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    struct ProductShape {
+        var name: String
+        var kind: EntlRuntime.ProductKind
+        var period: String?
+        var ids: [(store: String, id: String)]
+        var environment: Environment?
+    }
+
+    enum FeatureShape: String { case boolean, singleUse, continuous, credits }
+
+    public init(seed: UInt64) {
+        self.seed = seed
+        var r = SeededRandom(seed: seed)
+
+        // Time: a span of a day, two months or three years around t, with the intervals whose
+        // windows fit it (so no grant has more than ~1,500 windows to walk).
+        let span: Int64 = r.pick([86_400, 60 * 86_400, 3 * 365 * 86_400])
+        let intervals = ["minute", "hour", "day", "week", "month", "quarter", "half_year", "year"].filter { i in
+            switch i {
+            case "minute": span <= 86_400
+            case "hour": span <= 60 * 86_400
+            default: true
+            }
+        }
+        let t = 1_767_225_600 + r.int64(0...(400 * 86_400)) + (r.chance(0.5) ? r.int64(0...86_399) : 0)  // 2026 onwards
+        at = Instant(seconds: t)
+        func instant(before: Int64, after: Int64) -> Instant { Instant(seconds: t + r.int64(-before...after)) }
+        func amount() -> Int64 { r.chance(0.05) ? 1_000_000_000_000_000 : r.int64(1...30) }
+
+        // Products.
+        var products: [ProductShape] = []
+        for i in 0..<r.int(1...5) {
+            let kind = r.pick([EntlRuntime.ProductKind.nonConsumable, .consumable, .subscription, .nonRenewing])
+            var ids: [(String, String)] = []
+            if r.chance(0.5) { ids.append(("app_store", "A.p\(i)")) }
+            if r.chance(0.3) { ids.append(("stripe", "price_p\(i)")) }
+            products.append(ProductShape(name: "p\(i)", kind: kind,
+                                         period: kind == .subscription ? r.pick(["week", "month", "quarter", "half_year", "year"]) : nil,
+                                         ids: ids, environment: nil))
+        }
+        var features: [(name: String, shape: FeatureShape)] = []
+        for i in 0..<r.int(1...4) {
+            features.append(("f\(i)", r.pick([.boolean, .singleUse, .singleUse, .continuous])))
+        }
+        let meteredFeatures = features.filter { $0.shape == .singleUse || $0.shape == .continuous }
+        for i in 0..<(meteredFeatures.isEmpty ? 0 : r.int(0...2)) { features.append(("cr\(i)", .credits)) }
+
+        func grant(_ target: (name: String, shape: FeatureShape)) -> String {
+            switch target.shape {
+            case .boolean: return "grants \(target.name)"
+            case .continuous:
+                var g = "grants \(target.name) " + (r.chance(0.1) ? "unlimited" : "\(amount())")
+                if r.chance(0.3) { g += " priority \(r.int(0...2))" }
+                return g
+            case .singleUse, .credits:
+                if r.chance(0.08) { return "grants \(target.name) unlimited" }
+                var g = "grants \(target.name) \(amount())"
+                if r.chance(0.7) {
+                    g += " per \(r.pick(intervals))"
+                    if r.chance(0.4) { g += " carry" + (r.chance(0.5) ? " up to \(amount())" : "") }
+                }
+                if r.chance(0.3) { g += " priority \(r.int(0...2))" }
+                return g
+            }
+        }
+
+        func expression(_ depth: Int, names: [String], consumables: [String]) -> String {
+            if depth == 0 || r.chance(0.35) {
+                if !consumables.isEmpty, r.chance(0.2) { return "\(r.pick(consumables)) >= \(r.int(1...5))" }
+                return r.pick(names)
+            }
+            switch r.int(0...2) {
+            case 0: return "not " + (r.chance(0.5) ? r.pick(names) : "(\(expression(depth - 1, names: names, consumables: consumables)))")
+            case 1: return (0..<r.int(2...3)).map { _ in "(\(expression(depth - 1, names: names, consumables: consumables)))" }.joined(separator: " and ")
+            default: return (0..<r.int(2...3)).map { _ in "(\(expression(depth - 1, names: names, consumables: consumables)))" }.joined(separator: " or ")
+            }
+        }
+
+        var text = ""
+        for p in products {
+            var items: [String] = []
+            if let period = p.period { items.append("period \(period)") }
+            if p.kind == .nonRenewing, r.chance(0.7) { items.append("duration \(r.int(1...12)) \(r.pick(["days", "weeks", "months", "years"]))") }
+            for (store, id) in p.ids { items.append("id \(store) \"\(id)\"") }
+            if r.chance(0.3) { for _ in 0..<r.int(1...2) { items.append(grant(r.pick(features))) } }
+            text += "product \(p.name): \(p.kind.rawValue) { \(items.joined(separator: "; ")) }\n"
+        }
+        let consumables = products.filter { $0.kind == .consumable }.map(\.name)
+        for f in features {
+            switch f.shape {
+            case .boolean:
+                text += "feature \(f.name): boolean"
+                if r.chance(0.3) {
+                    text += " requires \(expression(2, names: products.map(\.name), consumables: consumables))"
+                }
+                text += "\n"
+            case .singleUse:
+                text += "feature \(f.name): metered { usage single_use" + (r.chance(0.5) ? "; event \"ev_\(f.name)\"" : "") + " }\n"
+            case .continuous:
+                text += "feature \(f.name): metered { usage continuous }\n"
+            case .credits:
+                let listed = meteredFeatures.filter { _ in r.chance(0.7) }
+                let entries = (listed.isEmpty ? [meteredFeatures[0]] : listed).map {
+                    "\($0.name) \(r.int(1...5)) = \(r.chance(0.05) ? 1_000_000_000_000_000 : Int64(r.int(1...10)))"
+                }
+                text += "credits \(f.name) { \(entries.joined(separator: "; ")) }\n"
+            }
+        }
+        var entitlementNames: [String] = []
+        for i in 0..<r.int(0...4) {
+            let names = products.map(\.name) + entitlementNames
+            let items = (0..<r.int(0...3)).map { _ in grant(r.pick(features)) }
+            text += "entitlement e\(i) = \(expression(3, names: names, consumables: consumables))"
+                + (items.isEmpty ? "" : " { \(items.joined(separator: "; ")) }") + "\n"
+            entitlementNames.append("e\(i)")
+        }
+        var testOnly: [ProductShape] = []
+        if r.chance(0.2) {
+            let p = ProductShape(name: "tp", kind: .nonConsumable, period: nil, ids: [("app_store", "A.tp")], environment: .test)
+            testOnly.append(p)
+            text += "environment test {\n  product tp: non_consumable { id app_store \"A.tp\"; \(grant(r.pick(features))) }\n"
+            text += "  entitlement te = tp or \(r.pick(products).name) { \(grant(r.pick(features))) }\n}\n"
+        }
+        rules = text
+
+        // The state.
+        environment = r.chance(0.85) ? .live : .test
+        var state = PurchaseState()
+        let statuses: [PurchaseStatus] = [.active, .active, .active, .trialing, .pastDue, .billingRetry, .canceled, .canceled,
+                                          .expired, .revoked, .unknown]
+        for _ in 0..<r.int(0...6) {
+            let product = r.pick(products + testOnly)
+            var p = Purchase(product: product.name)
+            switch r.int(0...9) {
+            case 0..<5: break
+            case 5..<8:
+                if let id = product.ids.first {
+                    p.product = id.id
+                    if r.chance(0.5) { p.store = id.store }
+                }
+            case 8: (p.product, p.store) = ("A.\(product.name)", "stripe")  // wrong store: ignored
+            default: p.product = "com.other.app.thing"  // names nothing: ignored
+            }
+            p.status = r.pick(statuses)
+            if r.chance(0.9) { p.purchasedAt = instant(before: span, after: span / 10) }
+            if let bought = p.purchasedAt, r.chance(0.3), bought.seconds < t {
+                p.periodStart = Instant(seconds: r.int64(bought.seconds...t))
+            }
+            if product.kind == .subscription ? r.chance(0.8) : r.chance(0.2) {
+                p.expiresAt = instant(before: span / 2, after: span)
+            }
+            if p.status == .pastDue, r.chance(0.6) { p.graceUntil = instant(before: span / 4, after: span / 4) }
+            if r.chance(0.3) { p.willRenew = r.chance(0.5) }
+            if r.chance(0.2) { p.ownership = .familyShared }
+            if product.kind == .consumable {
+                p.quantity = r.chance(0.05) ? 1_000_000_000_000_000 : r.int64(0...8)
+            }
+            if r.chance(0.1) { p.environment = .test }
+            state.purchases.append(p)
+        }
+        for _ in 0..<r.int(0...8) {
+            guard let f = features.filter({ $0.shape != .boolean }).randomElement(using: &r) else { break }
+            var name = f.name
+            if f.shape == .singleUse, r.chance(0.3) { name = "ev_\(f.name)" }
+            if r.chance(0.05) { name = "no_such_feature" }
+            let n = r.chance(0.03) ? 1_000_000_000_000_000 : r.int64(1...25)
+            // Mostly what the feature expects; sometimes the other kind (ignored).
+            let kind: UsageRecord.Kind = (f.shape == .continuous) != r.chance(0.1) ? .level(n) : .amount(n)
+            let at: Instant? = r.chance(0.15) ? nil : instant(before: span, after: span / 10)
+            state.usage.append(UsageRecord(feature: name, kind: kind, at: at))
+        }
+        let visible = products + (environment == .test ? testOnly : [])
+        for _ in 0..<(r.chance(0.25) ? r.int(1...2) : 0) {
+            state.setOverride(r.pick(visible).name, r.pick(Override.allCases))
+        }
+        self.state = state
+    }
+}

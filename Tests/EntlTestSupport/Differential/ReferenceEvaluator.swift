@@ -1,0 +1,426 @@
+import EntlRuntime
+import EntlSyntax
+
+/// A deliberately simple evaluator for differential testing, written from SEMANTICS.md and the
+/// README's choices: it interprets the parsed AST directly (no compiled graph, no postfix
+/// programs, no memoization), walks reset windows one at a time, and recomputes everything it
+/// needs on every question. It is slow on purpose and shares nothing with EntlRuntime but the
+/// input and result types.
+public struct ReferenceEvaluator {
+    struct Product {
+        var name: String
+        var kind: EntlRuntime.ProductKind
+        var period: String?
+        var duration: ReferenceStep?
+        var ids: [(store: String, id: String)]
+    }
+
+    struct Grant {
+        enum Source { case product(String), entitlement(String) }
+        var source: Source
+        var feature: String
+        /// Nil: unlimited (or a boolean grant).
+        var amount: Int64?
+        var per: String?
+        var carry: Bool
+        var cap: Int64?
+        var priority: Int64
+        var order: Int
+    }
+
+    struct Feature {
+        var name: String
+        var kind: EntlRuntime.FeatureKind
+        var event: String?
+        var requires: Expression?
+        var routes: [(system: String, amount: Int64, credits: Int64)] = []
+    }
+
+    let state: PurchaseState
+    let environment: Environment
+    let t: Int64
+    var products: [Product] = []
+    var entitlements: [(name: String, expression: Expression)] = []
+    var features: [Feature] = []
+    var grants: [Grant] = []
+
+    /// Interprets `file` as seen from the evaluated environment (the state's, unless given).
+    public init(file: RuleFile, state: PurchaseState, environment: Environment? = nil, at t: Instant) {
+        self.state = state
+        self.environment = environment ?? state.environment ?? .live
+        self.t = t.seconds
+        var visible: [Declaration] = []
+        for d in file.declarations {
+            if case .environment(let block) = d {
+                if block.environment.value.rawValue == self.environment.rawValue { visible += block.declarations }
+            } else {
+                visible.append(d)
+            }
+        }
+        var conversions: [(system: String, feature: String, amount: Int64, credits: Int64)] = []
+        for d in visible {
+            switch d {
+            case .product(let p):
+                var product = Product(name: p.name.name, kind: EntlRuntime.ProductKind(rawValue: p.kind!.value.rawValue)!, ids: [])
+                for item in p.items {
+                    switch item.kind {
+                    case .period(let period): product.period = period.value.rawValue
+                    case .duration(let n, let unit): product.duration = ReferenceStep(duration: n.value, unit: unit.value.rawValue)
+                    case .storeID(let store, let id): product.ids.append((store.name, id.value))
+                    default: break
+                    }
+                }
+                products.append(product)
+                addGrants(p.items, .product(p.name.name))
+            case .entitlement(let e):
+                entitlements.append((e.name.name, e.expression))
+                addGrants(e.items, .entitlement(e.name.name))
+            case .feature(let f):
+                var feature = Feature(name: f.name.name, kind: .boolean, requires: f.requires)
+                if f.kind?.value.rawValue == "metered" {
+                    feature.kind = .singleUse
+                    for item in f.items {
+                        if case .usage(let u) = item.kind, u.value == .continuous { feature.kind = .continuous }
+                    }
+                }
+                for item in f.items { if case .event(let e) = item.kind { feature.event = e.value } }
+                features.append(feature)
+            case .credits(let c):
+                features.append(Feature(name: c.name.name, kind: .credits))
+                for item in c.items {
+                    if case .conversion(let f, let amount, let credits) = item.kind {
+                        conversions.append((c.name.name, f.name, amount.value, credits.value))
+                    }
+                }
+            default:
+                break
+            }
+        }
+        for c in conversions {
+            if let i = features.firstIndex(where: { $0.name == c.feature }) {
+                features[i].routes.append((c.system, c.amount, c.credits))
+            }
+        }
+    }
+
+    private mutating func addGrants(_ items: [Item], _ source: Grant.Source) {
+        for item in items {
+            guard case .grant(let g) = item.kind else { continue }
+            var amount: Int64?
+            if case .count(let n)? = g.amount { amount = n.value }
+            grants.append(Grant(source: source, feature: g.feature.name, amount: amount, per: g.per?.value.rawValue,
+                                carry: g.carry != nil, cap: g.carry?.cap?.value, priority: g.priority?.value ?? 0,
+                                order: grants.count))
+        }
+    }
+
+    // MARK: - Purchases and products (§2)
+
+    enum Standing: Equatable { case owned, notOwned, unknown }
+
+    func product(named name: String) -> Product? { products.first { $0.name == name } }
+
+    func productOrder(_ name: String) -> Int { products.firstIndex { $0.name == name }! }
+
+    /// The product purchase `j` names in the evaluated environment, nil when none.
+    func resolve(_ j: Int) throws(EvaluationError) -> String? {
+        let p = state.purchases[j]
+        guard p.environment == environment else { return nil }
+        if let store = p.store {
+            return products.first { $0.ids.contains { $0.store == store && $0.id == p.product } }?.name
+        }
+        if products.contains(where: { $0.name == p.product }) { return p.product }
+        let owners = products.filter { $0.ids.contains { $0.id == p.product } }
+        if owners.count > 1 { throw EvaluationError("purchases[\(j)]: ambiguous store id \(p.product)") }
+        return owners.first?.name
+    }
+
+    /// The state indices of the purchases of product `name`, in state order.
+    func purchases(of name: String) -> [Int] {
+        state.purchases.indices.filter { (try? resolve($0)) == name }
+    }
+
+    func expiry(_ j: Int) -> Int64? {
+        let p = state.purchases[j]
+        if let e = p.expiresAt { return e.seconds }
+        let product = product(named: try! resolve(j)!)!
+        if product.kind == .nonRenewing, let d = product.duration, let bought = p.purchasedAt {
+            return ReferenceCalendar.add(bought.seconds, d)
+        }
+        return nil
+    }
+
+    /// When an owned purchase stops counting by itself; nil: never.
+    func accessEnd(_ j: Int) -> Int64? {
+        let p = state.purchases[j]
+        if product(named: try! resolve(j)!)!.kind == .consumable { return nil }
+        if p.status == .pastDue { return p.graceUntil?.seconds }
+        return expiry(j)
+    }
+
+    func standing(_ j: Int) -> Standing {
+        let p = state.purchases[j]
+        if [.revoked, .expired, .billingRetry].contains(p.status) { return .notOwned }
+        if let bought = p.purchasedAt, bought.seconds > t { return .notOwned }
+        if p.status == .unknown { return .unknown }
+        if product(named: try! resolve(j)!)!.kind == .consumable { return p.quantity >= 1 ? .owned : .notOwned }
+        switch p.status {
+        case .pastDue: return p.graceUntil.map { t < $0.seconds } ?? true ? .owned : .notOwned
+        case .active, .trialing: return expiry(j).map { t < $0 } ?? true ? .owned : .notOwned
+        case .canceled: return expiry(j).map { t < $0 } ?? false ? .owned : .notOwned
+        default: return .unknown
+        }
+    }
+
+    func override(of name: String) -> Override? {
+        state.overrides.last { $0.product == name }?.value
+    }
+
+    func truth(ofProduct name: String) -> Truth {
+        switch override(of: name) {
+        case .purchased?: return .true
+        case .notPurchased?: return .false
+        case .unknown?: return .unknown
+        case nil:
+            let standings = purchases(of: name).map(standing)
+            return standings.contains(.owned) ? .true : standings.contains(.unknown) ? .unknown : .false
+        }
+    }
+
+    /// Units of a consumable held for certain.
+    func quantity(of name: String) -> Int64 {
+        switch override(of: name) {
+        case .purchased?: return 1
+        case .notPurchased?, .unknown?: return 0
+        case nil:
+            return purchases(of: name).filter { standing($0) == .owned }
+                .reduce(Int64(0)) { $0.addingReportingOverflow(state.purchases[$1].quantity).overflow ? .max : $0 + state.purchases[$1].quantity }
+        }
+    }
+
+    /// When the product stops being owned by itself: its longest-lasting owned purchase's end.
+    /// `.max` stands for never.
+    func end(ofProduct name: String) -> Int64 {
+        if override(of: name) != nil { return .max }
+        return purchases(of: name).filter { standing($0) == .owned }.map { accessEnd($0) ?? .max }.max() ?? .max
+    }
+
+    // MARK: - Constraints and entitlements (§1, §3)
+
+    func expression(ofEntitlement name: String) -> Expression? {
+        entitlements.first { $0.name == name }?.expression
+    }
+
+    /// Kleene truth and, when true, the end (`.max`: never).
+    func value(_ e: Expression) -> (Truth, Int64) {
+        switch e {
+        case .reference(let id):
+            if let inner = expression(ofEntitlement: id.name) { return value(inner) }
+            return (truth(ofProduct: id.name), end(ofProduct: id.name))
+        case .atLeast(let id, let n):
+            switch override(of: id.name) {
+            case .purchased?: return (1 >= n.value ? .true : .false, .max)
+            case .notPurchased?: return (.false, .max)
+            case .unknown?: return (.unknown, .max)
+            case nil:
+                if quantity(of: id.name) >= n.value { return (.true, .max) }
+                let unknown = purchases(of: id.name).contains { standing($0) == .unknown }
+                return (unknown ? .unknown : .false, .max)
+            }
+        case .not(let inner, _):
+            return (!value(inner).0, .max)
+        case .and(let terms):
+            let values = terms.map(value)
+            return (values.reduce(Truth.true) { $0 && $1.0 }, values.map(\.1).min()!)
+        case .or(let terms):
+            let values = terms.map(value)
+            let ends = values.filter { $0.0 == .true }.map(\.1)
+            return (values.reduce(Truth.false) { $0 || $1.0 }, ends.max() ?? .max)
+        case .error:
+            fatalError("generated rules have no syntax errors")
+        }
+    }
+
+    /// Products named in `e` (through nested entitlements): all of them, or only those under an
+    /// even number of `not`s.
+    func products(in e: Expression, positiveOnly: Bool, negated: Bool = false) -> Set<String> {
+        switch e {
+        case .reference(let id):
+            if let inner = expression(ofEntitlement: id.name) { return products(in: inner, positiveOnly: positiveOnly, negated: negated) }
+            return positiveOnly && negated ? [] : [id.name]
+        case .atLeast(let id, _):
+            return positiveOnly && negated ? [] : [id.name]
+        case .not(let inner, _):
+            return products(in: inner, positiveOnly: positiveOnly, negated: !negated)
+        case .and(let terms), .or(let terms):
+            return terms.reduce(into: Set<String>()) { $0.formUnion(products(in: $1, positiveOnly: positiveOnly, negated: negated)) }
+        case .error:
+            return []
+        }
+    }
+
+    func positiveProducts(ofEntitlement name: String) -> [String] {
+        let set = products(in: expression(ofEntitlement: name)!, positiveOnly: true)
+        return products.map(\.name).filter(set.contains)
+    }
+
+    enum Representative: Equatable { case purchase(Int), override(String) }
+
+    /// The owned purchase behind an entitlement that lasts longest: no end beats any end, then
+    /// the later end, then the earlier `purchased_at` (unknown last), then product declaration
+    /// order, then state order. A product overridden to purchased is a lifetime purchase.
+    func representative(ofEntitlement name: String) -> Representative? {
+        var offers: [(rep: Representative, end: Int64, bought: Int64, product: Int, index: Int)] = []
+        for p in positiveProducts(ofEntitlement: name) {
+            switch override(of: p) {
+            case .purchased?: offers.append((.override(p), .max, .max, productOrder(p), -1))
+            case nil:
+                for j in purchases(of: p) where standing(j) == .owned {
+                    offers.append((.purchase(j), accessEnd(j) ?? .max, state.purchases[j].purchasedAt?.seconds ?? .max,
+                                   productOrder(p), j))
+                }
+            default: break
+            }
+        }
+        return offers.min { a, b in
+            if a.end != b.end { return a.end > b.end }
+            if a.bought != b.bought { return a.bought < b.bought }
+            if a.product != b.product { return a.product < b.product }
+            return a.index < b.index
+        }?.rep
+    }
+
+    func store(of j: Int) -> String? {
+        let p = state.purchases[j]
+        if let s = p.store { return s }
+        return product(named: try! resolve(j)!)!.ids.first { $0.id == p.product }?.store
+    }
+
+    func willRenew(_ j: Int) -> Bool {
+        let p = state.purchases[j]
+        if let w = p.willRenew { return w }
+        return product(named: try! resolve(j)!)!.kind == .subscription && [.active, .trialing, .pastDue].contains(p.status)
+    }
+
+    func periodName(_ name: String) -> String? {
+        let p = product(named: name)!
+        switch p.kind {
+        case .subscription: return p.period
+        case .nonConsumable: return "lifetime"
+        case .consumable, .nonRenewing: return nil
+        }
+    }
+
+    // MARK: - valid_until (§6)
+
+    /// The earliest instant after `t` at which a purchase of these products starts or stops
+    /// counting by itself (overridden products never change by themselves).
+    func nextChange(watching names: Set<String>) -> Int64? {
+        var candidates: [Int64] = []
+        for name in names where override(of: name) == nil {
+            for j in purchases(of: name) {
+                let p = state.purchases[j]
+                if let bought = p.purchasedAt?.seconds, bought > t, ![.revoked, .expired, .billingRetry].contains(p.status) {
+                    candidates.append(bought)
+                }
+                if standing(j) == .owned, let end = accessEnd(j) { candidates.append(end) }
+            }
+        }
+        return candidates.filter { $0 > t }.min()
+    }
+
+    /// The products a feature's result depends on: those granting it, those named by the
+    /// entitlements granting it and by its requirement, and the same for its credit systems.
+    func watchedProducts(ofFeature name: String, withCredits: Bool = true) -> Set<String> {
+        var set: Set<String> = []
+        for g in grants where g.feature == name {
+            switch g.source {
+            case .product(let p): set.insert(p)
+            case .entitlement(let e): set.formUnion(products(in: expression(ofEntitlement: e)!, positiveOnly: false))
+            }
+        }
+        let feature = features.first { $0.name == name }!
+        if let r = feature.requires { set.formUnion(products(in: r, positiveOnly: false)) }
+        if withCredits {
+            for route in feature.routes { set.formUnion(watchedProducts(ofFeature: route.system, withCredits: false)) }
+        }
+        return set
+    }
+
+    static func instant(_ s: Int64?) -> Instant? { s.map { Instant(seconds: $0) } }
+}
+
+// MARK: - Results
+
+extension ReferenceEvaluator {
+    public func product(_ name: String) -> ProductResult {
+        let consumable = product(named: name)!.kind == .consumable
+        return ProductResult(name: name, decision: truth(ofProduct: name).decision, quantity: consumable ? quantity(of: name) : nil,
+                             validUntil: Self.instant(nextChange(watching: [name])), reason: "", explanation: [])
+    }
+
+    public func entitlement(_ name: String) -> EntitlementResult {
+        let (active, end) = value(expression(ofEntitlement: name)!)
+        let positive = positiveProducts(ofEntitlement: name)
+        let behind = positive.flatMap { purchases(of: $0) }
+        var r = EntitlementResult(
+            name: name, decision: active.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
+            inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
+            isRevoked: false, ownership: nil, period: nil, isTrial: false,
+            validUntil: Self.instant(nextChange(watching: products(in: expression(ofEntitlement: name)!, positiveOnly: false))),
+            reason: "", explanation: [])
+        r.isRevoked = !positive.contains { truth(ofProduct: $0) == .true } && behind.contains { state.purchases[$0].status == .revoked }
+        if active == .true {
+            r.expiresAt = end == .max ? nil : Instant(seconds: end)
+            switch representative(ofEntitlement: name) {
+            case .override(let p)?:
+                r.product = p
+                r.ownership = .purchased
+                r.period = "lifetime"
+            case .purchase(let j)?:
+                let p = state.purchases[j]
+                r.product = try! resolve(j)
+                r.store = store(of: j)
+                r.willRenew = willRenew(j)
+                r.inGracePeriod = p.status == .pastDue
+                r.ownership = p.ownership
+                r.period = periodName(r.product!)
+                r.isTrial = p.status == .trialing
+            case nil:
+                break
+            }
+        } else if let j = mostRecentlyEnded(behind) {
+            // Inactive: the purchase behind it that ended last (an end beats none; ties: bought later).
+            let p = state.purchases[j]
+            r.product = try! resolve(j)
+            r.store = store(of: j)
+            r.expiresAt = Self.instant(accessEnd(j))
+            r.willRenew = willRenew(j)
+            r.ownership = p.ownership
+            r.period = periodName(r.product!)
+        }
+        return r
+    }
+
+    /// Of `candidates` (in order), the one with the latest end (having an end beats none), then
+    /// the later `purchased_at` (having one beats none), else the first.
+    func mostRecentlyEnded(_ candidates: [Int]) -> Int? {
+        var best: Int?
+        for j in candidates {
+            guard let b = best else {
+                best = j
+                continue
+            }
+            let (e1, e2) = (accessEnd(j), accessEnd(b))
+            let (p1, p2) = (state.purchases[j].purchasedAt?.seconds, state.purchases[b].purchasedAt?.seconds)
+            let later: Bool
+            if e1 != e2 {
+                later = e2 == nil || (e1 != nil && e1! > e2!)
+            } else {
+                later = p1 != nil && (p2 == nil || p1! > p2!)
+            }
+            if later { best = j }
+        }
+        return best
+    }
+}
