@@ -13,24 +13,33 @@ public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }
 
-extension PurchaseState {
-    /// Most purchases one state may hold.
-    public static let maxPurchases = 100_000
-    /// Most usage records one state may hold.
-    public static let maxUsageRecords = 1_000_000
+/// How much one state may hold: a state beyond these is refused with a located error rather
+/// than evaluated slowly (a server can lower them for untrusted input).
+public struct StateLimits: Sendable, Equatable {
+    public var purchases: Int
+    public var usageRecords: Int
 
+    public init(purchases: Int = 100_000, usageRecords: Int = 1_000_000) {
+        self.purchases = purchases
+        self.usageRecords = usageRecords
+    }
+
+    public static let `default` = StateLimits()
+}
+
+extension PurchaseState {
     /// Decodes STATE.md JSON in one pass, straight into the state (no intermediate tree): the
     /// batch hot path. Unknown keys are skipped (but must be valid JSON); everything else is
     /// checked, and the first problem in document order is thrown with its place.
-    public init(json bytes: [UInt8]) throws(StateError) {
-        try self.init(json: bytes[...])
+    public init(json bytes: [UInt8], limits: StateLimits = .default) throws(StateError) {
+        try self.init(json: bytes[...], limits: limits)
     }
 
     /// Decodes STATE.md JSON from part of a buffer (a JSONL line) without copying it.
-    public init(json bytes: ArraySlice<UInt8>) throws(StateError) {
+    public init(json bytes: ArraySlice<UInt8>, limits: StateLimits = .default) throws(StateError) {
         do {
             self = try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) -> PurchaseState in
-                var reader = StateReader(scanner)
+                var reader = StateReader(scanner, limits: limits)
                 return try reader.state()
             }
         } catch {
@@ -79,8 +88,11 @@ private struct StateReader {
     /// Keys of the objects being read (for duplicate detection), one run per open object.
     var keys: [JSONScanner.StringBytes] = []
 
-    init(_ scanner: JSONScanner) {
+    let limits: StateLimits
+
+    init(_ scanner: JSONScanner, limits: StateLimits) {
         s = scanner
+        self.limits = limits
     }
 
     /// Whether a key spells `literal` (no String is made).
@@ -173,7 +185,7 @@ private struct StateReader {
         } else {
             repeat {
                 guard count < limit else {
-                    throw DecodeError(path: "", message: "more than \(limit) \(noun); the limit is \(limit)")
+                    throw DecodeError(path: "", message: "more than \(limit) \(noun), the most a state may hold")
                 }
                 do {
                     try body(&self)
@@ -269,11 +281,11 @@ private struct StateReader {
             } else if r.matches(key, "environment") {
                 state.environment = try r.choice(Environment.self, noun: "environment")
             } else if r.matches(key, "purchases") {
-                try r.elements(limit: PurchaseState.maxPurchases, "purchases") { (r) throws(DecodeError) in
+                try r.elements(limit: r.limits.purchases, "purchases") { (r) throws(DecodeError) in
                     state.purchases.append(try r.purchase())
                 }
             } else if r.matches(key, "usage") {
-                try r.elements(limit: PurchaseState.maxUsageRecords, "usage records") { (r) throws(DecodeError) in
+                try r.elements(limit: r.limits.usageRecords, "usage records") { (r) throws(DecodeError) in
                     state.usage.append(try r.usage())
                 }
             } else if r.matches(key, "overrides") {

@@ -251,7 +251,7 @@ enum EvalCommand {
         func failure(_ message: String) {
             JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
         }
-        guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength)") }
+        guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength) bytes") }
         guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return failure("empty line") }
         do {
             var state = try PurchaseState(json: line)

@@ -33,14 +33,36 @@ enum FileSystem {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
         defer { close(fd) }
-        var out: [UInt8] = []
+        guard let bytes = readAll(fd) else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+        return bytes
+    }
+
+    /// Everything a descriptor yields until its end (nil on a read error, with `errno` set). A
+    /// regular file is read straight into one buffer of its size: no growth, no copies.
+    static func readAll(_ fd: Int32) -> [UInt8]? {
+        var info = stat()
+        let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+        var failed = false, filled = false
+        // One byte more than the size, so the end of the file is seen without a second buffer.
+        var out = [UInt8](unsafeUninitializedCapacity: max(size + 1, 1 << 16)) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { failed = true }
+                if n <= 0 { return }
+                count += n
+            }
+            filled = true
+        }
+        if failed { return nil }
+        guard filled else { return out }
+        // The buffer filled up (a pipe, or a growing file): read on in chunks.
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CLIError("cannot read `\(path)`: \(lastError())")
-            }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return nil }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])
         }

@@ -52,13 +52,6 @@ enum Terminal {
 
     /// Reads all of standard input.
     static func readStandardInput() -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { return out }
-            out.append(contentsOf: chunk[0..<n])
-        }
+        FileSystem.readAll(STDIN_FILENO) ?? []
     }
 }

@@ -110,6 +110,31 @@ import Testing
         #expect(lines[1_798] == lines[4])
     }
 
+    @Test func anOverlongLineIsRefusedAndTheOthersGoOn() throws {
+        let long = #"{"customer": ""# + String(repeating: "x", count: 16 * 1024 * 1024) + #""}"#
+        let input = #"{"customer": "a"}"# + "\n" + long + "\n" + #"{"customer": "b"}"# + "\n"
+        let r = try runEntlc(["eval", "examples/api.entl", "--states", "-", "--product", "call_pack", "--at", "2026-11-22T12:00:00Z"],
+                             stdin: input)
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix(#"{"at":"2026-11-22T12:00:00Z","environment":"live","customer":"a","#))
+        #expect(lines[1] == #"{"line":2,"error":"line is 16777232 bytes; the limit is 16777216 bytes"}"#)
+        #expect(lines[2].hasPrefix(#"{"at":"2026-11-22T12:00:00Z","environment":"live","customer":"b","#))
+    }
+
+    @Test func theSameInputsGiveTheSameBytes() throws {
+        // Deterministic output, whatever the time zone, locale or run.
+        let arguments = ["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--all", "--format", "json",
+                         "--explain"]
+        let first = try runEntlc(arguments)
+        #expect(first.status == 0)
+        #expect(first.stdout.count > 1_000)
+        for environment in [[:], ["TZ": "Asia/Kathmandu", "LANG": "de_DE.UTF-8", "LC_ALL": "tr_TR.UTF-8"]] {
+            #expect(try runEntlc(arguments, environment: environment).stdout == first.stdout)
+        }
+    }
+
     @Test(arguments: [
         (["eval", "examples/api.entl", "--states", "Tests/Fixtures/states/api.states.jsonl", "--all", "--jobs", "0"],
          "entlc: error: --jobs: \"0\" is not an integer from 1 to 256\n"),

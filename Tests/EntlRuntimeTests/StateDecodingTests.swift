@@ -74,4 +74,35 @@ import Testing
         #expect(s.purchases[0].quantity == 1_000_000_000_000_000)
         #expect(s.usage.map(\.kind) == [.level(0), .amount(0)])
     }
+
+    /// A JSON array of `count` copies of `item`, as bytes.
+    static func array(_ key: String, of item: String, count: Int) -> [UInt8] {
+        var bytes = Array("{\"\(key)\": [".utf8)
+        bytes.reserveCapacity(bytes.count + count * (item.utf8.count + 1) + 2)
+        for i in 0..<count {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += item.utf8
+        }
+        bytes += Array("]}".utf8)
+        return bytes
+    }
+
+    @Test func purchasesAreLimited() throws {
+        let item = #"{"product": "p"}"#
+        #expect(StateLimits.default == StateLimits(purchases: 100_000, usageRecords: 1_000_000))  // as the README says
+        #expect(try PurchaseState(json: Self.array("purchases", of: item, count: 100_000)).purchases.count == 100_000)
+        #expect(throws: StateError(path: "purchases", message: "more than 100000 purchases, the most a state may hold")) {
+            try PurchaseState(json: Self.array("purchases", of: item, count: 100_001))
+        }
+    }
+
+    @Test func usageRecordsAreLimited() throws {
+        // The default (a million records) is enforced by the same code; a small limit keeps the test fast.
+        let item = #"{"feature":"f","amount":1}"#
+        let limits = StateLimits(usageRecords: 1_000)
+        #expect(try PurchaseState(json: Self.array("usage", of: item, count: 1_000), limits: limits).usage.count == 1_000)
+        #expect(throws: StateError(path: "usage", message: "more than 1000 usage records, the most a state may hold")) {
+            try PurchaseState(json: Self.array("usage", of: item, count: 1_001), limits: limits)
+        }
+    }
 }

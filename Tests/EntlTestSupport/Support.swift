@@ -143,6 +143,9 @@ public let entlcExecutable: URL = {
     return packageRoot.appendingPathComponent(".build/debug/entlc")
 }()
 
+/// Writing to a child that has exited fails with EPIPE instead of killing the test process.
+private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 /// Runs `entlc ARGS` in the package root with `NO_COLOR` unset unless given in `environment`.
 public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
                      directory: String? = nil) throws -> CommandResult {
@@ -158,9 +161,11 @@ public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
+    _ = ignoreBrokenPipes
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
+    // A child that exits without reading all its input must not take the test process with it.
+    if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
     // Read both pipes concurrently so a large stderr cannot block the child.
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
