@@ -45,10 +45,9 @@ final class LintContext {
         return a
     }
 
-    /// The declarations visible in at least one checked environment.
-    var checkedDeclarations: [DeclarationSite] {
+    /// The declarations visible in at least one checked environment (computed once).
+    private(set) lazy var checkedDeclarations: [DeclarationSite] =
         declarations.filter { site in environments.contains { site.isVisible(in: $0) } }
-    }
 
     func report(_ code: DiagnosticCode, _ message: String, file: String, at range: SourceRange, label: String? = nil,
                 help: String? = nil, notes: [DiagnosticNote] = []) {

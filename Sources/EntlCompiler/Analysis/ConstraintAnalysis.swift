@@ -28,7 +28,6 @@ final class ConstraintAnalysis {
 
     init(declarations: [DeclarationSite], table: SymbolTable) {
         self.table = table
-        let visible = declarations.filter { $0.isVisible(in: table.environment) }
 
         // Thresholds per product, from every constraint of the environment.
         var thresholds: [String: Set<Int64>] = [:]
@@ -43,12 +42,17 @@ final class ConstraintAnalysis {
             }
         }
         var constraints: [(String, Expression)] = []
-        for site in visible {
+        var requires: [(String, Expression)] = []
+        for site in declarations where site.isVisible(in: table.environment) {
             switch site.declaration {
             case .entitlement(let e):
                 collect(e.expression)
                 constraints.append((e.name.name, e.expression))
-            case .feature(let f): if let r = f.requires { collect(r) }
+            case .feature(let f):
+                if let r = f.requires {
+                    collect(r)
+                    requires.append((f.name.name, r))
+                }
             default: break
             }
         }
@@ -79,9 +83,7 @@ final class ConstraintAnalysis {
         for name in ConstraintAnalysis.dependencyOrder(byName, table: table) {
             entitlements[name] = value(byName[name]!)
         }
-        for site in visible {
-            if case .feature(let f) = site.declaration, let r = f.requires { requirements[f.name.name] = value(r) }
-        }
+        for (name, r) in requires where requirements[name] == nil { requirements[name] = value(r) }
     }
 
     /// The function of a declaration's constraint (an entitlement's, or a feature's
