@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs a fuzz target for a while with a corpus seeded from the examples and fixtures.
+#   Fuzz/run.sh roundtrip 600     # ten minutes of bytes → parse → check → fmt → reparse
+#   Fuzz/run.sh state 600         # ten minutes of bytes → state decoding → evaluation
+# A crash leaves its input in Fuzz/out/crashes/; copy it to Tests/Fixtures/fuzz/<target>/ so that
+# `swift test` (FuzzRegressionTests) checks it from then on.
+set -euo pipefail
+cd "$(dirname "$0")"
+TARGET=${1:?roundtrip or state}
+SECONDS_TO_RUN=${2:-60}
+[ -x "out/$TARGET" ] || ./build.sh
+CORPUS=out/corpus/$TARGET
+mkdir -p "$CORPUS" out/crashes
+if [ "$TARGET" = roundtrip ]; then
+  find ../examples ../Tests/Fixtures -name '*.entl' -exec cp {} "$CORPUS/" \;
+else
+  find ../examples ../Tests/Fixtures -name '*.json' -exec cp {} "$CORPUS/" \;
+  i=0
+  while IFS= read -r line; do i=$((i + 1)); printf '%s' "$line" > "$CORPUS/line-$i.json"; done \
+    < <(cat ../Tests/Fixtures/states/*.jsonl)
+fi
+cp ../Tests/Fixtures/fuzz/"$TARGET"/* "$CORPUS/" 2>/dev/null || true
+DICT=$([ "$TARGET" = roundtrip ] && echo entl.dict || echo state.dict)
+ASAN_OPTIONS=detect_leaks=0 "./out/$TARGET" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
+  -dict="$DICT" -artifact_prefix=out/crashes/ -print_final_stats=1 "$CORPUS"
