@@ -78,16 +78,7 @@ public enum Changes {
 
     /// The earliest `valid_until` of a set of results: when anything may change by itself.
     public static func nextChange(_ results: [EvaluationResult]) -> Instant? {
-        var best: Instant?
-        for r in results {
-            let v: Instant? = switch r {
-            case .product(let p): p.validUntil
-            case .entitlement(let e): e.validUntil
-            case .feature(let f): f.validUntil
-            }
-            best = earliest(best, v)
-        }
-        return best
+        results.reduce(nil) { earliest($0, $1.validUntil) }
     }
 
     /// Most evaluations one timeline may take.

@@ -71,15 +71,10 @@ public final class Evaluator: Sendable {
         if let hit, let r = unwrap(hit) { return r }
         let result = try compute(evaluation(at: at))
         let wrapped = wrap(result)
-        let until: Instant? = switch wrapped {
-        case .feature(let r): r.validUntil
-        case .entitlement(let r): r.validUntil
-        case .product(let r): r.validUntil
-        }
         cache.withLock { c in
             guard c.generation == generation else { return }  // the tracker changed meanwhile
             if c.entries.count >= Evaluator.cacheLimit { c.entries.removeAll(keepingCapacity: true) }
-            c.entries[key] = Entry(result: wrapped, from: at, until: until)
+            c.entries[key] = Entry(result: wrapped, from: at, until: wrapped.validUntil)
         }
         return result
     }

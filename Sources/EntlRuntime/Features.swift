@@ -95,11 +95,10 @@ extension Evaluation {
 
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
 
-    /// The balance of a metered feature or credit system at `t`: over certain candidates (`low`)
-    /// and over certain and uncertain ones (`high`).
-    func meteredBalance(_ f: Int) -> MeteredOutcome {
+    /// The balance of a metered feature or credit system at `t` from its candidates (`all`):
+    /// over certain candidates (`low`) and over certain and uncertain ones (`high`).
+    func meteredBalance(_ f: Int, _ all: [Candidate]) -> MeteredOutcome {
         let feature = graph.features[f]
-        let all = candidates(of: f)
         var outcome = MeteredOutcome(low: 0, high: 0)
         outcome.hasUncertain = all.contains { !$0.certain }
         if all.contains(where: { $0.certain && $0.grant.amount == .unlimited }) { outcome.low = nil }
@@ -163,13 +162,13 @@ extension Evaluation {
 
     /// When a metered feature's or credit system's balance changes by itself (§6): the next
     /// window boundary of a candidate grant, or the next usage record after `t`. Needs no replay:
-    /// the window containing `t` does not depend on the usage.
-    func balanceChange(_ f: Int) -> Instant? {
+    /// the window containing `t` does not depend on the usage. `all` are its candidates.
+    func balanceChange(_ f: Int, _ all: [Candidate]) -> Instant? {
         var next: Instant?
         for i in usage(of: f) where instant(of: state.usage[i]) > at {
             next = earliest(next, instant(of: state.usage[i]))
         }
-        for c in candidates(of: f) {
+        for c in all {
             guard case .count = c.grant.amount else { continue }
             let l = ledger(c, allowance: 0)
             guard l.exists(at: at), let windows = l.windows else { continue }
@@ -302,7 +301,9 @@ extension Evaluation {
 
     private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {
         let feature = graph.features[f]
-        let direct = meteredBalance(f)
+        let own = candidates(of: f)
+        let routeCandidates = feature.creditRoutes.map { candidates(of: $0.system) }
+        let direct = meteredBalance(f, own)
         result.required = required
         result.balance = direct.low
         result.unlimited = direct.low == nil
@@ -310,8 +311,10 @@ extension Evaluation {
         result.sources = direct.sources
         // §6: the feature's own window boundaries and usage, and those of every credit system
         // that can pay for it (whether or not it is needed now).
-        result.validUntil = earliest(result.validUntil, balanceChange(f))
-        for route in feature.creditRoutes { result.validUntil = earliest(result.validUntil, balanceChange(route.system)) }
+        result.validUntil = earliest(result.validUntil, balanceChange(f, own))
+        for (route, cs) in zip(feature.creditRoutes, routeCandidates) {
+            result.validUntil = earliest(result.validUntil, balanceChange(route.system, cs))
+        }
         var trail: [String] = []
         if explains {
             trail.append("feature `\(feature.name)` (\(feature.kind.rawValue)), \(required) needed")
@@ -333,9 +336,9 @@ extension Evaluation {
             result.reason = direct.low.map { "\(units($0)) left, \(required) needed" } ?? "unlimited \(feature.unit(2))"
         } else {
             var uncertain = direct.high.map { $0 >= required } ?? true
-            for route in feature.creditRoutes {
+            for (route, cs) in zip(feature.creditRoutes, routeCandidates) {
                 let need = required.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-                let system = meteredBalance(route.system)
+                let system = meteredBalance(route.system, cs)
                 let systemFeature = graph.features[route.system]
                 if explains {
                     trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "

@@ -181,6 +181,14 @@ public enum EvaluationResult: Sendable, Equatable {
         }
     }
 
+    public var validUntil: Instant? {
+        switch self {
+        case .product(let r): r.validUntil
+        case .entitlement(let r): r.validUntil
+        case .feature(let r): r.validUntil
+        }
+    }
+
     public var explanation: [String] {
         switch self {
         case .product(let r): r.explanation
