@@ -45,6 +45,17 @@ final class LintContext {
         return a
     }
 
+    /// Every constraint (an entitlement's, or a feature's requirement) in each checked
+    /// environment, with its owner's description and that environment's analysis.
+    func forEachConstraint(_ body: (DeclarationSite, _ owner: String, Expression, ConstraintAnalysis) -> Void) {
+        for env in environments {
+            let analysis = analysis(env)
+            for site in declarations where site.isVisible(in: env) {
+                if let (owner, e) = constraint(of: site.declaration) { body(site, owner, e, analysis) }
+            }
+        }
+    }
+
     /// The declarations visible in at least one checked environment (computed once).
     private(set) lazy var checkedDeclarations: [DeclarationSite] =
         declarations.filter { site in environments.contains { site.isVisible(in: $0) } }

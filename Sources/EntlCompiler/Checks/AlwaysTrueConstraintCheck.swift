@@ -9,20 +9,16 @@ enum AlwaysTrueConstraintCheck: LintCheck {
     static let code = DiagnosticCode("W304", "always-true constraint")
 
     static func run(_ context: LintContext) {
-        for env in context.environments {
-            let analysis = context.analysis(env)
-            for site in context.declarations where site.isVisible(in: env) {
-                guard let (owner, e) = constraint(of: site.declaration), let f = analysis.value(of: site.declaration)
-                else { continue }
-                guard analysis.usable, analysis.isAlwaysTrue(f) else { continue }
-                var culprit = e
-                while case .or(let terms) = culprit,
-                      let inner = terms.first(where: { analysis.isAlwaysTrue(analysis.value($0)) }) {
-                    culprit = inner
-                }
-                context.report(code, message(owner), file: site.file, at: culprit.range,
-                               label: label(context.text(site.file, culprit.range)), help: help)
+        context.forEachConstraint { site, owner, e, analysis in
+            guard let f = analysis.value(of: site.declaration), analysis.usable, analysis.isAlwaysTrue(f) else { return }
+            // The first disjunct that always holds by itself, as deep as that goes.
+            var culprit = e
+            while case .or(let terms) = culprit,
+                  let inner = terms.first(where: { analysis.isAlwaysTrue(analysis.value($0)) }) {
+                culprit = inner
             }
+            context.report(code, message(owner), file: site.file, at: culprit.range,
+                           label: label(context.text(site.file, culprit.range)), help: help)
         }
     }
 }

@@ -10,16 +10,11 @@ enum ImpossibleConstraintCheck: LintCheck {
     static let code = DiagnosticCode("W303", "impossible constraint")
 
     static func run(_ context: LintContext) {
-        for env in context.environments {
-            let analysis = context.analysis(env)
-            for site in context.declarations where site.isVisible(in: env) {
-                guard let (owner, e) = constraint(of: site.declaration), let f = analysis.value(of: site.declaration)
-                else { continue }
-                guard analysis.usable, analysis.isImpossible(f) else { continue }
-                let culprit = smallest(e, analysis)
-                context.report(code, message(owner), file: site.file, at: culprit.range,
-                               label: label(context.text(site.file, culprit.range)), help: help)
-            }
+        context.forEachConstraint { site, owner, e, analysis in
+            guard let f = analysis.value(of: site.declaration), analysis.usable, analysis.isImpossible(f) else { return }
+            let culprit = smallest(e, analysis)
+            context.report(code, message(owner), file: site.file, at: culprit.range,
+                           label: label(context.text(site.file, culprit.range)), help: help)
         }
     }
 

@@ -13,20 +13,16 @@ enum RedundantTermCheck: LintCheck {
     static let maxTerms = 64
 
     static func run(_ context: LintContext) {
-        for env in context.environments {
-            let analysis = context.analysis(env)
-            for site in context.declarations where site.isVisible(in: env) {
-                guard let (owner, e) = constraint(of: site.declaration) else { continue }
-                reportSpelling(e, owner: owner, file: site.file, context: context)
-                let tree = Tree(e)
-                guard tree.nodes.count <= maxTerms else { continue }
-                guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
-                      !analysis.isAlwaysTrue(f) else { continue }
-                for term in tree.redundantTerms(analysis) {
-                    let range = tree.nodes[term].expression.range
-                    context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,
-                                   label: label, help: help)
-                }
+        context.forEachConstraint { site, owner, e, analysis in
+            reportSpelling(e, owner: owner, file: site.file, context: context)
+            let tree = Tree(e)
+            guard tree.nodes.count <= maxTerms else { return }
+            guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
+                  !analysis.isAlwaysTrue(f) else { return }
+            for term in tree.redundantTerms(analysis) {
+                let range = tree.nodes[term].expression.range
+                context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,
+                               label: label, help: help)
             }
         }
     }
