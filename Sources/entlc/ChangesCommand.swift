@@ -81,7 +81,7 @@ enum ChangesCommand {
     }
 
     static func load(_ path: String) throws(CLIError) -> PurchaseState {
-        let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
+        let bytes = try FileSystem.contents(ofInput: path)
         do {
             return try PurchaseState(json: bytes)
         } catch {

@@ -82,7 +82,7 @@ enum EvalCommand {
                                 overrides: overrides, explain: explain, jobs: try parseJobs(args))
         case (let path?, nil):
             if args.value("--jobs") != nil { throw CLIError("--jobs goes with --states") }
-            let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
+            let bytes = try FileSystem.contents(ofInput: path)
             var state: PurchaseState
             do {
                 state = try PurchaseState(json: bytes)
@@ -187,7 +187,7 @@ enum EvalCommand {
     /// blocks; the output is written in input order, so it is byte-identical for any `jobs`.
     static func runBatch(_ path: String, graph: RuleGraph, query: Query, environment: Environment?, at: Instant?,
                          overrides: [(String, Override)], explain: Bool, jobs: Int) throws(CLIError) -> ExitCode {
-        let bytes = path == "-" ? Terminal.readStandardInput() : try FileSystem.contents(of: path)
+        let bytes = try FileSystem.contents(ofInput: path)
         let clock = Instant.now()
         let lines = lineRanges(of: bytes)
         let blockSize = 512

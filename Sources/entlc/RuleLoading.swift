@@ -37,6 +37,11 @@ enum FileSystem {
         return bytes
     }
 
+    /// The bytes of an input file, or of standard input for `-`.
+    static func contents(ofInput path: String) throws(CLIError) -> [UInt8] {
+        path == "-" ? Terminal.readStandardInput() : try contents(of: path)
+    }
+
     /// Everything a descriptor yields until its end (nil on a read error, with `errno` set). A
     /// regular file is read straight into one buffer of its size: no growth, no copies.
     static func readAll(_ fd: Int32) -> [UInt8]? {
