@@ -77,6 +77,14 @@ struct Ledger {
         return taken
     }
 
+    /// Whether the balance will differ after the next window boundary if nothing is used: not
+    /// for a lifetime allowance, nor at a fixed point of the carry rule (without carry, a full
+    /// window; with `carry up to N`, a balance of `allowance + N`). A fixed point stays fixed, so
+    /// a ledger that does not change at its next boundary changes at no later one either.
+    var changesAtNextBoundary: Bool {
+        windows != nil && Ledger.carried(balance, windows: 1, allowance: allowance, carry: carry) != balance
+    }
+
     /// Where the current window ends (lifetime grants: never).
     var currentEnd: End {
         guard let w = windows else { return .never }

@@ -86,22 +86,45 @@ public enum Changes {
 
     /// What changes by itself as time passes from `from` to `to` (expiries, grace ends, resets,
     /// purchases and usage dated in between): the state is evaluated at `from`, then at each
-    /// `valid_until` up to `to`, and every difference is reported at the instant it happens.
+    /// instant where a decision or balance may change (`Evaluation.nextObservableChange`) up to
+    /// `to`, and every difference is reported at the instant it happens. Window boundaries that
+    /// change no balance (a full window renewing itself) are stepped over, so the cost grows
+    /// with the changes, not with the number of windows in the span.
     public static func timeline(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, from: Instant,
                                 to: Instant, maxSteps: Int = Changes.maxSteps) throws(EvaluationError) -> [ChangeEvent] {
         guard from <= to else { throw EvaluationError("the start \(from) is after the end \(to)") }
-        var results = try Evaluation(graph: graph, state: state, environment: environment, at: from).all()
+        var evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: from)
+        var results = evaluation.all()
         var events: [ChangeEvent] = []
         var steps = 0
-        while let next = nextChange(results), next <= to {
+        while let next = evaluation.nextObservableChange(), next <= to {
             steps += 1
             guard steps <= maxSteps else {
                 throw EvaluationError("more than \(maxSteps) changes between \(from) and \(to); choose a shorter span")
             }
-            let later = try Evaluation(graph: graph, state: state, environment: environment, at: next).all()
+            evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: next)
+            let later = evaluation.all()
             events += between(results, later, at: next)
             results = later
         }
         return events
+    }
+}
+
+extension Evaluation {
+    /// The earliest instant after `t` at which a decision, an entitlement's state or a balance
+    /// may change by itself: a purchase starts or ends, a dated usage record arrives, or a grant's
+    /// window boundary changes its balance. Unlike `valid_until` (§6), boundaries at which a
+    /// balance renews to the same amount do not count: the results there differ only in their
+    /// window fields.
+    public func nextObservableChange() -> Instant? {
+        var next = nextChange(watching: Array(graph.products.indices))
+        for record in state.usage where instant(of: record) > at {
+            next = earliest(next, instant(of: record))
+        }
+        for (f, feature) in graph.features.enumerated() where feature.kind.isMetered {
+            next = earliest(next, meteredBalance(f, candidates(of: f)).nextBalanceChange)
+        }
+        return next
     }
 }

@@ -142,8 +142,7 @@ extension Evaluation {
             let until = result.expiresAt.map { " until \($0)" } ?? ""
             result.reason = "active\(via)\(until)"
         case .unknown:
-            let unknown = entitlement.watchedProducts.filter { products[$0].truth == .unknown }.map { "`\(graph.products[$0].name)`" }
-            result.reason = "the status of \(unknown.prefix(3).joined(separator: ", ")) is unknown"
+            result.reason = "it depends on \(unknownProducts(entitlement.watchedProducts))"
         case .false:
             if result.isRevoked {
                 result.reason = "the purchase behind it was revoked"

@@ -70,6 +70,9 @@ public struct Evaluation: Sendable {
                     }
                 case .unknown:
                     products[p].unknownCount += 1
+                    if kind == .consumable {
+                        products[p].unknownQuantity = products[p].unknownQuantity.addingSaturating(purchase.quantity)
+                    }
                 default:
                     break
                 }
@@ -118,10 +121,12 @@ public struct Evaluation: Sendable {
         return usageFeature.indices.filter { usageFeature[$0] == feature }
     }
 
-    /// The store a purchase came from: its own `store`, or the store whose id it matched.
+    /// The store a purchase came from: its own `store`, or the store whose id it matched; none
+    /// when it names the product by its rule-set name (a name wins over ids, STATE.md).
     func store(of j: Int) -> String? {
         let purchase = state.purchases[j]
         if let s = purchase.store { return s }
+        if graph.productIndex[purchase.product] != nil { return nil }
         return graph.products[Int(purchaseProduct[j])].storeIDs.first { $0.id == purchase.product }?.store
     }
 
@@ -180,7 +185,7 @@ public struct Evaluation: Sendable {
                 stack[top] = entitlements[Int(e)] ?? (.false, .never)
                 top += 1
             case .atLeast(let p, let n):
-                stack[top] = (atLeast(products[Int(p)], n), .never)
+                stack[top] = (products[Int(p)].atLeast(n), .never)
                 top += 1
             case .not:
                 stack[top - 1] = (!stack[top - 1].0, .never)
@@ -207,22 +212,12 @@ public struct Evaluation: Sendable {
         return top > 0 ? stack[top - 1] : (.false, .never)
     }
 
-    /// `x >= n`: true when the owned units reach n; unknown when unknown purchases might.
-    static func atLeast(_ s: ProductStanding, _ n: Int64) -> Truth {
-        switch s.override {
-        case .purchased?: s.quantity >= n ? .true : .false
-        case .notPurchased?: .false
-        case .unknown?: .unknown
-        case nil: s.quantity >= n ? .true : s.unknownCount == 0 ? .false : .unknown
-        }
-    }
-
     /// Kleene truth of a constraint (a feature's `requires`).
     func truth(of c: Constraint) -> Truth {
         switch c {
         case .product(let p): products[p].truth
         case .entitlement(let e): entitlementValue(e).0
-        case .atLeast(let p, let n): Evaluation.atLeast(products[p], n)
+        case .atLeast(let p, let n): products[p].atLeast(n)
         case .not(let inner): !truth(of: inner)
         case .and(let terms): terms.reduce(Truth.true) { $0 && truth(of: $1) }
         case .or(let terms): terms.reduce(Truth.false) { $0 || truth(of: $1) }

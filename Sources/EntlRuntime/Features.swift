@@ -23,6 +23,10 @@ struct MeteredOutcome {
     var sources: [BalanceSource] = []
     var trail: [String] = []
     var hasUncertain = false
+    /// The first window boundary after `t` at which a grant's balance (certain or uncertain)
+    /// differs if nothing more is used: what can change `low` or `high` by itself, as opposed to
+    /// `balanceChange`, every boundary at which the result must be recomputed.
+    var nextBalanceChange: Instant?
 }
 
 extension Evaluation {
@@ -142,6 +146,7 @@ extension Evaluation {
         var trail: [String]? = explains ? [] : nil
         let names = certain.map(\.sourceName)
         let low = Replay.run(&ledgers, events: events, at: at, trail: &trail, names: names)
+        outcome.nextBalanceChange = Evaluation.nextBalanceChange(ledgers, at: at)
         if outcome.low != nil { outcome.low = low.balance }
         outcome.overage = low.overage
         outcome.trail = trail ?? []
@@ -153,6 +158,7 @@ extension Evaluation {
             var allLedgers = (certain + uncertain).map { ledger($0, allowance: allowance($0)) }
             var none: [String]? = nil
             let high = Replay.run(&allLedgers, events: events, at: at, trail: &none, names: [])
+            outcome.nextBalanceChange = earliest(outcome.nextBalanceChange, Evaluation.nextBalanceChange(allLedgers, at: at))
             if outcome.high != nil { outcome.high = high.balance }
             for (c, l) in zip(uncertain, allLedgers[certain.count...]) { outcome.sources.append(source(c, l)) }
         } else if outcome.high != nil {
@@ -173,6 +179,15 @@ extension Evaluation {
             let l = ledger(c, allowance: 0)
             guard l.exists(at: at), let windows = l.windows else { continue }
             next = earliest(next, windows.start(windows.index(containing: at) + 1))
+        }
+        return next
+    }
+
+    /// The first boundary after `at` at which one of `ledgers` (replayed up to `at`) changes.
+    static func nextBalanceChange(_ ledgers: [Ledger], at: Instant) -> Instant? {
+        var next: Instant?
+        for l in ledgers where l.exists(at: at) && l.changesAtNextBoundary {
+            next = earliest(next, l.currentEnd.instant)
         }
         return next
     }
@@ -293,8 +308,9 @@ extension Evaluation {
         }
     }
 
+    /// "`zbucks`, whose status is unknown": the products among `ps` with something unknown.
     func unknownProducts(_ ps: [Int]) -> String {
-        let names = ps.filter { products[$0].truth == .unknown }.map { "`\(graph.products[$0].name)`" }
+        let names = ps.filter { products[$0].hasUnknown }.map { "`\(graph.products[$0].name)`" }
         if names.isEmpty { return "purchases whose status is unknown" }
         return "\(names.prefix(3).joined(separator: ", ")), whose status is unknown"
     }

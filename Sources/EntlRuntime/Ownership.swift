@@ -110,6 +110,8 @@ struct ProductStanding: Sendable {
     var unknownCount: Int32 = 0
     /// Units held over owned purchases (consumables), saturating.
     var ownedQuantity: Int64 = 0
+    /// Units of the purchases whose status is unknown (consumables), saturating.
+    var unknownQuantity: Int64 = 0
     /// The latest end among owned purchases.
     var ownedEnd: End = .never
 
@@ -134,6 +136,24 @@ struct ProductStanding: Sendable {
 
     /// When ownership ends by itself (`never` for consumables, lifetime purchases and overrides).
     var end: End { override == .purchased ? .never : ownedEnd }
+
+    /// Whether something about this product is unknown: an override to `unknown`, or (without an
+    /// override) a purchase whose status is unknown.
+    var hasUnknown: Bool { override == .unknown || (override == nil && unknownCount > 0) }
+
+    /// `x >= n` (§1): only a purchase's status can be unknown, never its quantity. True when the
+    /// owned units reach n, false when even the units of the unknown purchases cannot make up
+    /// the difference, unknown otherwise; an override decides alone (`purchased` holds one unit).
+    func atLeast(_ n: Int64) -> Truth {
+        switch override {
+        case .purchased?: return quantity >= n ? .true : .false
+        case .notPurchased?: return .false
+        case .unknown?: return .unknown
+        case nil:
+            if ownedQuantity >= n { return .true }
+            return ownedQuantity.addingSaturating(unknownQuantity) >= n ? .unknown : .false
+        }
+    }
 }
 
 /// The resolution of a state's purchases against one environment of the graph (§2).
@@ -191,10 +211,12 @@ struct OwnershipResolver {
         default: break
         }
         if let bought = purchase.purchasedAt, bought > t { return .notOwned(.purchasedLater(bought)) }
-        if purchase.status == .unknown { return .unknown }
         if kind == .consumable {
-            return purchase.quantity >= 1 ? .owned : .notOwned(.quantityZero)
+            // A quantity is always known (§1): no units, nothing owned, whatever the status.
+            guard purchase.quantity >= 1 else { return .notOwned(.quantityZero) }
+            return purchase.status == .unknown ? .unknown : .owned
         }
+        if purchase.status == .unknown { return .unknown }
         switch purchase.status {
         case .pastDue:
             if let grace = purchase.graceUntil, t >= grace { return .notOwned(.graceEnded(grace)) }

@@ -92,8 +92,33 @@ import Testing
             == #"{"event":"entitlement_activated","name":"premium","at":"2026-12-01T00:00:00Z"}"#)
     }
 
+    /// Window boundaries that renew a balance to the same amount are not changes, and stepping
+    /// over them costs nothing: ten weeks of a `per minute` grant (100,800 windows).
+    @Test func boundariesThatChangeNothingAreSteppedOver() throws {
+        let g = compileGraph("product p: non_consumable\nfeature f: metered\nentitlement e = p { grants f 5 per minute }")
+        let bought = #"{"product": "p", "purchased_at": "2026-01-01T00:00:00Z"}"#
+        let idle = state(#"{"purchases": [\#(bought)]}"#)
+        #expect(try Changes.timeline(graph: g, state: idle, from: instant("2026-01-01T00:00:00Z"),
+                                     to: instant("2026-03-12T00:00:00Z"), maxSteps: 3) == [])
+        // A use inside the span: the balance drops, and the next boundary restores it, once.
+        let used = state(#"{"purchases": [\#(bought)], "usage": [{"feature": "f", "amount": 2, "at": "2026-02-01T10:00:30Z"}]}"#)
+        #expect(try Changes.timeline(graph: g, state: used, from: instant("2026-01-01T00:00:00Z"),
+                                     to: instant("2026-03-12T00:00:00Z"), maxSteps: 3).map(\.description) == [
+            #"{"event":"balance_changed","name":"f","at":"2026-02-01T10:00:30Z","old_balance":5,"new_balance":3}"#,
+            #"{"event":"balance_changed","name":"f","at":"2026-02-01T10:01:00Z","old_balance":3,"new_balance":5}"#,
+        ])
+        // A capped carry grows to its cap, then renews itself.
+        let capped = compileGraph("product p: non_consumable\nfeature f: metered\nentitlement e = p { grants f 5 per minute carry up to 10 }")
+        #expect(try Changes.timeline(graph: capped, state: idle, from: instant("2026-01-01T00:00:00Z"),
+                                     to: instant("2026-03-12T00:00:00Z"), maxSteps: 3).map(\.description) == [
+            #"{"event":"balance_changed","name":"f","at":"2026-01-01T00:01:00Z","old_balance":5,"new_balance":10}"#,
+            #"{"event":"balance_changed","name":"f","at":"2026-01-01T00:02:00Z","old_balance":10,"new_balance":15}"#,
+        ])
+    }
+
     @Test func spansAreBoundedAndOrdered() {
-        let g = compileGraph("product p: non_consumable\nfeature f: metered\nentitlement e = p { grants f 1 per minute }")
+        // An uncapped carry changes the balance at every boundary: each one is a change.
+        let g = compileGraph("product p: non_consumable\nfeature f: metered\nentitlement e = p { grants f 1 per minute carry }")
         let s = state(#"{"purchases": [{"product": "p", "purchased_at": "2020-01-01T00:00:00Z"}]}"#)
         #expect(throws: EvaluationError("more than 50 changes between 2020-01-01T00:00:00Z and 2021-01-01T00:00:00Z; choose a shorter span")) {
             try Changes.timeline(graph: g, state: s, from: instant("2020-01-01T00:00:00Z"), to: instant("2021-01-01T00:00:00Z"),

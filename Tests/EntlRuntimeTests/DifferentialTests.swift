@@ -1,4 +1,6 @@
+import EntlCompiler
 import EntlRuntime
+import EntlSyntax
 import EntlTestSupport
 import Foundation
 import Testing
@@ -26,6 +28,33 @@ import Testing
             }
         }
         #expect(failures == 0, "\(failures) of the cases in shard \(shard) disagree")
+    }
+
+    /// A timeline steps only where something may change (`nextObservableChange`); stepping
+    /// through every `valid_until` instead must report exactly the same events.
+    @Test func timelinesSkipOnlyBoundariesThatChangeNothing() throws {
+        var compared = 0
+        for seed in UInt64(1)...150 {
+            let c = DifferentialCase(seed: seed)
+            guard let graph = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph else { continue }
+            let to = Instant(seconds: c.at.seconds + 86_400)
+            guard let fast = try? Changes.timeline(graph: graph, state: c.state, environment: c.environment, from: c.at, to: to)
+            else { continue }
+            // Every valid_until, as long as that stays small.
+            var slow: [ChangeEvent] = []
+            var results = try Evaluation(graph: graph, state: c.state, environment: c.environment, at: c.at).all()
+            var steps = 0
+            while let next = Changes.nextChange(results), next <= to, steps < 1_500 {
+                steps += 1
+                let later = try Evaluation(graph: graph, state: c.state, environment: c.environment, at: next).all()
+                slow += Changes.between(results, later, at: next)
+                results = later
+            }
+            guard steps < 1_500 else { continue }
+            compared += 1
+            #expect(fast == slow, "seed \(seed)\n\(c)")
+        }
+        #expect(compared > 100)
     }
 
     @Test func theGeneratorCoversWhatItShould() {

@@ -23,6 +23,21 @@ import Testing
         try evaluate(graph, state(#"{"purchases": \#(purchases)}"#), at: at ?? t).entitlement(name)
     }
 
+    /// The store reported is the one that matched: none for a purchase naming the rule name,
+    /// even when some store's id happens to equal it.
+    @Test func theStoreIsTheOneThatMatched() throws {
+        let graph = compileGraph("""
+            product plus_monthly: subscription { period month; id app_store "com.x.plus"; id play_store "plus_monthly" }
+            entitlement plus = plus_monthly
+            """)
+        func plus(_ purchase: String) throws -> EntitlementResult {
+            try evaluate(graph, state(#"{"purchases": [\#(purchase)]}"#), at: t).entitlement("plus")
+        }
+        #expect(try plus(#"{"product": "plus_monthly"}"#).store == nil)
+        #expect(try plus(#"{"product": "plus_monthly", "store": "play_store"}"#).store == "play_store")
+        #expect(try plus(#"{"product": "com.x.plus"}"#).store == "app_store")
+    }
+
     @Test func activeWinsOverExpired() throws {
         let r = try premium(#"""
             [{"product": "annual", "status": "expired", "expires_at": "2026-05-01T00:00:00Z"},

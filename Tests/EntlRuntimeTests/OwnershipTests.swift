@@ -49,7 +49,7 @@ import Testing
         let r = try e.entitlement("either")
         #expect(r.decision == .undetermined)
         #expect(!r.allowed)
-        #expect(r.reason == "the status of `a` is unknown")
+        #expect(r.reason == "it depends on `a`, whose status is unknown")
     }
 }
 
@@ -193,5 +193,49 @@ import Testing
         let p = #"[{"product": "life", "purchased_at": "2026-07-01T00:00:00Z"}]"#
         #expect(try decision("life", p) == .denied)
         #expect(try decision("life", p, at: "2026-07-01T00:00:00Z") == .allowed)
+    }
+}
+
+/// SEMANTICS.md §1: only a purchase's status can be unknown, never its quantity.
+@Suite struct UnknownQuantityTests {
+    static let rules = """
+    product zb: consumable
+    entitlement rich = zb >= 4
+    """
+    let graph = compileGraph(UnknownQuantityTests.rules)
+
+    func rich(_ purchases: String, overrides: String = "{}") throws -> EntitlementResult {
+        try evaluate(graph, state(#"{"purchases": \#(purchases), "overrides": \#(overrides)}"#), at: "2026-06-01T00:00:00Z")
+            .entitlement("rich")
+    }
+
+    @Test func anUnknownPurchaseCountsOnlyItsOwnUnits() throws {
+        // 2 owned units and one unknown purchase of 1 unit: at most 3, so `zb >= 4` is false.
+        #expect(try rich(#"[{"product": "zb", "quantity": 2}, {"product": "zb", "quantity": 1, "status": "unknown"}]"#)
+            .decision == .denied)
+        // An unknown purchase of 3 units could make 5: undetermined.
+        let r = try rich(#"[{"product": "zb", "quantity": 2}, {"product": "zb", "quantity": 3, "status": "unknown"}]"#)
+        #expect(r.decision == .undetermined)
+        // The product is owned, and its name is still in the reason.
+        #expect(r.reason == "it depends on `zb`, whose status is unknown")
+        // Exactly enough with the unknown units: undetermined; owned units enough: true.
+        #expect(try rich(#"[{"product": "zb", "quantity": 2}, {"product": "zb", "quantity": 2, "status": "unknown"}]"#)
+            .decision == .undetermined)
+        #expect(try rich(#"[{"product": "zb", "quantity": 4}, {"product": "zb", "quantity": 2, "status": "unknown"}]"#)
+            .decision == .allowed)
+    }
+
+    @Test func anUnknownPurchaseOfNoUnitsMakesNothingUnknown() throws {
+        let purchases = #"[{"product": "zb", "quantity": 0, "status": "unknown"}]"#
+        #expect(try rich(purchases).decision == .denied)
+        let e = try evaluate(graph, state(#"{"purchases": \#(purchases)}"#), at: "2026-06-01T00:00:00Z")
+        #expect(try e.product("zb").decision == .denied)
+    }
+
+    @Test func anOverrideDecidesAlone() throws {
+        let held = #"[{"product": "zb", "quantity": 9}]"#
+        #expect(try rich(held, overrides: #"{"zb": "unknown"}"#).decision == .undetermined)
+        #expect(try rich(held, overrides: #"{"zb": "purchased"}"#).decision == .denied)  // one unit
+        #expect(try rich("[]", overrides: #"{"zb": "purchased"}"#).decision == .denied)
     }
 }

@@ -99,6 +99,8 @@ public struct DifferentialCase: CustomStringConvertible {
             var ids: [(String, String)] = []
             if r.chance(0.5) { ids.append(("app_store", "A.p\(i)")) }
             if r.chance(0.3) { ids.append(("stripe", "price_p\(i)")) }
+            // A store id that spells the product's own name (a rule name wins over it).
+            if r.chance(0.15) { ids.append(("play_store", "p\(i)")) }
             products.append(ProductShape(name: "p\(i)", kind: kind,
                                          period: kind == .subscription ? r.pick(["week", "month", "quarter", "half_year", "year"]) : nil,
                                          ids: ids, environment: nil))

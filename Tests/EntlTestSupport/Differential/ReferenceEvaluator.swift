@@ -162,8 +162,10 @@ public struct ReferenceEvaluator {
         let p = state.purchases[j]
         if [.revoked, .expired, .billingRetry].contains(p.status) { return .notOwned }
         if let bought = p.purchasedAt, bought.seconds > t { return .notOwned }
+        // §1: a quantity is never unknown, so a purchase of no units makes nothing unknown.
+        if product(named: try! resolve(j)!)!.kind == .consumable, p.quantity < 1 { return .notOwned }
         if p.status == .unknown { return .unknown }
-        if product(named: try! resolve(j)!)!.kind == .consumable { return p.quantity >= 1 ? .owned : .notOwned }
+        if product(named: try! resolve(j)!)!.kind == .consumable { return .owned }
         switch p.status {
         case .pastDue: return p.graceUntil.map { t < $0.seconds } ?? true ? .owned : .notOwned
         case .active, .trialing: return expiry(j).map { t < $0 } ?? true ? .owned : .notOwned
@@ -223,9 +225,13 @@ public struct ReferenceEvaluator {
             case .notPurchased?: return (.false, .max)
             case .unknown?: return (.unknown, .max)
             case nil:
-                if quantity(of: id.name) >= n.value { return (.true, .max) }
-                let unknown = purchases(of: id.name).contains { standing($0) == .unknown }
-                return (unknown ? .unknown : .false, .max)
+                // §1: true when the owned units reach N; false when even those plus the units of
+                // the unknown purchases fall short; unknown otherwise.
+                let owned = quantity(of: id.name)
+                if owned >= n.value { return (.true, .max) }
+                let unknownUnits = purchases(of: id.name).filter { standing($0) == .unknown }
+                    .reduce(Int128(0)) { $0 + Int128(state.purchases[$1].quantity) }
+                return (Int128(owned) + unknownUnits >= Int128(n.value) ? .unknown : .false, .max)
             }
         case .not(let inner, _):
             return (!value(inner).0, .max)
@@ -293,6 +299,8 @@ public struct ReferenceEvaluator {
     func store(of j: Int) -> String? {
         let p = state.purchases[j]
         if let s = p.store { return s }
+        // Named by its rule name: no store matched (even if some store's id spells the same).
+        if products.contains(where: { $0.name == p.product }) { return nil }
         return product(named: try! resolve(j)!)!.ids.first { $0.id == p.product }?.store
     }
 
