@@ -63,6 +63,7 @@ struct Checker {
         for env in environments {
             let table = tables[env]!
             checkStoreIDs(table)
+            checkEvents(table)
             for site in declarations where site.isVisible(in: env) {
                 checkDeclaration(site, table)
             }
@@ -147,6 +148,27 @@ struct Checker {
                                                   file: first.file, range: first.range)])
                 } else {
                     seen[key] = (product.name.name, site.file, id.range)
+                }
+            }
+        }
+    }
+
+    /// A usage event names one feature per environment: two features declaring the same
+    /// `event "…"` would leave usage reported under it to whichever comes first.
+    private func checkEvents(_ table: SymbolTable) {
+        var seen: [String: (feature: String, file: String, range: SourceRange)] = [:]
+        for site in declarations where site.isVisible(in: table.environment) {
+            guard case .feature(let feature) = site.declaration else { continue }
+            for item in feature.items {
+                guard case .event(let event) = item.kind else { continue }
+                if let first = seen[event.value] {
+                    report(.duplicateEvent, "event \"\(event.value)\" is already the event of feature `\(first.feature)`",
+                           file: site.file, at: event.range, label: "usage reported as this event would be ambiguous",
+                           help: "give each feature its own event name",
+                           notes: [DiagnosticNote(message: "feature `\(first.feature)` declares it here", file: first.file,
+                                                  range: first.range)])
+                } else {
+                    seen[event.value] = (feature.name.name, site.file, event.range)
                 }
             }
         }

@@ -126,6 +126,16 @@ public enum DiagnosticCatalog {
             A rule file is larger than 32 MiB. Split the rule set over several files in a directory; \
             `entlc` reads every `*.entl` beneath it.
             """, example: nil, fix: nil),
+        CodeExplanation(.notARuleFile, """
+            The file starts with `{` or `[`: it is JSON (a state file, most likely), not a rule file. \
+            Rule files hold declarations; evaluate a state with `entlc eval RULES --state FILE`.
+            """, example: "{\"customer\": \"user_42\", \"purchases\": []}", fix: "product p: non_consumable"),
+        CodeExplanation(.ambiguousTestInstant, """
+            Test items end at the end of their line, so an `at` on the line below `used calls 30` \
+            is the test's own instant, not the time of the use, although it reads like one. Write the \
+            use's instant on its line, or put the test's `at` before the `used` items.
+            """, example: "feature calls: metered\ntest \"t\" {\n  used calls 30\n  at \"2026-11-20T10:00:00Z\"\n}",
+            fix: "feature calls: metered\ntest \"t\" {\n  used calls 30 at \"2026-11-20T10:00:00Z\"\n}"),
         // MARK: Names and kinds
         CodeExplanation(.unknownName, """
             A name is not declared in this rule set (in this environment). The help suggests the \
@@ -217,6 +227,11 @@ public enum DiagnosticCatalog {
             A credit system converts each feature once; two rates for one feature would be ambiguous.
             """, example: "feature calls: metered\ncredits c {\n  calls 1 = 5\n  calls 1 = 6\n}",
             fix: "feature calls: metered\ncredits c {\n  calls 1 = 5\n}"),
+        CodeExplanation(.duplicateEvent, """
+            Two features declare the same `event "…"`. Usage reported under that event name would be \
+            counted for one of them only; give each feature its own event.
+            """, example: "feature calls: metered { event \"call\" }\nfeature uploads: metered { event \"call\" }",
+            fix: "feature calls: metered { event \"call\" }\nfeature uploads: metered { event \"upload\" }"),
         // MARK: Lints
         CodeExplanation(UnusedProductCheck.code, """
             No constraint names the product and it grants nothing itself, so buying it unlocks \
@@ -283,5 +298,13 @@ public enum DiagnosticCatalog {
             A test block has no `expect` line, so it can never fail.
             """, example: "product p: non_consumable\nentitlement e = p\ntest \"t\" { given p }",
             fix: "product p: non_consumable\nentitlement e = p\ntest \"t\" { given p; expect e allowed }"),
+        CodeExplanation(UnknownStoreCheck.code, """
+            A store id names a store entlc does not know. Purchases match `id STORE "…"` by the exact \
+            store name, so a misspelled store (`appstore` for `app_store`) never matches a purchase \
+            and the product silently never counts. The known stores are app_store, mac_app_store, \
+            play_store, amazon, stripe, paddle, web and promotional; for a store of your own, put \
+            `// entl-allow W314` above the product.
+            """, example: "feature f: boolean\nproduct p: non_consumable { id appstore \"com.x.p\"; grants f }",
+            fix: "feature f: boolean\nproduct p: non_consumable { id app_store \"com.x.p\"; grants f }"),
     ]
 }

@@ -73,6 +73,7 @@ enum Linter {
         UnusedProductCheck.self, NeverGrantedCheck.self, ImpossibleConstraintCheck.self, AlwaysTrueConstraintCheck.self,
         RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self, CarryCapBelowAllowanceCheck.self,
         UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self, TestWithoutExpectationCheck.self,
+        UnknownStoreCheck.self,
     ]
 
     static func run(_ checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {

@@ -50,7 +50,8 @@ struct Suppressions {
                     : "unknown warning code `\(code)` in entl-allow"
                 let hint = Suggestions.closest(to: code, among: known.sorted())
                 report(Diagnostic(Suppressions.code, message, file: file, range: comment.range, label: "this comment",
-                                  help: hint.map { "did you mean `\($0)`?" } ?? "warning codes are W301 to W313; see `entlc explain`"))
+                                  help: hint.map { "did you mean `\($0)`?" }
+                                      ?? "warning codes are \(known.min() ?? "") to \(known.max() ?? ""); see `entlc explain`"))
             }
         }
         return out

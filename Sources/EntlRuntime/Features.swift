@@ -345,11 +345,11 @@ extension Evaluation {
             trail.append("  balance: \(direct.low.map(String.init) ?? "unlimited")"
                          + (direct.hasUncertain ? " (up to \(direct.high.map(String.init) ?? "unlimited") if unknown purchases count)" : ""))
         }
-        let units = { (n: Int64) in "\(n) \(feature.unit(n))" }
+        let units = { (n: Int64) in "\(n.grouped) \(feature.unit(n))" }
         if direct.low.map({ $0 >= required }) ?? true {
             result.decision = .allowed
             result.via = .direct
-            result.reason = direct.low.map { "\(units($0)) left, \(required) needed" } ?? "unlimited \(feature.unit(2))"
+            result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(feature.unit(2))"
         } else {
             var uncertain = direct.high.map { $0 >= required } ?? true
             for (route, cs) in zip(feature.creditRoutes, routeCandidates) {
@@ -369,17 +369,17 @@ extension Evaluation {
                 if system.low.map({ $0 >= need }) ?? true {
                     result.decision = .allowed
                     result.via = .credits
-                    result.reason = "\(units(direct.low ?? 0)) left, so \(need) \(systemFeature.unit(need)) from "
-                        + "`\(systemFeature.name)` pay for \(required)"
+                    result.reason = "\(units(direct.low ?? 0)) left, so \(need.grouped) \(systemFeature.unit(need)) from "
+                        + "`\(systemFeature.name)` pay for \(required.grouped)"
                     break
                 }
                 if system.high.map({ $0 >= need }) ?? true { uncertain = true }
             }
             if result.decision != .allowed {
                 result.decision = uncertain ? .undetermined : .denied
-                var reason = "\(units(direct.low ?? 0)) left, \(required) needed"
+                var reason = "\(units(direct.low ?? 0)) left, \(required.grouped) needed"
                 if let system = result.creditSystem, let need = result.creditsRequired {
-                    reason += "; `\(system)` has \(result.creditBalance.map(String.init) ?? "unlimited") of the \(need) credits needed"
+                    reason += "; `\(system)` has \(result.creditBalance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
                 }
                 if uncertain { reason += "; it depends on \(unknownProducts(feature.watchedProducts))" }
                 result.reason = reason

@@ -301,10 +301,21 @@ struct JSONScanner {
 
     mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, UnsafeBufferPointer(rebasing: bytes[index..<(index + w.count)]).elementsEqual(w) else {
-            throw error("invalid literal, expected `\(word)`")
+        guard index + w.count <= bytes.count, UnsafeBufferPointer(rebasing: bytes[index..<(index + w.count)]).elementsEqual(w),
+              index + w.count == bytes.count || !JSONScanner.isLetter(bytes[index + w.count])
+        else {
+            // Name the whole word that stands here: `tru`, `nope`, `not`.
+            var end = index
+            while end < bytes.count, end - index < 40, JSONScanner.isLetter(bytes[end]) { end += 1 }
+            let found = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<max(end, index + 1)]), as: UTF8.self)
+            let close = found.count < w.count && w.starts(with: found.utf8)
+            throw error("unexpected `\(found)`, expected " + (close ? "`\(word)`" : "a value"))
         }
         index += w.count
+    }
+
+    static func isLetter(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
     }
 
     /// A number's text (a range of `bytes`), checked against the JSON grammar.

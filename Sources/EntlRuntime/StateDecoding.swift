@@ -76,8 +76,12 @@ private struct DecodeError: Error {
     }
 
     static func syntax(_ s: JSONScanner, _ message: String) -> DecodeError {
-        let e = s.error(message)
-        return DecodeError(path: "\(e.line):\(e.column)", message: e.message, isSyntax: true)
+        syntax(s.error(message))
+    }
+
+    /// `3:7: invalid JSON: unexpected `}`, expected a value`.
+    static func syntax(_ e: JSONSyntaxError) -> DecodeError {
+        DecodeError(path: "\(e.line):\(e.column)", message: "invalid JSON: " + e.message, isSyntax: true)
     }
 }
 
@@ -105,15 +109,22 @@ private struct StateReader {
         do {
             return try body(&s)
         } catch let error as JSONSyntaxError {
-            throw DecodeError(path: "\(error.line):\(error.column)", message: error.message, isSyntax: true)
+            throw .syntax(error)
         } catch {
             throw DecodeError(path: "", message: "\(error)")
         }
     }
 
     /// The error for a value of the wrong type at the cursor: "expected WHAT, found a number",
-    /// or the syntax error when no value starts there at all.
+    /// or the syntax error when what stands there is not valid JSON at all (`tru`, `not json`,
+    /// an unclosed object): a value is classified only once it is known to be one.
     private mutating func mismatch(_ expected: String) -> DecodeError {
+        var probe = s
+        do {
+            try probe.skipValue()
+        } catch {
+            return .syntax(error)
+        }
         let found: String
         switch s.peek() {
         case UInt8(ascii: "\"")?: found = "a string"

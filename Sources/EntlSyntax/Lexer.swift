@@ -90,6 +90,16 @@ public struct Lexer {
                 kind = .invalid
             }
         case UInt8(ascii: "0")...UInt8(ascii: "9"): kind = lexInteger(start: start)
+        case UInt8(ascii: "-") where peekByte(1).map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false:
+            // `-5`: one error for the whole number (amounts are never negative), kept as 5.
+            advance()
+            let diagnostics = self.diagnostics.count
+            kind = lexInteger(start: start)
+            if self.diagnostics.count == diagnostics {
+                let text = String(decoding: bytes[start.offset..<index], as: UTF8.self)
+                report(.malformedInteger, "negative number `\(text)`", from: start, label: "amounts are never negative",
+                       help: Lexer.wholeNumberHelp)
+            }
         case UInt8(ascii: "\""): kind = lexString(start: start)
         default:
             if Lexer.isIdentifierStart(b) {
@@ -219,6 +229,15 @@ public struct Lexer {
             advance()
         }
         if previousWasUnderscore { malformed = true }
+        // `1.5`: a fraction is one error for the whole literal, not a stray `.`.
+        if !malformed, peekByte() == UInt8(ascii: "."), let d = peekByte(1), d >= UInt8(ascii: "0"), d <= UInt8(ascii: "9") {
+            advance()
+            while let b = peekByte(), Lexer.isIdentifierContinue(b) { advance() }
+            let text = String(decoding: bytes[startIndex..<index], as: UTF8.self)
+            report(.malformedInteger, "`\(text)` is not a whole number", from: start, label: "no fractions",
+                   help: Lexer.wholeNumberHelp)
+            return .integer(min(value, Lexer.maxInteger))
+        }
         let text = String(decoding: bytes[startIndex..<index], as: UTF8.self)
         if malformed {
             // Keep the digits' value so later checks (e.g. "must be at least 1") stay quiet.
@@ -233,6 +252,9 @@ public struct Lexer {
         }
         return .integer(value)
     }
+
+    static let wholeNumberHelp = "amounts are whole numbers from 0 to 1_000_000_000_000_000 (`10_000`); "
+        + "for a fraction of a unit, count in a smaller unit or use a credit conversion (`tokens 1_000 = 1`)"
 
     /// `string = '"' { char | escape } '"' ;` — escapes `\" \\ \n \t \u{HEX}`, no raw newlines.
     private mutating func lexString(start: SourceLocation) -> TokenKind {

@@ -35,6 +35,7 @@ extension Parser {
             default:
                 let line = token.range.start.line
                 if let item = parseTestItem() {
+                    reportAmbiguousInstant(item, after: items.last)
                     items.append(item)
                     if onSameLine, ![.rightBrace, .semicolon, .endOfFile].contains(token.kind) {
                         reportExpected("the end of the line after this test item")
@@ -47,6 +48,24 @@ extension Parser {
         }
         return TestDeclaration(docs: docs, description: description, items: items,
                                range: start.through(SourceRange(start: previousEnd, end: previousEnd)))
+    }
+
+    /// Test items end at the end of their line, so an `at` on the line after `used calls 30`
+    /// sets the test's instant, though it reads like the time of the use: an error, never a
+    /// silent second meaning (a test block must not check clean and mean something else).
+    private mutating func reportAmbiguousInstant(_ item: TestItem, after previous: TestItem?) {
+        guard case .at = item.kind, let previous else { return }
+        let word: String
+        switch previous.kind {
+        case .used(_, _, nil): word = "used"
+        case .level(_, _, nil): word = "level"
+        default: return
+        }
+        report(.ambiguousTestInstant, "`at` on its own line sets the test's instant, not the time of the `\(word)` above it",
+               at: item.range, label: "the test's instant",
+               help: "to date the \(word == "used" ? "use" : "level"), write `at` on the `\(word)` line; "
+                   + "to set the test's instant, put `at` before the `\(word)` items",
+               notes: [DiagnosticNote(message: "this `\(word)` has no instant of its own", file: path, range: previous.range)])
     }
 
     /// test_item = "at" INSTANT | "env" … | "state" STRING | "given" … | "used" … | "level" …

@@ -57,6 +57,16 @@ public struct Parser {
                                help: "rule files must be UTF-8 text")
             return ParseResult(file: empty, diagnostics: [d], comments: [])
         }
+        if let json = firstJSONByte(source.bytes) {
+            // A state file given to `check`: one error, not one per line of JSON.
+            let start = source.location(ofOffset: json)
+            let end = SourceLocation(line: start.line, column: start.column + 1, offset: json + 1)
+            let d = Diagnostic(.notARuleFile, "this looks like JSON, not an .entl file", file: source.path,
+                               range: SourceRange(start: start, end: end), label: "rule files start with a declaration",
+                               help: "rule files hold declarations (`product`, `entitlement`, …); "
+                                   + "evaluate a state file with `entlc eval RULES --state FILE`")
+            return ParseResult(file: empty, diagnostics: [d], comments: [])
+        }
         var parser = Parser(path: source.path, bytes: source.bytes)
         let file = parser.parseRuleFile()
         let all = parser.lexer.diagnostics + parser.diagnostics
@@ -64,6 +74,15 @@ public struct Parser {
             ($0.element.range.start.offset, $0.offset) < ($1.element.range.start.offset, $1.offset)
         }.map(\.element)
         return ParseResult(file: file, diagnostics: ordered, comments: parser.lexer.comments)
+    }
+
+    /// The offset of a `{` or `[` that starts the text (after a byte order mark and whitespace):
+    /// no rule file can start so, every JSON document does.
+    static func firstJSONByte(_ bytes: [UInt8]) -> Int? {
+        var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while i < bytes.count, Lexer.isWhitespace(bytes[i]) { i += 1 }
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[") else { return nil }
+        return i
     }
 
     /// Parses text (for tests and tools).

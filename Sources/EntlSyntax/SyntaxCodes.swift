@@ -17,12 +17,14 @@ extension DiagnosticCode {
     public static let misplacedDeclaration = DiagnosticCode("E117", "declaration not allowed here")
     public static let duplicateClause = DiagnosticCode("E118", "clause given twice")
     public static let fileTooLarge = DiagnosticCode("E119", "file too large")
+    public static let notARuleFile = DiagnosticCode("E120", "not a rule file")
+    public static let ambiguousTestInstant = DiagnosticCode("E121", "`at` after `used` or `level`")
 
     /// Every syntax code, in code order.
     public static let syntaxCodes: [DiagnosticCode] = [
         .unexpectedCharacter, .invalidUTF8, .unterminatedComment, .unterminatedString, .invalidEscape,
         .integerTooLarge, .malformedInteger, .expectedToken, .reservedWord, .unknownKind,
         .unknownKeyword, .nestingTooDeep, .unknownItem, .unknownEnvironment, .misplacedDeclaration,
-        .duplicateClause, .fileTooLarge,
+        .duplicateClause, .fileTooLarge, .notARuleFile, .ambiguousTestInstant,
     ]
 }

@@ -71,6 +71,10 @@ enum EntlCLI {
                 Terminal.emit(generalHelp)
                 return .success
             }
+            if arguments[1] == "help" {
+                Terminal.emit(helpHelp)
+                return .success
+            }
             guard let command = command(named: arguments[1]) else { return fail(unknownCommand(arguments[1])) }
             Terminal.emit(command.help)
             return .success
@@ -91,12 +95,22 @@ enum EntlCLI {
         }
     }
 
+    static let helpHelp = """
+        USAGE: entlc help [COMMAND]
+
+        Prints the list of commands, or the usage and options of one command (the same text as
+        `entlc COMMAND --help`).
+
+        EXIT: 0, or 2 for an unknown command.
+
+        """
+
     static func command(named name: String) -> CommandSpec? {
         commands.first { $0.name == name }
     }
 
     private static func unknownCommand(_ name: String) -> CLIError {
-        let hint = Suggestions.closest(to: name, among: commands.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
+        let hint = Suggestions.closest(to: name, among: commands.map(\.name) + ["help"]).map { " (did you mean `\($0)`?)" } ?? ""
         return CLIError("unknown command `\(name)`\(hint); run `entlc --help` for the list")
     }
 

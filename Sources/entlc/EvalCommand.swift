@@ -72,6 +72,11 @@ enum EvalCommand {
         let explain = args.has("--explain")
         let graph = try RuleLoader.compile(args.positionals).graph
         try validate(query, in: graph, environment: environment)
+        try validate(overrides, in: graph, environment: environment)
+        if case .feature(let f, _) = query, args.value("--amount") != nil,
+           ([graph.live, graph.test].compactMap { g in g.featureIndex[f].map { g.features[$0] } }.first?.kind == .boolean) {
+            Terminal.emitError("entlc: note: --amount is ignored for boolean feature `\(f)`: it is allowed or not\n")
+        }
 
         switch (args.value("--state"), args.value("--states")) {
         case (nil, nil): throw CLIError("give the customer state with --state FILE (or - for standard input), or --states FILE.jsonl")
@@ -89,7 +94,7 @@ enum EvalCommand {
             } catch {
                 throw CLIError("\(path == "-" ? "<stdin>" : path): \(error)")
             }
-            for (p, v) in overrides { state.setOverride(p, v) }
+            try apply(overrides, to: &state, graph: graph, environment: environment)
             let evaluation: Evaluation
             let results: [EvaluationResult]
             do throws(EvaluationError) {
@@ -151,22 +156,54 @@ enum EvalCommand {
         return out
     }
 
-    /// Unknown names in the query fail the job (exit 2) with a suggestion. The environment of a
-    /// state is not known yet, so a name must exist in the given environment, or in some
-    /// environment when none is given.
+    /// Unknown names in the query fail the job (exit 2) with a suggestion, or with the option
+    /// that fits when the name is of another kind (`--entitlement api_calls` → `--feature`). The
+    /// environment of a state is not known yet, so a name must exist in the given environment, or
+    /// in some environment when none is given.
     static func validate(_ query: Query, in graph: RuleGraph, environment: Environment?) throws(CLIError) {
         let graphs = environment.map { [graph[$0]] } ?? [graph.live, graph.test]
-        func check(_ name: String, _ noun: String, _ names: (EnvironmentGraph) -> [String]) throws(CLIError) {
-            let all = graphs.flatMap(names)
+        let kinds: [(noun: String, option: String, names: (EnvironmentGraph) -> [String])] = [
+            ("feature", "--feature", { $0.features.map(\.name) }), ("product", "--product", { $0.products.map(\.name) }),
+            ("entitlement", "--entitlement", { $0.entitlements.map(\.name) }),
+        ]
+        func check(_ name: String, _ noun: String) throws(CLIError) {
+            let all = graphs.flatMap(kinds.first { $0.noun == noun }!.names)
             guard !all.contains(name) else { return }
+            for other in kinds where other.noun != noun && graphs.flatMap(other.names).contains(name) {
+                throw CLIError("`\(name)` is \(other.noun == "entitlement" ? "an" : "a") \(other.noun), not \(noun == "entitlement" ? "an" : "a") \(noun); "
+                               + "ask with \(other.option) \(name)")
+            }
             let hint = Suggestions.closest(to: name, among: all).map { " (did you mean `\($0)`?)" } ?? ""
             throw CLIError("unknown \(noun) `\(name)`\(hint)")
         }
         switch query {
-        case .feature(let f, _): try check(f, "feature", { $0.features.map(\.name) })
-        case .product(let p): try check(p, "product", { $0.products.map(\.name) })
-        case .entitlement(let e): try check(e, "entitlement", { $0.entitlements.map(\.name) })
+        case .feature(let f, _): try check(f, "feature")
+        case .product(let p): try check(p, "product")
+        case .entitlement(let e): try check(e, "entitlement")
         case .all: break
+        }
+    }
+
+    /// `--override P=V` must name a product (of the given environment, or of some environment).
+    static func validate(_ overrides: [(String, Override)], in graph: RuleGraph, environment: Environment?) throws(CLIError) {
+        let graphs = environment.map { [graph[$0]] } ?? [graph.live, graph.test]
+        for (product, value) in overrides where !graphs.contains(where: { $0.productIndex[product] != nil }) {
+            let all = graphs.flatMap { $0.products.map(\.name) }
+            let hint = Suggestions.closest(to: product, among: all).map { " (did you mean `\($0)`?)" } ?? ""
+            throw CLIError("--override \(product)=\(value.rawValue): unknown product `\(product)`\(hint)")
+        }
+    }
+
+    /// Adds the `--override`s to a state. An override names a product of the environment the
+    /// state is evaluated in; the error says so, and that it came from the command line.
+    static func apply(_ overrides: [(String, Override)], to state: inout PurchaseState, graph: RuleGraph,
+                      environment: Environment?) throws(CLIError) {
+        let env = environment ?? state.environment ?? .live
+        for (product, value) in overrides {
+            guard graph[env].productIndex[product] != nil else {
+                throw CLIError("--override \(product)=\(value.rawValue): no product `\(product)` in environment \(env.rawValue)")
+            }
+            state.setOverride(product, value)
         }
     }
 
@@ -200,7 +237,7 @@ enum EvalCommand {
             let evaluateBlock = { @Sendable (i: Int) in
                 var out: [UInt8] = []
                 out.reserveCapacity(blocks[first + i].count * 512)
-                for n in blocks[first + i] {
+                for n in blocks[first + i] where !isBlank(bytes[lines[n]]) {
                     evaluateLine(bytes[lines[n]], number: n + 1, graph: graph, query: query, environment: environment,
                                  at: at, clock: clock, overrides: overrides, explain: explain, into: &out)
                     out.append(0x0A)
@@ -244,6 +281,12 @@ enum EvalCommand {
         return ranges
     }
 
+    /// Blank lines (spaces and tabs only) are skipped: they hold no customer, and a JSONL file
+    /// often ends with one. Line numbers in error records still count them.
+    static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        !line.contains { $0 != 0x20 && $0 != 0x09 }
+    }
+
     /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.
     static func evaluateLine(_ line: ArraySlice<UInt8>, number: Int, graph: RuleGraph, query: Query, environment: Environment?,
                              at: Instant?, clock: Instant, overrides: [(String, Override)], explain: Bool,
@@ -252,10 +295,13 @@ enum EvalCommand {
             JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
         }
         guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength) bytes") }
-        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return failure("empty line") }
         do {
             var state = try PurchaseState(json: line)
-            for (p, v) in overrides { state.setOverride(p, v) }
+            do throws(CLIError) {
+                try apply(overrides, to: &state, graph: graph, environment: environment)
+            } catch {
+                return failure(error.message)
+            }
             let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at ?? state.now ?? clock,
                                             explain: explain)
             evaluation.writeJSONLine(try answer(query, evaluation), into: &out)

@@ -66,7 +66,9 @@ enum EvalText {
             }
             out += "\n"
         }
-        if f.decision != .allowed { out += "  \(f.reason)\n" }
+        // The first line already says what is left and needed; an undetermined result also says
+        // what it depends on.
+        if f.decision == .undetermined, let r = f.reason.firstRange(of: "it depends on") { out += "  \(f.reason[r.lowerBound...])\n" }
         return out + validUntil(f.validUntil)
     }
 

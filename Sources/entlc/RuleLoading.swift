@@ -28,13 +28,29 @@ enum FileSystem {
         String(cString: strerror(errno)).lowercased()
     }
 
+    /// Why a file could not be read ("no such file or directory").
+    struct ReadError: Error {
+        var path: String
+        var reason: String
+        var cliError: CLIError { CLIError("cannot read `\(path)`: \(reason)") }
+    }
+
+    /// The bytes of a file, or why not.
+    static func readFile(_ path: String) throws(ReadError) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw ReadError(path: path, reason: lastError()) }
+        defer { close(fd) }
+        guard let bytes = readAll(fd) else { throw ReadError(path: path, reason: lastError()) }
+        return bytes
+    }
+
     /// The bytes of a file, or a message saying why not.
     static func contents(of path: String) throws(CLIError) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
-        defer { close(fd) }
-        guard let bytes = readAll(fd) else { throw CLIError("cannot read `\(path)`: \(lastError())") }
-        return bytes
+        do throws(ReadError) {
+            return try readFile(path)
+        } catch {
+            throw error.cliError
+        }
     }
 
     /// The bytes of an input file, or of standard input for `-`.

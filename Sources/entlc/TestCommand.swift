@@ -28,16 +28,27 @@ enum TestCommand {
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["text", "junit"]) ?? "text"
         let (graph, checked) = try RuleLoader.compile(args.positionals)
+        // The runner says which state file; the error says why it could not be read.
         let runner = TestRunner(checked: checked, graph: graph) { path in
-            do throws(CLIError) {
-                return try FileSystem.contents(of: path)
+            do throws(FileSystem.ReadError) {
+                return try FileSystem.readFile(path)
             } catch {
-                throw StateFileError(message: error.message)
+                throw StateFileError(message: error.reason)
             }
         }
         var outcomes: [TestRunner.Outcome] = []
-        let elapsed = ContinuousClock().measure { outcomes = runner.run(filter: args.value("--filter")) }
+        let filter = args.value("--filter")
+        let elapsed = ContinuousClock().measure { outcomes = runner.run(filter: filter) }
         Terminal.emit(format == "junit" ? junit(outcomes, elapsed: elapsed) : text(outcomes))
+        // Nothing ran: a "pass" would hide a typo in the filter or a rule set without tests.
+        if outcomes.isEmpty {
+            let total = runner.run(filter: nil).count
+            Terminal.emitError("entlc: no tests ran: " + (filter.map { total == 0
+                ? "the rule set has no `test` blocks (and no test matches `\($0)`)"
+                : "no test description contains `\($0)` (the rule set has \(total) test\(total == 1 ? "" : "s"))" }
+                ?? "the rule set has no `test` blocks") + "\n")
+            return .no
+        }
         return outcomes.allSatisfy(\.passed) ? .success : .no
     }
 

@@ -124,6 +124,17 @@ import Testing
         let checkHelp = try runEntlc(["help", "check"])
         #expect(checkHelp.stdout.hasPrefix("USAGE: entlc check RULES..."))
         #expect(try runEntlc(["check", "--help"]).stdout == checkHelp.stdout)
+        let helpHelp = try runEntlc(["help", "help"])
+        #expect(helpHelp.status == 0)
+        #expect(helpHelp.stdout.hasPrefix("USAGE: entlc help [COMMAND]\n"))
+    }
+
+    /// `check state.json`: one error that says what the file is, not one per line of JSON.
+    @Test func aStateFileGivenToCheckIsOneError() throws {
+        let r = try runEntlc(["check", "examples/api.state.json"])
+        #expect(r.status == 1)
+        #expect(r.stdout.hasPrefix("examples/api.state.json:1:1: error[E120]: this looks like JSON, not an .entl file\n"))
+        #expect(r.stdout.hasSuffix("1 error, 0 warnings in 1 file\n"))
     }
 
     @Test func noArgumentsPrintsHelpAndExitsTwo() throws {

@@ -1,3 +1,4 @@
+import EntlCompiler
 import EntlRuntime
 import EntlTestSupport
 import Foundation
@@ -61,7 +62,7 @@ import Testing
         }
         #expect(run["tool"]?["driver"]?["name"] == .string("entlc"))
         #expect(run["columnKind"] == .string("unicodeCodePoints"))
-        #expect(rules.count == 49)
+        #expect(rules.count == DiagnosticCatalog.all.count)
         let w301 = try #require(rules.first { $0["id"] == .string("W301") })
         #expect(w301["shortDescription"]?["text"] == .string("unused product"))
         #expect(w301["defaultConfiguration"]?["level"] == .string("warning"))
@@ -83,7 +84,8 @@ import Testing
     @Test func explainEveryCode() throws {
         let list = try runEntlc(["explain"])
         #expect(list.status == 0)
-        #expect(list.stdout.split(separator: "\n").count == 49)
+        #expect(list.stdout.split(separator: "\n").count == DiagnosticCatalog.all.count)
+        #expect(DiagnosticCatalog.all.count == 53)  // E100–E106, E110–E121, E201–E220, W301–W314
         let one = try runEntlc(["explain", "e201"])
         #expect(one.stdout.hasPrefix("E201: unknown name\n\n"))
         #expect(one.stdout.contains("Example:\n\n    product pro_monthly: subscription { period month }\n    entitlement pro = pro_montly\n"))

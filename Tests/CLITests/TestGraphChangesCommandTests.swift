@@ -26,7 +26,7 @@ import Testing
         FAIL  no instant
               Tests/Fixtures/tests/runner.entl:25:1: cannot run: the test has no `at` and its state has no `now`
         FAIL  missing state file
-              Tests/Fixtures/tests/runner.entl:30:1: cannot run: cannot read state file `Tests/Fixtures/tests/nowhere.state.json`: cannot read `Tests/Fixtures/tests/nowhere.state.json`: no such file or directory
+              Tests/Fixtures/tests/runner.entl:30:1: cannot run: cannot read state file `Tests/Fixtures/tests/nowhere.state.json`: no such file or directory
         PASS  state file and overrides
         2 passed, 3 failed
 
@@ -50,6 +50,17 @@ import Testing
         #expect(xml.contains("<failure message=\"cannot run: the test has no `at` and its state has no `now`\" type=\"error\">"))
         #expect(xml.hasSuffix("</testsuites>\n"))
         #expect(xml.components(separatedBy: "<testcase ").count == 6)
+    }
+
+    /// Nothing ran is not a pass: a rule set without tests, or a filter that matches none.
+    @Test func noTestsIsNotAPass() throws {
+        let none = try runEntlc(["test", "-"], stdin: "product p: non_consumable\n")
+        #expect(none.status == 1)
+        #expect(none.stdout == "0 passed, 0 failed\n")
+        #expect(none.stderr == "entlc: no tests ran: the rule set has no `test` blocks\n")
+        let filtered = try runEntlc(["test", "Tests/Fixtures/tests/runner.entl", "--filter", "nothing like it"])
+        #expect(filtered.status == 1)
+        #expect(filtered.stderr == "entlc: no tests ran: no test description contains `nothing like it` (the rule set has 5 tests)\n")
     }
 
     @Test func rulesThatDoNotCompileExitTwo() throws {

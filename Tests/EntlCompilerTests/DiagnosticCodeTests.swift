@@ -132,6 +132,29 @@ let codeCases: [CodeCase] = [
           1️⃣calls 1 = 6
         }
         """, [("E219", "`calls` is converted twice in credit system `c`", "1️⃣")]),
+    CodeCase("E220", """
+        feature calls: metered { event "call" }
+        feature uploads: metered { event 1️⃣"call" }
+        """, [("E220", "event \"call\" is already the event of feature `calls`", "1️⃣")]),
+    // `check state.json`: one error, not one per line of JSON.
+    CodeCase("E120", """
+          1️⃣{
+          "customer": "user_42",
+          "purchases": [{ "product": "pro_monthly", "status": "active" }]
+        }
+        """, [("E120", "this looks like JSON, not an .entl file", "1️⃣")]),
+    CodeCase("E106", "feature f: metered\nproduct a: consumable { grants f 1️⃣-5 }", [("E106", "negative number `-5`", "1️⃣")]),
+    CodeCase("E106", "feature f: metered\nproduct a: consumable { grants f 1️⃣1.5 }",
+             [("E106", "`1.5` is not a whole number", "1️⃣")]),
+    // An `at` under `used` would silently become the test's instant.
+    CodeCase("E121", """
+        feature calls: metered
+        test "t" {
+          used calls 30
+          1️⃣at "2026-11-20T10:00:00Z"
+          expect calls allowed
+        }
+        """, [("E121", "`at` on its own line sets the test's instant, not the time of the `used` above it", "1️⃣")]),
 ]
 
 @Suite struct DiagnosticCodeTests {

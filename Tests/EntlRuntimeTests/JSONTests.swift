@@ -25,7 +25,8 @@ import Testing
         ("", "1:1: unexpected end of input, expected a value"),
         ("\"\\x\"", "1:2: invalid escape `\\x`"),
         ("\"\\ud800\"", "1:8: unpaired surrogate in \\u escape"),
-        ("tru", "1:1: invalid literal, expected `true`"),
+        ("tru", "1:1: unexpected `tru`, expected `true`"),
+        ("nullx", "1:1: unexpected `nullx`, expected a value"),
     ])
     func syntaxErrorsAreLocated(_ input: String, _ message: String) {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(input) }

@@ -58,7 +58,13 @@ import Testing
         (#"{"purchases": [{"product": "p", "will_renew": "yes"}]}"#, "purchases[0].will_renew: expected true or false, found a string"),
         (#"{"purchases": [{"product": "p", "status": "active", "status": "expired"}]}"#, #"purchases[0].status: duplicate key "status""#),
         ("[1, 2]", "the state must be a JSON object, found an array"),
-        ("{\"customer\": \"x\",\n  \"now\": }", "2:10: unexpected `}`, expected a value"),
+        ("{\"customer\": \"x\",\n  \"now\": }", "2:10: invalid JSON: unexpected `}`, expected a value"),
+        // Invalid JSON is reported as such, where it is, never classified by its first byte.
+        ("not json", "1:1: invalid JSON: unexpected `not`, expected a value"),
+        ("tru", "1:1: invalid JSON: unexpected `tru`, expected `true`"),
+        (#"{"customer": tru}"#, "1:14: invalid JSON: unexpected `tru`, expected `true`"),
+        ("{\"purchases\": [\n  {\"product\": \"p\",}\n]}", "2:19: invalid JSON: unexpected `}`, expected a string key"),
+        (#"{"customer": {"a": }}"#, "1:20: invalid JSON: unexpected `}`, expected a value"),
     ])
     func badStatesSayWhereAndWhy(_ json: String, _ message: String) {
         do {

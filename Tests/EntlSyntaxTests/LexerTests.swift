@@ -93,6 +93,20 @@ private func kinds(_ text: String) -> [TokenKind] {
         #expect(lexer.diagnostics.map(\.message) == ["unexpected characters `@#$`", "unexpected character `>`"])
     }
 
+    /// `-5` and `1.5` are one error each, with the rule they break, and lex as a number so the
+    /// parser goes on.
+    @Test func negativeAndFractionalNumbersSayWhy() {
+        let (tokens, lexer) = lex("a -5 b 1.5 c 2")
+        #expect(tokens.map(\.kind) == [.identifier("a"), .integer(5), .identifier("b"), .integer(1), .identifier("c"), .integer(2),
+                                       .endOfFile])
+        #expect(lexer.diagnostics.map { "\($0.code.id) \($0.range): \($0.message)" } == [
+            "E106 1:3-1:5: negative number `-5`", "E106 1:8-1:11: `1.5` is not a whole number",
+        ])
+        #expect(lexer.diagnostics.allSatisfy { $0.help?.hasPrefix("amounts are whole numbers from 0 to") == true })
+        // A lone `-` is still an unexpected character.
+        #expect(lex("a - b").1.diagnostics.map(\.message) == ["unexpected character `-`"])
+    }
+
     @Test func utf8Validation() {
         #expect(Lexer.firstInvalidUTF8Offset(Array("ok é 💎".utf8)) == nil)
         #expect(Lexer.firstInvalidUTF8Offset([0x61, 0xFF]) == 1)

@@ -189,9 +189,9 @@ private func expectTree(_ text: String, _ expected: String, sourceLocation: Test
           given zbucks quantity 7
           used api_calls 1_200 at "2026-11-20T10:00:00Z"
           used api_calls 5
-          at "2026-11-23T00:00:00Z"
           level seats 3
           override premium_lifetime unknown
+          at "2026-11-23T00:00:00Z"
           expect api_calls allowed balance 8_800
           expect api_calls 9_000 denied
           expect api_calls 10 allowed via credits universal balance unlimited
@@ -209,9 +209,9 @@ private func expectTree(_ text: String, _ expected: String, sourceLocation: Test
            ├─ Given zbucks quantity 7
            ├─ Used api_calls 1200 at "2026-11-20T10:00:00Z"
            ├─ Used api_calls 5
-           ├─ At "2026-11-23T00:00:00Z"
            ├─ Level seats 3
            ├─ Override premium_lifetime unknown
+           ├─ At "2026-11-23T00:00:00Z"
            ├─ Expect api_calls allowed balance 8800
            ├─ Expect api_calls 9000 denied
            ├─ Expect api_calls 10 allowed balance unlimited via credits universal

@@ -1,0 +1,34 @@
+import EntlSyntax
+
+/// Unknown store (W314).
+///
+/// Invariant: a store id names a store that purchases come from. Purchases match `id STORE "…"`
+/// by the exact store name, so `id appstore "…"` never matches a purchase from `app_store`: the
+/// product silently never counts. A store outside the well-known ones is reported with the
+/// closest one; a custom store is declared intended with `// entl-allow W314`.
+enum UnknownStoreCheck: LintCheck {
+    static let code = DiagnosticCode("W314", "unknown store")
+
+    /// The stores purchase trackers report (RevenueCat's and the web's payment providers).
+    static let knownStores = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web", "promotional"]
+
+    static func run(_ context: LintContext) {
+        for site in context.checkedDeclarations {
+            guard case .product(let p) = site.declaration else { continue }
+            for item in p.items {
+                guard case .storeID(let store, _) = item.kind, !knownStores.contains(store.name) else { continue }
+                let hint = Suggestions.closest(to: store.name, among: knownStores)
+                context.report(code, message(store.name), file: site.file, at: store.range, label: label, help: help(hint))
+            }
+        }
+    }
+}
+
+extension UnknownStoreCheck {
+    fileprivate static func message(_ store: String) -> String { "unknown store `\(store)`" }
+    fileprivate static let label = "purchases name their store exactly"
+    fileprivate static func help(_ hint: String?) -> String {
+        (hint.map { "did you mean `\($0)`? " } ?? "the known stores are \(knownStores.joined(separator: ", ")); ")
+            + "for a store of your own, put `// entl-allow W314` above the product"
+    }
+}
