@@ -2,14 +2,21 @@
 /// one blank line between declarations, `;` dropped, single spaces, constraints on one line with
 /// the parentheses precedence needs (and those that group like operators, so the tree is kept).
 ///
-/// Comments are kept where they were: a comment on its own line stays on its own line before the
-/// next element (with at most one blank line before it, as in the source); a comment on an
-/// element's line — or inside a multi-line element — ends that element's line. Literals are
-/// printed as written (`10_000`, escapes), so nothing the user typed is lost. Idempotent:
-/// formatting formatted text changes nothing.
+/// Comments keep their order and their attachment. A comment on its own line stays on its own
+/// line (with at most one blank line before it, as in the source); a comment after code on its
+/// line stays after code. An element (a declaration header, an item) is printed as *pieces*, each
+/// anchored at the source offset of the token it prints, and a comment inside the element is
+/// printed between the pieces it stood between: `p // one` + newline + `or /* two */ q` keeps
+/// `// one` after `p` and `/* two */` after `or`. A line comment ends its output line; the element
+/// goes on, on a continuation line indented two levels deeper. Literals are printed as written
+/// (`10_000`, escapes), so nothing the user typed is lost. Idempotent: formatting formatted text
+/// changes nothing.
 public struct Printer {
     private let source: SourceFile
     private let comments: [Comment]
+    /// Every token of the file (offset and kind), to anchor pieces that the AST has no range for
+    /// (`or`, `=`, `(`, clause keywords).
+    private let tokens: [(offset: Int, kind: TokenKind)]
     private var next = 0  // the first comment not yet printed
     private var out = ""
     private var indent = 0
@@ -30,20 +37,60 @@ public struct Printer {
     private init(source: SourceFile, comments: [Comment]) {
         self.source = source
         self.comments = comments
+        var lexer = Lexer(file: source.path, bytes: source.bytes)
+        var tokens: [(Int, TokenKind)] = []
+        while true {
+            let t = lexer.next()
+            if t.kind == .endOfFile { break }
+            tokens.append((t.range.start.offset, t.kind))
+        }
+        self.tokens = tokens
     }
 
     private mutating func print(_ file: RuleFile) -> String {
         if source.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { out = "\u{FEFF}" }
-        declarations(file.declarations)
+        declarations(file.declarations, limit: Int.max)
         flushOwnLine(before: Int.max)
         return out
     }
 
-    // MARK: - Lines and comments
+    // MARK: - Pieces
+
+    /// One printed token (or a few that never hold a comment between them), anchored at the
+    /// source offset where it starts.
+    struct Piece {
+        var text: String
+        var offset: Int
+        /// No space before it (after `(`, before `)`).
+        var glued = false
+    }
+
+    /// The offset of the first token of `kind` in `offset..<bound` (the anchors the AST has no
+    /// range for). Falls back to `offset`, which only moves where a comment lands, never loses it.
+    private func find(_ kind: TokenKind, from offset: Int, before bound: Int = Int.max) -> Int {
+        var lo = 0, hi = tokens.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if tokens[mid].offset < offset { lo = mid + 1 } else { hi = mid }
+        }
+        for i in lo..<tokens.count {
+            if tokens[i].offset >= bound { break }
+            if tokens[i].kind == kind { return tokens[i].offset }
+        }
+        return offset
+    }
+
+    private func word(_ w: String, from offset: Int, before bound: Int = Int.max) -> Int {
+        find(.identifier(w), from: offset, before: bound)
+    }
 
     private func text(_ range: SourceRange) -> String {
         String(decoding: source.bytes[range.start.offset..<range.end.offset], as: UTF8.self)
     }
+
+    private func piece(_ range: SourceRange) -> Piece { Piece(text: text(range), offset: range.start.offset) }
+
+    // MARK: - Lines and comments
 
     private var atLineStart: Bool { out.isEmpty || out.hasSuffix("\n") || out == "\u{FEFF}" }
 
@@ -75,40 +122,99 @@ public struct Printer {
         }
     }
 
-    /// One output line for an element spanning `[start, end)` of the source: leading comments,
-    /// the text, then the comments inside it and those after it on its last line (before `limit`).
-    private mutating func line(_ content: String, start: SourceLocation, end: SourceLocation, limit: Int) {
+    /// Whether only whitespace precedes the comment on its source line.
+    private func isOwnLine(_ c: Comment) -> Bool {
+        var i = c.range.start.offset - 1
+        while i >= 0, source.bytes[i] != UInt8(ascii: "\n") {
+            if !Lexer.isWhitespace(source.bytes[i]) { return false }
+            i -= 1
+        }
+        return true
+    }
+
+    /// One element: leading own-line comments, then its pieces with the comments inside it
+    /// where they stood, then the comments that follow it on its line. `limit` is where the next
+    /// element starts (`Int.max` after the last one).
+    private mutating func line(_ pieces: [Piece], start: SourceLocation, end: SourceLocation, limit: Int) {
         flushOwnLine(before: start.offset)
         startLine(sourceLine: start.line)
-        out += content
-        var trailing: [Comment] = []
-        while next < comments.count {
-            let c = comments[next]
-            let inside = c.range.start.offset < end.offset
-            let after = c.range.start.line == end.line && c.range.start.offset < limit
-            guard inside || after else { break }
-            trailing.append(c)
+        var state = LineState(continuation: String(repeating: "  ", count: indent + 2))
+        for p in pieces {
+            while next < comments.count, comments[next].range.start.offset < p.offset { interior(&state) }
+            state.begin(&out, space: state.empty ? false : !p.glued)
+            out += p.text
+            state.empty = false
+        }
+        // What is left inside the element (nothing, unless a token had no piece of its own).
+        while next < comments.count, comments[next].range.start.offset < end.offset { interior(&state) }
+        // Comments after it and before the next element (`limit`) that are not on lines of their
+        // own belong to it (`grants x; // c`, `{ // c` on the line after the header).
+        while next < comments.count, comments[next].range.start.offset < limit, !isOwnLine(comments[next]) {
+            state.begin(&out, space: true)
+            out += comments[next].text
+            lastLine = comments[next].range.end.line
             next += 1
         }
-        // Block comments first: a line comment must end the line.
-        for c in trailing.filter({ $0.kind == .block }) + trailing.filter({ $0.kind != .block }) { out += " " + c.text }
-        out += "\n"
-        lastLine = max(end.line, trailing.last?.range.end.line ?? 0)
+        newlineIfNeeded()
+        lastLine = max(lastLine, end.line)
+    }
+
+    /// Where the output of one element stands: on its first line (after the indentation), or
+    /// at the start of a continuation line after a line comment.
+    private struct LineState {
+        let continuation: String
+        /// Nothing printed yet: the first piece needs no space.
+        var empty = true
+        /// A comment ended the output line: the next thing starts a continuation line.
+        var broken = false
+
+        mutating func begin(_ out: inout String, space: Bool) {
+            if broken {
+                out += continuation
+                broken = false
+            } else if space {
+                out += " "
+            }
+        }
+    }
+
+    /// Prints the next comment inside an element: on a line of its own if it was on one, else
+    /// after the code before it; a line comment (or an own-line one) ends the output line.
+    private mutating func interior(_ state: inout LineState) {
+        let c = comments[next]
+        next += 1
+        if isOwnLine(c), !state.empty {
+            if !state.broken { out += "\n" }
+            state.broken = true
+        }
+        state.begin(&out, space: !state.empty)
+        out += c.text
+        state.empty = false
+        if c.kind != .block || isOwnLine(c) {
+            out += "\n"
+            state.broken = true
+        }
+        lastLine = c.range.end.line
     }
 
     /// `HEADER {`, the items (or declarations), and `}` — or just the header when the block is
     /// empty and holds no comment.
-    private mutating func block(header: String, start: SourceLocation, headerEnd: SourceLocation, end: SourceLocation,
-                                hasBlock: Bool, firstInner: Int?, braces: Bool = false, body: (inout Printer) -> Void) {
+    private mutating func block(header: [Piece], start: SourceLocation, headerEnd: SourceLocation, end: SourceLocation,
+                                hasBlock: Bool, firstInner: Int?, limit: Int, braces: Bool = false,
+                                body: (inout Printer) -> Void) {
         let close = hasBlock ? end.offset - 1 : end.offset
         let hasComments = hasBlock && comments[next...].contains { $0.range.start.offset < close && $0.range.start.offset >= headerEnd.offset }
+        // The `{` is anchored where the header ends: a comment between the header and `{`
+        // follows the `{`, on the header's line.
+        let brace = Piece(text: "{", offset: headerEnd.offset)
         guard firstInner != nil || hasComments else {
             // An empty block disappears, except where the grammar requires one.
-            line(header + (braces ? " {}" : ""), start: start, end: headerEnd, limit: hasBlock ? close : Int.max)
+            line(header + (braces ? [Piece(text: "{}", offset: headerEnd.offset)] : []), start: start, end: headerEnd,
+                 limit: hasBlock ? close : limit)
             if hasBlock { skipComments(before: end.offset) }
             return
         }
-        line(header + " {", start: start, end: headerEnd, limit: firstInner ?? close)
+        line(header + [brace], start: start, end: headerEnd, limit: firstInner ?? close)
         indent += 1
         atBlockStart = true
         body(&self)
@@ -137,47 +243,63 @@ public struct Printer {
 
     // MARK: - Declarations
 
-    private mutating func declarations(_ list: [Declaration]) {
-        for d in list {
+    /// `limit`: where what follows the list starts (a closing brace, or `Int.max`).
+    private mutating func declarations(_ list: [Declaration], limit: Int) {
+        for (i, d) in list.enumerated() {
             requestBlankLine()
-            declaration(d)
+            declaration(d, limit: i + 1 < list.count ? list[i + 1].range.start.offset : limit)
         }
     }
 
-    private mutating func declaration(_ d: Declaration) {
+    /// `KEYWORD NAME:` and the kind.
+    private func kindHeader(_ keyword: String, _ start: SourceLocation, _ name: Identifier, _ kind: SourceRange?) -> [Piece] {
+        [Piece(text: keyword, offset: start.offset), Piece(text: name.name + ":", offset: name.range.start.offset)]
+            + (kind.map { [piece($0)] } ?? [])
+    }
+
+    private mutating func declaration(_ d: Declaration, limit: Int) {
         switch d {
         case .app(let a):
-            line("app " + text(a.id.range), start: a.range.start, end: a.range.end, limit: Int.max)
+            line([Piece(text: "app", offset: a.range.start.offset), piece(a.id.range)], start: a.range.start, end: a.range.end,
+                 limit: limit)
         case .product(let p):
-            let header = "product \(p.name.name): \(p.kind.map { text($0.range) } ?? "")"
+            let header = kindHeader("product", p.range.start, p.name, p.kind?.range)
             let headerEnd = p.kind?.range.end ?? p.name.range.end
             block(header: header, start: p.range.start, headerEnd: headerEnd, end: p.range.end, hasBlock: p.hasBlock,
-                  firstInner: p.items.first?.range.start.offset) { $0.items(p.items, closing: p.range.end.offset - 1) }
+                  firstInner: p.items.first?.range.start.offset, limit: limit) { $0.items(p.items, closing: p.range.end.offset - 1) }
         case .feature(let f):
-            var header = "feature \(f.name.name): \(f.kind.map { text($0.range) } ?? "")"
+            var header = kindHeader("feature", f.range.start, f.name, f.kind?.range)
             var headerEnd = f.kind?.range.end ?? f.name.range.end
             if let r = f.requires {
-                header += " requires " + expression(r)
+                let requires = word("requires", from: headerEnd.offset, before: r.range.start.offset)
+                header.append(Piece(text: "requires", offset: requires))
+                header += expression(r, after: requires + "requires".utf8.count)
                 headerEnd = r.range.end
             }
             block(header: header, start: f.range.start, headerEnd: headerEnd, end: f.range.end, hasBlock: f.hasBlock,
-                  firstInner: f.items.first?.range.start.offset) { $0.items(f.items, closing: f.range.end.offset - 1) }
+                  firstInner: f.items.first?.range.start.offset, limit: limit) { $0.items(f.items, closing: f.range.end.offset - 1) }
         case .credits(let c):
-            block(header: "credits \(c.name.name)", start: c.range.start, headerEnd: c.name.range.end, end: c.range.end,
-                  hasBlock: c.hasBlock, firstInner: c.items.first?.range.start.offset) {
-                $0.items(c.items, closing: c.range.end.offset - 1)
-            }
+            block(header: [Piece(text: "credits", offset: c.range.start.offset), piece(c.name.range)], start: c.range.start,
+                  headerEnd: c.name.range.end, end: c.range.end, hasBlock: c.hasBlock,
+                  firstInner: c.items.first?.range.start.offset, limit: limit) { $0.items(c.items, closing: c.range.end.offset - 1) }
         case .entitlement(let e):
-            block(header: "entitlement \(e.name.name) = " + expression(e.expression), start: e.range.start,
-                  headerEnd: e.expression.range.end, end: e.range.end, hasBlock: e.hasBlock,
-                  firstInner: e.items.first?.range.start.offset) { $0.items(e.items, closing: e.range.end.offset - 1) }
+            let equals = find(.equals, from: e.name.range.end.offset, before: e.expression.range.start.offset)
+            let header = [Piece(text: "entitlement", offset: e.range.start.offset), piece(e.name.range),
+                          Piece(text: "=", offset: equals)] + expression(e.expression, after: equals + 1)
+            block(header: header, start: e.range.start, headerEnd: e.expression.range.end, end: e.range.end,
+                  hasBlock: e.hasBlock, firstInner: e.items.first?.range.start.offset, limit: limit) {
+                $0.items(e.items, closing: e.range.end.offset - 1)
+            }
         case .environment(let env):
-            block(header: "environment " + text(env.environment.range), start: env.range.start,
-                  headerEnd: env.environment.range.end, end: env.range.end, hasBlock: true,
-                  firstInner: env.declarations.first?.range.start.offset, braces: true) { $0.declarations(env.declarations) }
+            block(header: [Piece(text: "environment", offset: env.range.start.offset), piece(env.environment.range)],
+                  start: env.range.start, headerEnd: env.environment.range.end, end: env.range.end, hasBlock: true,
+                  firstInner: env.declarations.first?.range.start.offset, limit: limit, braces: true) {
+                $0.declarations(env.declarations, limit: env.range.end.offset - 1)
+            }
         case .test(let t):
-            block(header: "test " + text(t.description.range), start: t.range.start, headerEnd: t.description.range.end,
-                  end: t.range.end, hasBlock: true, firstInner: t.items.first?.range.start.offset, braces: true) {
+            block(header: [Piece(text: "test", offset: t.range.start.offset), piece(t.description.range)], start: t.range.start,
+                  headerEnd: t.description.range.end, end: t.range.end, hasBlock: true,
+                  firstInner: t.items.first?.range.start.offset, limit: limit, braces: true) {
                 $0.testItems(t.items, closing: t.range.end.offset - 1)
             }
         }
@@ -192,32 +314,54 @@ public struct Printer {
         }
     }
 
-    private func item(_ item: Item) -> String {
+    private func item(_ item: Item) -> [Piece] {
+        let keyword = Piece(text: item.keyword, offset: item.range.start.offset)
         switch item.kind {
-        case .displayName(let s): "name " + text(s.range)
-        case .storeID(let store, let id): "id \(store.name) " + text(id.range)
-        case .period(let p): "period " + text(p.range)
-        case .group(let g): "group \(g.name)"
-        case .duration(let n, let unit): "duration \(text(n.range)) \(text(unit.range))"
-        case .usage(let u): "usage " + text(u.range)
-        case .event(let e): "event " + text(e.range)
-        case .unit(let singular, let plural): "unit " + text(singular.range) + (plural.map { " / " + text($0.range) } ?? "")
-        case .conversion(let f, let amount, let credits): "\(f.name) \(text(amount.range)) = \(text(credits.range))"
-        case .grant(let g): grant(g)
+        case .displayName(let s): return [keyword, piece(s.range)]
+        case .storeID(let store, let id): return [keyword, piece(store.range), piece(id.range)]
+        case .period(let p): return [keyword, piece(p.range)]
+        case .group(let g): return [keyword, piece(g.range)]
+        case .duration(let n, let unit): return [keyword, piece(n.range), piece(unit.range)]
+        case .usage(let u): return [keyword, piece(u.range)]
+        case .event(let e): return [keyword, piece(e.range)]
+        case .unit(let singular, let plural):
+            guard let plural else { return [keyword, piece(singular.range)] }
+            return [keyword, piece(singular.range), Piece(text: "/", offset: find(.slash, from: singular.range.end.offset, before: plural.range.start.offset)),
+                    piece(plural.range)]
+        case .conversion(let f, let amount, let credits):
+            return [piece(f.range), piece(amount.range), Piece(text: "=", offset: find(.equals, from: amount.range.end.offset, before: credits.range.start.offset)),
+                    piece(credits.range)]
+        case .grant(let g): return grant(g)
         }
     }
 
-    private func grant(_ g: Grant) -> String {
-        var s = "grants \(g.feature.name)"
+    private func grant(_ g: Grant) -> [Piece] {
+        var p = [Piece(text: "grants", offset: g.range.start.offset), piece(g.feature.range)]
         switch g.amount {
-        case .count(let n)?: s += " " + text(n.range)
-        case .unlimited?: s += " unlimited"
+        case .count(let n)?: p.append(piece(n.range))
+        case .unlimited(let w)?: p.append(piece(w.range))
         case nil: break
         }
-        if let per = g.per { s += " per \(per.value.rawValue)" }
-        if let carry = g.carry { s += " carry" + (carry.cap.map { " up to " + text($0.range) } ?? "") }
-        if let p = g.priority { s += " priority " + text(p.range) }
-        return s
+        if let per = g.per {
+            let interval = per.value.rawValue
+            p.append(Piece(text: "per", offset: per.range.start.offset))
+            p.append(Piece(text: interval, offset: per.range.end.offset - interval.utf8.count))
+        }
+        if let carry = g.carry {
+            p.append(Piece(text: "carry", offset: carry.range.start.offset))
+            if let cap = carry.cap {
+                let up = word("up", from: carry.range.start.offset, before: cap.range.start.offset)
+                p.append(Piece(text: "up", offset: up))
+                p.append(Piece(text: "to", offset: word("to", from: up, before: cap.range.start.offset)))
+                p.append(piece(cap.range))
+            }
+        }
+        if let priority = g.priority {
+            p.append(Piece(text: "priority", offset: word("priority", from: g.feature.range.end.offset,
+                                                          before: priority.range.start.offset)))
+            p.append(piece(priority.range))
+        }
+        return p
     }
 
     private mutating func testItems(_ list: [TestItem], closing: Int) {
@@ -227,68 +371,111 @@ public struct Printer {
         }
     }
 
-    private func testItem(_ item: TestItem) -> String {
+    private func testItem(_ item: TestItem) -> [Piece] {
+        let start = item.range.start.offset
+        /// A clause keyword (once per item, so the first after `from`) and its value.
+        func clause(_ keyword: String, _ value: SourceRange, after from: SourceRange) -> [Piece] {
+            [Piece(text: keyword, offset: word(keyword, from: from.end.offset, before: value.start.offset)), piece(value)]
+        }
+        func keyword(_ w: String) -> Piece { Piece(text: w, offset: start) }
         switch item.kind {
-        case .at(let s): return "at " + text(s.range)
-        case .env(let e): return "env \(e.value.rawValue)"
-        case .state(let s): return "state " + text(s.range)
+        case .at(let s): return [keyword("at"), piece(s.range)]
+        case .env(let e): return [keyword("env"), piece(e.range)]
+        case .state(let s): return [keyword("state"), piece(s.range)]
         case .given(let g):
-            var s = "given \(g.product.name)"
-            if let status = g.status { s += " " + text(status.range) }
-            if let v = g.since { s += " since " + text(v.range) }
-            if let v = g.until { s += " until " + text(v.range) }
-            if let v = g.graceUntil { s += " grace_until " + text(v.range) }
-            if let q = g.quantity { s += " quantity " + text(q.range) }
-            if g.familyShared != nil { s += " family_shared" }
-            return s
-        case .used(let f, let n, let at): return "used \(f.name) \(text(n.range))" + (at.map { " at " + text($0.range) } ?? "")
-        case .level(let f, let n, let at): return "level \(f.name) \(text(n.range))" + (at.map { " at " + text($0.range) } ?? "")
-        case .override(let p, let v): return "override \(p.name) \(text(v.range))"
+            var p = [keyword("given"), piece(g.product.range)]
+            if let status = g.status { p.append(piece(status.range)) }
+            if let v = g.since { p += clause("since", v.range, after: g.product.range) }
+            if let v = g.until { p += clause("until", v.range, after: g.product.range) }
+            if let v = g.graceUntil { p += clause("grace_until", v.range, after: g.product.range) }
+            if let q = g.quantity { p += clause("quantity", q.range, after: g.product.range) }
+            if let f = g.familyShared { p.append(piece(f.range)) }
+            return p
+        case .used(let f, let n, let at), .level(let f, let n, let at):
+            let w: String = if case .used = item.kind { "used" } else { "level" }
+            return [keyword(w), piece(f.range), piece(n.range)] + (at.map { clause("at", $0.range, after: n.range) } ?? [])
+        case .override(let p, let v): return [keyword("override"), piece(p.range), piece(v.range)]
         case .expect(let e):
-            var s = "expect \(e.name.name)"
-            if let n = e.amount { s += " " + text(n.range) }
-            s += " " + text(e.decision.range)
+            var p = [keyword("expect"), piece(e.name.range)]
+            if let n = e.amount { p.append(piece(n.range)) }
+            p.append(piece(e.decision.range))
             switch e.balance {
-            case .amount(let n)?: s += " balance " + text(n.range)
-            case .unlimited?: s += " balance unlimited"
+            case .amount(let n)?: p += clause("balance", n.range, after: e.decision.range)
+            case .unlimited(let w)?: p += clause("balance", w.range, after: e.decision.range)
             case nil: break
             }
             switch e.via {
-            case .direct?: s += " via direct"
-            case .credits(_, let system)?: s += " via credits" + (system.map { " \($0.name)" } ?? "")
+            case .direct(let w)?:
+                p += [Piece(text: "via", offset: w.range.start.offset),
+                      Piece(text: "direct", offset: word("direct", from: w.range.start.offset))]
+            case .credits(let w, let system)?:
+                p += [Piece(text: "via", offset: w.range.start.offset),
+                      Piece(text: "credits", offset: find(.keyword(.credits), from: w.range.start.offset))]
+                if let system { p.append(piece(system.range)) }
             case nil: break
             }
-            return s
+            return p
         }
     }
 
     // MARK: - Constraints
 
-    /// One line; parentheses where precedence needs them and around a nested `and` in `and` or
-    /// `or` in `or` (only parentheses in the source make those), so parsing gives the same tree.
-    private func expression(_ e: Expression) -> String {
+    /// One line unless a comment breaks it; parentheses where precedence needs them and around a
+    /// nested `and` in `and` or `or` in `or` (only parentheses in the source make those), so
+    /// parsing gives the same tree. Every operator and parenthesis is anchored at its token.
+    /// `after`: where the token before the constraint ends (`=`, `requires`), so that the
+    /// parentheses it may open with are found.
+    private func expression(_ e: Expression, after: Int) -> [Piece] {
+        var out: [Piece] = []
+        var cursor = after
+        expression(e, into: &out, cursor: &cursor)
+        return out
+    }
+
+    private func expression(_ e: Expression, into out: inout [Piece], cursor: inout Int) {
         switch e {
-        case .reference(let id): return id.name
-        case .atLeast(let id, let n): return "\(id.name) >= \(text(n.range))"
-        case .not(let inner, _):
+        case .reference(let id):
+            out.append(piece(id.range))
+        case .atLeast(let id, let n):
+            out.append(piece(id.range))
+            out.append(Piece(text: ">=", offset: find(.greaterEqual, from: id.range.end.offset, before: n.range.start.offset)))
+            out.append(piece(n.range))
+        case .not(let inner, let keyword):
+            out.append(Piece(text: "not", offset: keyword.range.start.offset))
+            cursor = keyword.range.end.offset
             switch inner {
-            case .and, .or: return "not (\(expression(inner)))"
-            default: return "not " + expression(inner)
+            case .and, .or: parenthesized(inner, into: &out, cursor: &cursor)
+            default: expression(inner, into: &out, cursor: &cursor)
             }
-        case .and(let terms):
-            return terms.map { t in
-                switch t {
-                case .and, .or: "(\(expression(t)))"
-                default: expression(t)
+        case .and(let terms), .or(let terms):
+            let isAnd: Bool = if case .and = e { true } else { false }
+            for (i, t) in terms.enumerated() {
+                if i > 0 {
+                    let op = find(.keyword(isAnd ? .and : .or), from: cursor, before: t.range.start.offset)
+                    out.append(Piece(text: isAnd ? "and" : "or", offset: op))
+                    cursor = op
                 }
-            }.joined(separator: " and ")
-        case .or(let terms):
-            return terms.map { t in
-                if case .or = t { return "(\(expression(t)))" }
-                return expression(t)
-            }.joined(separator: " or ")
+                // `or` inside `and` for precedence; `and` in `and` and `or` in `or` to keep the tree.
+                let needsParentheses = switch t {
+                case .and: isAnd
+                case .or: true
+                default: false
+                }
+                if needsParentheses { parenthesized(t, into: &out, cursor: &cursor) } else { expression(t, into: &out, cursor: &cursor) }
+            }
         case .error(let e):
-            return e.value
+            out.append(Piece(text: e.value, offset: e.range.start.offset))
         }
+        cursor = max(cursor, e.range.end.offset)
+    }
+
+    private func parenthesized(_ e: Expression, into out: inout [Piece], cursor: inout Int) {
+        out.append(Piece(text: "(", offset: find(.leftParen, from: cursor, before: e.range.start.offset)))
+        let first = out.count
+        expression(e, into: &out, cursor: &cursor)
+        if first < out.count { out[first].glued = true }
+        let close = find(.rightParen, from: e.range.end.offset)
+        out.append(Piece(text: ")", offset: close, glued: true))
+        cursor = close + 1
     }
 }

@@ -6,7 +6,7 @@ enum FmtCommand {
         name: "fmt",
         summary: "rewrite rule files in the canonical layout",
         help: """
-        USAGE: entlc fmt RULES... [--check] [--stdout]
+        USAGE: entlc fmt RULES... [--check | --diff | --stdout]
 
         Rewrites rule files in the one canonical layout: 2-space indent, one item per line, one
         blank line between declarations, comments kept where they were, literals as written.
@@ -15,18 +15,21 @@ enum FmtCommand {
 
         OPTIONS:
           --check    change nothing; list the files that would change
+          --diff     change nothing; print the unified diff `fmt` would apply (`patch -p0` applies it)
           --stdout   print the formatted text instead of writing files
 
-        EXIT: 0 formatted (or already formatted), 1 files need formatting (--check),
+        EXIT: 0 formatted (or already formatted), 1 files need formatting (--check, --diff),
               2 a file does not parse, or cannot be read or written.
 
         """,
-        options: [OptionSpec(name: "--check"), OptionSpec(name: "--stdout")],
+        options: [OptionSpec(name: "--check"), OptionSpec(name: "--diff"), OptionSpec(name: "--stdout")],
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let sources = try RuleLoader.load(args.positionals)
-        let check = args.has("--check")
+        let diff = args.has("--diff")
+        let check = args.has("--check") || diff
+        if args.has("--stdout"), check { throw CLIError("--stdout writes the formatted text; it does not go with --check or --diff") }
         let toStdout = args.has("--stdout") || (sources.count == 1 && sources[0].path == "<stdin>")
         var unparsable: [SourceFile] = []
         var changed: [String] = []
@@ -37,14 +40,19 @@ enum FmtCommand {
             }
             let bytes = Array(formatted.utf8)
             if check {
-                if bytes != source.bytes { changed.append(source.path) }
+                guard bytes != source.bytes else { continue }
+                changed.append(source.path)
+                if diff {
+                    Terminal.emit(UnifiedDiff.render(path: source.path, old: String(decoding: source.bytes, as: UTF8.self),
+                                                     new: formatted))
+                }
             } else if toStdout {
                 Terminal.emit(formatted)
             } else if bytes != source.bytes {
                 try FileSystem.writeAtomically(source.path, bytes)
             }
         }
-        if check { Terminal.emit(changed.map { $0 + "\n" }.joined()) }
+        if check, !diff { Terminal.emit(changed.map { $0 + "\n" }.joined()) }
         if !unparsable.isEmpty {
             let diagnostics = unparsable.flatMap { Parser.parse($0).diagnostics }
             Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: unparsable, color: false))

@@ -143,6 +143,40 @@ import Testing
         #expect(try String(contentsOfFile: dir + "/good.entl", encoding: .utf8) == "product g: consumable\n")
     }
 
+    /// `--diff` prints what `fmt` would change as a unified diff, changes nothing, exits 1;
+    /// `patch -p0` applies it.
+    @Test func diffShowsTheChangeAndChangesNothing() throws {
+        let original = "product a: consumable\nproduct  b :consumable // keep me\n"
+        let dir = try scratch(["a.entl": "product a: consumable\n", "b.entl": original])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["fmt", "--diff", "a.entl", "b.entl"], directory: dir)
+        #expect(r.status == 1)
+        #expect(r.stdout == """
+            --- b.entl
+            +++ b.entl
+            @@ -1,2 +1,3 @@
+             product a: consumable
+            -product  b :consumable // keep me
+            +
+            +product b: consumable // keep me
+
+            """)
+        #expect(try String(contentsOfFile: dir + "/b.entl", encoding: .utf8) == original)
+        let patch = Process()
+        patch.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        patch.arguments = ["patch", "-s", "-p0"]
+        patch.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let input = Pipe()
+        patch.standardInput = input
+        try patch.run()
+        input.fileHandleForWriting.write(Data(r.stdout.utf8))
+        try input.fileHandleForWriting.close()
+        patch.waitUntilExit()
+        #expect(patch.terminationStatus == 0)
+        #expect(try runEntlc(["fmt", "--diff", "b.entl"], directory: dir).status == 0)
+        #expect(try runEntlc(["fmt", "--diff", "--stdout", "b.entl"], directory: dir).status == 2)
+    }
+
     @Test func standardInputToStandardOutput() throws {
         let r = try runEntlc(["fmt", "-"], stdin: "app \"x\";product p:consumable")
         #expect(r.stdout == "app \"x\"\n\nproduct p: consumable\n")

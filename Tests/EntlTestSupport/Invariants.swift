@@ -25,10 +25,13 @@ public func roundTripProblem(_ bytes: [UInt8]) -> String? {
     if again.file != parsed.file { return "formatting changed the tree" }
     guard let twice = Printer.format(SourceFile(path: "fuzz.entl", text: formatted)) else { return "formatted text not formattable" }
     if twice != formatted { return "formatting is not idempotent" }
-    var rest = formatted[...]
-    for comment in parsed.comments {
-        guard let r = rest.range(of: comment.text) else { return "comment lost or moved out of order: \(comment.text)" }
-        rest = rest[r.upperBound...]
+    // Every comment survives, in order, and keeps its attachment: one on a line of its own stays
+    // on one; one after code stays after code.
+    let before = commentPlaces(source, parsed.comments)
+    let after = commentPlaces(SourceFile(path: "fuzz.entl", text: formatted), again.comments)
+    if before.map(\.text) != after.map(\.text) { return "comments lost or reordered" }
+    if let i = before.indices.first(where: { before[$0].ownLine != after[$0].ownLine }) {
+        return "comment \(before[i].text) moved \(before[i].ownLine ? "onto a line with code" : "onto a line of its own")"
     }
     if !checked.hasErrors, let graph = Compiler.compile([source]).graph {
         for env in [Environment.live, .test] {
@@ -40,19 +43,13 @@ public func roundTripProblem(_ bytes: [UInt8]) -> String? {
     return nil
 }
 
-extension Substring {
-    /// The range of the first occurrence of `needle` (no Foundation).
-    fileprivate func range(of needle: String) -> Range<Index>? {
-        let n = Array(needle.utf8)
-        guard !n.isEmpty else { return startIndex..<startIndex }
-        var i = startIndex
-        while i < endIndex {
-            if self[i...].utf8.starts(with: n) {
-                return i..<utf8.index(i, offsetBy: n.count)
-            }
-            i = index(after: i)
-        }
-        return nil
+/// Each comment's text, and whether only whitespace precedes it on its line.
+func commentPlaces(_ source: SourceFile, _ comments: [Comment]) -> [(text: String, ownLine: Bool)] {
+    comments.map { c in
+        var i = c.range.start.offset - 1
+        while i >= 0, source.bytes[i] == UInt8(ascii: " ") || source.bytes[i] == UInt8(ascii: "\t")
+            || source.bytes[i] == UInt8(ascii: "\r") { i -= 1 }
+        return (c.text, i < 0 || source.bytes[i] == UInt8(ascii: "\n") || (i == 2 && source.bytes.starts(with: [0xEF, 0xBB, 0xBF])))
     }
 }
 
