@@ -7,7 +7,7 @@ cedarpy's batch API, end to end from the file, and compares the decisions with e
 
 Cedar has no notion of purchases, statuses or expiries, so this script does what a team using
 Cedar would have to write: the glue that turns each purchase-tracker state into a Cedar entity
-(the products owned now, per STATE.md's rules, and the units of each consumable held). The glue
+(the products owned now, per docs/state.md's rules, and the units of each consumable held). The glue
 is timed as part of the Cedar pipeline, like entlc's own state decoding.
 
 Usage: compare.py POLICIES.cedar STATES.jsonl ENTITLEMENT ENTLC_DECISIONS.jsonl RUNS
@@ -27,7 +27,7 @@ def instant(text):
 
 
 def owned_products(state, now, store_ids, consumables):
-    """STATE.md ownership: the products owned at `now`, and consumable units held."""
+    """docs/state.md ownership: the products owned at `now`, and consumable units held."""
     owned, quantity = set(), {}
     for p in state.get("purchases", []):
         name = p["product"]

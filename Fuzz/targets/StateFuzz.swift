@@ -1,4 +1,4 @@
-// libFuzzer target: bytes → STATE.md decoding → every query on a compiled example graph.
+// libFuzzer target: bytes → docs/state.md decoding → every query on a compiled example graph.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -1,4 +1,4 @@
-/// Overflow-safe arithmetic for amounts (SEMANTICS.md §5): nothing traps and nothing wraps.
+/// Overflow-safe arithmetic for amounts (docs/semantics.md §5): nothing traps and nothing wraps.
 /// Amounts are 0 … 10^15 on input; sums and products saturate at `Int64.max`.
 extension Int64 {
     @inlinable

@@ -1,4 +1,4 @@
-/// A change between two evaluations (SEMANTICS.md §7).
+/// A change between two evaluations (docs/semantics.md §7).
 public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case entitlementActivated = "entitlement_activated"

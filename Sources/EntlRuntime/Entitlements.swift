@@ -74,7 +74,7 @@ extension Evaluation {
     }
 
     /// `will_renew` as the tracker gave it, else true for an active, trialing or past-due
-    /// subscription (STATE.md).
+    /// subscription (docs/state.md).
     func willRenew(_ j: Int) -> Bool {
         let pu = state.purchases[j]
         if let w = pu.willRenew { return w }

@@ -122,7 +122,7 @@ public struct Evaluation: Sendable {
     }
 
     /// The store a purchase came from: its own `store`, or the store whose id it matched; none
-    /// when it names the product by its rule-set name (a name wins over ids, STATE.md).
+    /// when it names the product by its rule-set name (a name wins over ids, docs/state.md).
     func store(of j: Int) -> String? {
         let purchase = state.purchases[j]
         if let s = purchase.store { return s }

@@ -10,7 +10,7 @@
 /// ```
 ///
 /// Results are cached exactly: a result computed at `t` holds at every later instant before its
-/// `validUntil` (nothing it depends on changes by itself before then, SEMANTICS.md §6), so a
+/// `validUntil` (nothing it depends on changes by itself before then, docs/semantics.md §6), so a
 /// repeated question is answered from the cache until then, or until the tracker reports a
 /// change (trackers must notify observers of every change).
 public final class Evaluator: Sendable {

@@ -1,4 +1,4 @@
-/// A three-valued truth (SEMANTICS.md §1), combined with Kleene logic.
+/// A three-valued truth (docs/semantics.md §1), combined with Kleene logic.
 public enum Truth: String, Sendable, Hashable {
     case `false`, unknown, `true`
 
@@ -161,7 +161,7 @@ struct OwnershipResolver {
     let graph: EnvironmentGraph
     let environment: Environment
 
-    /// The product a purchase names, or why it names none. STATE.md: with `store`, only that
+    /// The product a purchase names, or why it names none. docs/state.md: with `store`, only that
     /// store's ids match; without it, a rule-set name wins, then an id of any store (an id that two
     /// stores map to different products is an error naming both).
     func product(of purchase: Purchase, index: Int) throws(EvaluationError) -> Match {

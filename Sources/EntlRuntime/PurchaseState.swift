@@ -1,4 +1,4 @@
-/// One customer's purchase-tracker state (STATE.md).
+/// One customer's purchase-tracker state (docs/state.md).
 public struct PurchaseState: Sendable, Equatable {
     public var customer: String?
     /// The evaluation instant when none is given explicitly.

@@ -75,7 +75,7 @@ final class ObserverList: Sendable {
     }
 }
 
-/// A tracker holding a `PurchaseState`, e.g. decoded from STATE.md JSON; `update` replaces it
+/// A tracker holding a `PurchaseState`, e.g. decoded from docs/state.md JSON; `update` replaces it
 /// and notifies observers.
 public final class JSONPurchaseTracker: PurchaseTracker {
     private let state: Locked<PurchaseState>
@@ -85,7 +85,7 @@ public final class JSONPurchaseTracker: PurchaseTracker {
         self.state = Locked(state)
     }
 
-    /// A tracker starting from STATE.md JSON.
+    /// A tracker starting from docs/state.md JSON.
     public convenience init(json: [UInt8]) throws(StateError) {
         self.init(try PurchaseState(json: json))
     }

@@ -1,4 +1,4 @@
-/// The JSON shapes of CLI.md, with fixed key order: identical inputs give byte-identical output.
+/// The JSON shapes of docs/cli.md, with fixed key order: identical inputs give byte-identical output.
 ///
 /// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
 /// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
@@ -7,7 +7,7 @@ public protocol JSONSink {
     mutating func endObject()
     mutating func beginArray()
     mutating func endArray()
-    /// An object key: a literal that needs no escaping (the keys of CLI.md are plain ASCII).
+    /// An object key: a literal that needs no escaping (the keys of docs/cli.md are plain ASCII).
     mutating func key(_ key: StaticString)
     mutating func string(_ value: String?)
     mutating func int(_ value: Int64?)

@@ -28,14 +28,14 @@ public struct StateLimits: Sendable, Equatable {
 }
 
 extension PurchaseState {
-    /// Decodes STATE.md JSON in one pass, straight into the state (no intermediate tree): the
+    /// Decodes docs/state.md JSON in one pass, straight into the state (no intermediate tree): the
     /// batch hot path. Unknown keys are skipped (but must be valid JSON); everything else is
     /// checked, and the first problem in document order is thrown with its place.
     public init(json bytes: [UInt8], limits: StateLimits = .default) throws(StateError) {
         try self.init(json: bytes[...], limits: limits)
     }
 
-    /// Decodes STATE.md JSON from part of a buffer (a JSONL line) without copying it.
+    /// Decodes docs/state.md JSON from part of a buffer (a JSONL line) without copying it.
     public init(json bytes: ArraySlice<UInt8>, limits: StateLimits = .default) throws(StateError) {
         do {
             self = try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) -> PurchaseState in
@@ -85,7 +85,7 @@ private struct DecodeError: Error {
     }
 }
 
-/// The streaming STATE.md decoder: walks the JSON with a `JSONScanner`, matching keys as bytes
+/// The streaming docs/state.md decoder: walks the JSON with a `JSONScanner`, matching keys as bytes
 /// and building only the state's own values.
 private struct StateReader {
     var s: JSONScanner
@@ -274,7 +274,7 @@ private struct StateReader {
         return v
     }
 
-    // MARK: - STATE.md
+    // MARK: - docs/state.md
 
     mutating func state() throws(DecodeError) -> PurchaseState {
         guard s.peek() != nil else { throw .syntax(s, "unexpected end of input, expected a value") }

@@ -1,4 +1,4 @@
-/// Prints diagnostics in the compiler style of CLI.md:
+/// Prints diagnostics in the compiler style of docs/cli.md:
 ///
 /// ```
 /// rules/photos.entl:14:19: error[E201]: unknown product `pro_montly`

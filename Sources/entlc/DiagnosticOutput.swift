@@ -16,7 +16,7 @@ enum DiagnosticOutput {
         return out
     }
 
-    /// `{"diagnostics":[…],"errors":N,"warnings":N}` with the keys of CLI.md.
+    /// `{"diagnostics":[…],"errors":N,"warnings":N}` with the keys of docs/cli.md.
     static func json(_ diagnostics: [Diagnostic]) -> JSONValue {
         .object([
             ("diagnostics", .array(diagnostics.map(json))),

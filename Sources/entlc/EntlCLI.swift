@@ -1,6 +1,6 @@
 import EntlSyntax
 
-/// Exit codes, the same for every subcommand (CLI.md).
+/// Exit codes, the same for every subcommand (docs/cli.md).
 enum ExitCode: Int32 {
     /// Success: no errors, allowed, formatted, all tests passed.
     case success = 0

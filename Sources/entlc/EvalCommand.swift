@@ -20,7 +20,9 @@ enum EvalCommand {
                entlc eval RULES... --states FILE.jsonl QUERY [OPTIONS]
 
         Compiles the rules and answers a query against one customer's purchase-tracker state
-        (STATE.md JSON), or against every line of a JSONL file.
+        (JSON, see docs/state.md), or against every line of a JSONL file: one JSON line out per
+        line in, in input order; `{"line": N, "error": "…"}` for a line that cannot be evaluated;
+        blank lines skipped.
 
         QUERY (exactly one):
           --feature NAME [--amount N]  may the customer use a feature (N units of a metered one)?
@@ -32,7 +34,7 @@ enum EvalCommand {
           --at INSTANT          evaluation instant (RFC 3339); else the state's "now"; else the clock
           --env live|test       evaluation environment; else the state's; else live
           --override P=V        override product P to purchased|not_purchased|unknown (repeatable)
-          --format text|json    text (default) or the JSON of CLI.md; batches always write JSON lines
+          --format text|json    text (default) or JSON (docs/cli.md); batches always write JSON lines
           --explain             add the reasoning: purchases counted or ignored, grants, burn-down,
                                 credit conversion
           --jobs N              threads for --states (default: one per core); output order and

@@ -1,6 +1,6 @@
 import EntlRuntime
 
-/// The short, human text of `entlc eval` (CLI.md):
+/// The short, human text of `entlc eval` (docs/cli.md):
 ///
 /// ```
 /// api_calls: allowed — 8,800 of 10,000 calls left this month (1 needed)

@@ -143,35 +143,3 @@ import Testing
         #expect(r.stderr.contains("USAGE: entlc COMMAND"))
     }
 }
-
-@Suite struct DocumentationTests {
-    /// The README shows the output of its main command; it must be what the command prints.
-    @Test func readmeShowsTheMainCommandsRealOutput() throws {
-        let readme = try readRepoFile("README.md")
-        let intro = try #require(readme.range(of: "(a purchase-tracker state, STATE.md):\n\n```\n"))
-        let rest = readme[intro.upperBound...]
-        let end = try #require(rest.range(of: "```"))
-        let r = try runEntlc(["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--all"])
-        #expect(String(rest[..<end.lowerBound]) == r.stdout)
-        #expect(readme.contains("swift run entlc eval examples/photos.entl --state examples/photos.state.json --all"))
-    }
-
-    /// Every ```entl block of the README and of LANGUAGE.md's tour checks clean.
-    @Test func readmeSnippetsCheckClean() throws {
-        let readme = try readRepoFile("README.md")
-        var blocks: [String] = []
-        var rest = readme[...]
-        while let open = rest.range(of: "```entl\n") {
-            let body = rest[open.upperBound...]
-            guard let close = body.range(of: "```") else { break }
-            blocks.append(String(body[..<close.lowerBound]))
-            rest = body[close.upperBound...]
-        }
-        #expect(!blocks.isEmpty)
-        for block in blocks {
-            let r = try runEntlc(["check", "-"], stdin: block)
-            #expect(r.stdout == "0 errors, 0 warnings in 1 file\n")
-            #expect(r.status == 0)
-        }
-    }
-}

@@ -9,7 +9,13 @@ import Testing
         var out: [String] = []
         for dir in directories {
             guard let e = FileManager.default.enumerator(atPath: repoPath(dir)) else { continue }
-            for case let path as String in e where suffixes.contains(where: path.hasSuffix) || dir.hasPrefix("Tests/Fixtures/fuzz") {
+            for case let path as String in e {
+                // Build folders (examples/embed/.build) and other hidden entries are not fixtures.
+                if (path as NSString).lastPathComponent.hasPrefix(".") {
+                    e.skipDescendants()
+                    continue
+                }
+                guard suffixes.contains(where: path.hasSuffix) || dir.hasPrefix("Tests/Fixtures/fuzz") else { continue }
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: repoPath(dir + "/" + path), isDirectory: &isDirectory), !isDirectory.boolValue {
                     out.append(dir + "/" + path)

@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// SEMANTICS.md §5: balances.
+/// docs/semantics.md §5: balances.
 @Suite struct BalanceTests {
     /// The Pro-plan seed: 10,000 API calls a month, no carry.
     static let pro = """

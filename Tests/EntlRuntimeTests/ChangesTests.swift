@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// SEMANTICS.md §7: change events, between two states and over time.
+/// docs/semantics.md §7: change events, between two states and over time.
 @Suite struct ChangesTests {
     static let rules = """
     product pro: subscription { period month }

@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// SEMANTICS.md §3: entitlements and the merge of the purchases behind them.
+/// docs/semantics.md §3: entitlements and the merge of the purchases behind them.
 @Suite struct EntitlementTests {
     /// Several products granting one `premium` entitlement (the subscription-app seed).
     static let rules = """

@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// SEMANTICS.md §4: features.
+/// docs/semantics.md §4: features.
 @Suite struct FeatureTests {
     /// The photo-app seed: a conditional feature behind (A or B) and at least 5 credits held.
     static let photos = """

@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// SEMANTICS.md §1: three-valued logic.
+/// docs/semantics.md §1: three-valued logic.
 @Suite struct LogicTests {
     static let all: [Truth] = [.false, .unknown, .true]
 
@@ -53,7 +53,7 @@ import Testing
     }
 }
 
-/// SEMANTICS.md §2: does the customer own a product at `t`?
+/// docs/semantics.md §2: does the customer own a product at `t`?
 @Suite struct OwnershipTests {
     static let rules = """
     product life: non_consumable { id app_store "LIFE" }
@@ -196,7 +196,7 @@ import Testing
     }
 }
 
-/// SEMANTICS.md §1: only a purchase's status can be unknown, never its quantity.
+/// docs/semantics.md §1: only a purchase's status can be unknown, never its quantity.
 @Suite struct UnknownQuantityTests {
     static let rules = """
     product zb: consumable

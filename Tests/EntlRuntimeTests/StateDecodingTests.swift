@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// STATE.md: decoding the purchase-tracker state, with located errors.
+/// docs/state.md: decoding the purchase-tracker state, with located errors.
 @Suite struct StateDecodingTests {
     @Test func theSpecExampleDecodes() throws {
         let s = try PurchaseState(json: readRepoFile("Tests/Fixtures/states/spec-example.state.json"))

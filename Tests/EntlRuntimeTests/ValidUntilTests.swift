@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-/// SEMANTICS.md §6: every result says until when it holds.
+/// docs/semantics.md §6: every result says until when it holds.
 @Suite struct ValidUntilTests {
     static let rules = """
     product annual: subscription { period year }

@@ -3,7 +3,7 @@ import EntlTestSupport
 import Foundation
 import Testing
 
-/// Golden AST dumps (with `@line:col` ranges) of every example and the LANGUAGE.md tour.
+/// Golden AST dumps (with `@line:col` ranges) of every example and the docs/language.md tour.
 @Suite struct ASTGoldenTests {
     static let files = ["examples/photos.entl", "examples/api.entl", "examples/subscriptions.entl",
                         "examples/crossplatform.entl", "Tests/Fixtures/valid/tour.entl"]

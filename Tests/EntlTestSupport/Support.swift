@@ -207,7 +207,7 @@ public func instant(_ text: String) -> Instant {
     return i
 }
 
-/// Decodes STATE.md JSON (tests only: traps on bad JSON).
+/// Decodes docs/state.md JSON (tests only: traps on bad JSON).
 public func state(_ json: String) -> PurchaseState {
     do {
         return try PurchaseState(json: json)

@@ -110,7 +110,7 @@ public enum EnvironmentName: String, KeywordValue {
     public static let setName = "environment"
 }
 
-/// A purchase status (STATE.md), as written in a test's `given`.
+/// A purchase status (docs/state.md), as written in a test's `given`.
 public enum PurchaseStatusWord: String, KeywordValue {
     case active, trialing
     case pastDue = "past_due"

@@ -1,7 +1,7 @@
 import EntlRuntime
 import EntlSyntax
 
-/// A deliberately simple evaluator for differential testing, written from SEMANTICS.md and the
+/// A deliberately simple evaluator for differential testing, written from docs/semantics.md and the
 /// README's choices: it interprets the parsed AST directly (no compiled graph, no postfix
 /// programs, no memoization), walks reset windows one at a time, and recomputes everything it
 /// needs on every question. It is slow on purpose and shares nothing with EntlRuntime but the
