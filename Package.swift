@@ -2,8 +2,9 @@
 import PackageDescription
 
 // entlc: no package dependencies, by design. Modules point one way:
-// entlc → EntlCompiler → EntlSyntax, and EntlCompiler → EntlRuntime.
-// EntlRuntime imports neither, so an app can embed it with a compiled graph alone.
+// entlc → EntlCompiler → EntlSyntax, and EntlCompiler → EntlRuntime; both of those import only
+// EntlSupport (small text utilities). EntlRuntime imports neither EntlSyntax nor EntlCompiler,
+// so an app can embed it with a compiled graph alone.
 let package = Package(
     name: "entlc",
     products: [
@@ -13,10 +14,11 @@ let package = Package(
         .executable(name: "entlc", targets: ["entlc"]),
     ],
     targets: [
-        .target(name: "EntlSyntax"),
-        .target(name: "EntlRuntime"),
-        .target(name: "EntlCompiler", dependencies: ["EntlSyntax", "EntlRuntime"]),
-        .executableTarget(name: "entlc", dependencies: ["EntlSyntax", "EntlCompiler", "EntlRuntime"]),
+        .target(name: "EntlSupport"),
+        .target(name: "EntlSyntax", dependencies: ["EntlSupport"]),
+        .target(name: "EntlRuntime", dependencies: ["EntlSupport"]),
+        .target(name: "EntlCompiler", dependencies: ["EntlSupport", "EntlSyntax", "EntlRuntime"]),
+        .executableTarget(name: "entlc", dependencies: ["EntlSupport", "EntlSyntax", "EntlCompiler", "EntlRuntime"]),
         .target(
             name: "EntlTestSupport",
             dependencies: ["EntlSyntax", "EntlCompiler", "EntlRuntime"],

@@ -177,7 +177,7 @@ extension Checker {
             checkConstraint(e, file: file, table: table)
         case .and(let terms), .or(let terms):
             for t in terms { checkConstraint(t, file: file, table: table) }
-        case .error:
+        case .everyone, .error:
             break
         }
     }

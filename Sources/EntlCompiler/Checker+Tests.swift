@@ -11,6 +11,7 @@ extension Checker {
             case .at: "at"
             case .env: "env"
             case .state: "state"
+            case .customerSince: "customer since"
             default: nil
             }
             if let once {
@@ -23,7 +24,7 @@ extension Checker {
                 }
             }
             switch item.kind {
-            case .at(let instant):
+            case .at(let instant), .customerSince(let instant):
                 checkInstant(instant, file: file)
             case .env, .state:
                 break
@@ -36,10 +37,12 @@ extension Checker {
                     report(.quantityOnNonConsumable, "`\(product.name)` is \(Checker.article(product.kind.detail)); only consumables have a quantity",
                            file: file, at: q.range, label: "not a consumable", help: "remove `quantity`")
                 }
-            case .used(let feature, _, let at), .level(let feature, _, let at):
+            case .used(let feature, _, let at, _), .level(let feature, _, let at):
                 let isLevel: Bool = if case .level = item.kind { true } else { false }
                 if let at { checkInstant(at, file: file) }
-                guard let symbol = resolve(feature, as: "feature", file: file, table: table, where: \.grantable)
+                // A use may name a feature by its `event` name.
+                guard let symbol = featureWithEvent(feature.name, table: table)
+                    ?? resolve(feature, as: "feature", file: file, table: table, where: \.grantable)
                 else { break }
                 checkUsageTarget(symbol, feature: feature, isLevel: isLevel, file: file)
             case .override(let product, _):
@@ -48,6 +51,18 @@ extension Checker {
                 checkExpectation(expectation, file: file, table: table)
             }
         }
+    }
+
+    /// The feature whose `event "…"` is `name`, when `name` names no declaration.
+    private func featureWithEvent(_ name: String, table: SymbolTable) -> Symbol? {
+        guard table[name] == nil else { return nil }
+        for site in declarations where site.isVisible(in: table.environment) {
+            guard case .feature(let f) = site.declaration else { continue }
+            for item in f.items {
+                if case .event(let e) = item.kind, e.value == name { return table[f.name.name] }
+            }
+        }
+        return nil
     }
 
     private func checkInstant(_ literal: StringLiteral, file: String) {

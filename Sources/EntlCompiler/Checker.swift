@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// Collects diagnostics for the checker and its checks; the same diagnostic reported twice (a

@@ -120,6 +120,8 @@ public struct GraphPicture: Sendable {
             let l = "≥ \(n.grouped)"
             edges.append(Edge(from: "product_" + g.products[p].name, to: target, kind: kind,
                               label: kind == .requires ? "requires " + l : l))
+        case .everyone:
+            edges.append(Edge(from: junction("everyone"), to: target, kind: kind, label: edgeLabel))
         case .not(let inner):
             let j = junction("not")
             addConstraint(inner, into: j, g, kind: .constraint)

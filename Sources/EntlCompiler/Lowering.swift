@@ -36,6 +36,7 @@ enum Lowering {
                 if let p = productIndex[id.name] { return .product(p) }
                 return .entitlement(entitlementIndex[id.name] ?? 0)
             case .atLeast(let id, let n): return .atLeast(product: productIndex[id.name] ?? 0, quantity: n.value)
+            case .everyone: return .everyone
             case .not(let inner, _): return .not(constraint(inner))
             case .and(let terms): return .and(terms.map(constraint))
             case .or(let terms): return .or(terms.map(constraint))
@@ -201,6 +202,8 @@ enum Lowering {
                 collect(inner, negated: !negated, nested: nested)
             case .and(let terms), .or(let terms):
                 for t in terms { collect(t, negated: negated, nested: nested) }
+            case .everyone:
+                break
             }
         }
     }
@@ -212,7 +215,7 @@ enum Lowering {
             case .entitlement(let e): out.append(e)
             case .not(let inner): references(inner, into: &out)
             case .and(let terms), .or(let terms): for t in terms { references(t, into: &out) }
-            case .product, .atLeast: break
+            case .product, .atLeast, .everyone: break
             }
         }
         let edges = entitlements.map { e -> [Int] in

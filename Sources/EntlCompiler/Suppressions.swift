@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// `// entl-allow CODE [CODE…]` on the line above a declaration silences those warnings inside

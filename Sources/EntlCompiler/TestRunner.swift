@@ -110,8 +110,11 @@ public struct TestRunner {
                     graceUntil: g.graceUntil.flatMap { Instant(rfc3339: $0.value) },
                     ownership: g.familyShared == nil ? .purchased : .familyShared, quantity: g.quantity?.value ?? 1,
                     environment: environment))
-            case .used(let f, let n, let when):
-                state.usage.append(UsageRecord(feature: f.name, kind: .amount(n.value), at: when.flatMap { Instant(rfc3339: $0.value) }))
+            case .used(let f, let n, let when, let id):
+                state.usage.append(UsageRecord(feature: f.name, kind: .amount(n.value), at: when.flatMap { Instant(rfc3339: $0.value) },
+                                               id: id?.value))
+            case .customerSince(let since):
+                state.customerSince = Instant(rfc3339: since.value)
             case .level(let f, let n, let when):
                 state.usage.append(UsageRecord(feature: f.name, kind: .level(n.value), at: when.flatMap { Instant(rfc3339: $0.value) }))
             case .override(let p, let v):

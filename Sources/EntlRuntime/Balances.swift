@@ -96,62 +96,125 @@ struct Ledger {
     }
 }
 
-/// A use to replay: when, how much, and its position in the state (ties keep state order).
+/// A use to replay: when, how much, its position in the state (ties keep state order), and the
+/// component member it names.
 struct UseEvent {
     var at: Instant
     var amount: Int64
     var index: Int
+    var member: Int
 }
 
-/// Replays single-use events against ledgers (§5) and reports the balance at `t`.
-enum Replay {
-    struct Outcome {
-        var balance: Int64 = 0
+/// The replay of one credit component (§5): a credit system and every single-use feature its
+/// schema lists (or a single-use feature alone), their uses in one time order. Each use takes from
+/// its own feature's grants; what they cannot cover spills into the first credit system listing
+/// the feature that covers it in full at that instant (`ceil(rest × credits / amount)` credits,
+/// consumed from the system's grants in the usual order); only what nothing covers is overage.
+struct ComponentReplay {
+    struct Member {
+        var feature: Int
+        var isCredits: Bool
+        /// An unlimited grant covers whatever the counted ones cannot.
+        var unlimited: Bool
+        /// Its ledgers, a range of `ledgers`.
+        var ledgers: Range<Int>
+        /// The credit systems that can pay for it, in declaration order: (member, amount, credits).
+        var routes: [(member: Int, amount: Int64, credits: Int64)]
         var overage: Int64 = 0
+        var trail: [String] = []
     }
 
-    /// `events` must be sorted by (at, index) and at or before `t`.
-    /// `trail` receives one line per event when explaining; `names` labels the ledgers there.
-    static func run(_ ledgers: inout [Ledger], events: [UseEvent], at t: Instant,
-                    trail: inout [String]?, names: [String]) -> Outcome {
-        var outcome = Outcome()
-        let historyStart = events.first?.at ?? t
-        var eligible: [Int] = []
+    var members: [Member]
+    var ledgers: [Ledger]
+    /// The grant's source name per ledger, for the trail.
+    var names: [String]
+    let explain: Bool
+    private var eligible: [Int] = []
+
+    init(members: [Member], ledgers: [Ledger], names: [String], explain: Bool) {
+        self.members = members
+        self.ledgers = ledgers
+        self.names = names
+        self.explain = explain
+    }
+
+    /// Moves a member's ledgers that exist at `instant` to the window containing it. A ledger
+    /// without a purchase date starts its history at the first instant it is looked at.
+    private mutating func advance(_ m: Int, to instant: Instant) {
+        for i in members[m].ledgers where ledgers[i].exists(at: instant) {
+            ledgers[i].advance(to: instant, historyStart: instant)
+        }
+    }
+
+    /// What a member has left at the instant its ledgers were last advanced to (nil: unlimited).
+    private func available(_ m: Int, at instant: Instant) -> Int64? {
+        if members[m].unlimited { return nil }
+        var total: Int64 = 0
+        for i in members[m].ledgers where ledgers[i].exists(at: instant) { total = total.addingSaturating(ledgers[i].balance) }
+        return total
+    }
+
+    /// Takes up to `amount` from a member's ledgers in consumption order: lower priority first,
+    /// then the window that ends soonest (lifetime last), then declaration order (one grant
+    /// counted for several purchases in purchase order). Returns what is left and the parts.
+    private mutating func take(_ amount: Int64, from m: Int, at instant: Instant) -> (rest: Int64, parts: [String]) {
+        eligible.removeAll(keepingCapacity: true)
+        for i in members[m].ledgers where ledgers[i].exists(at: instant) && ledgers[i].balance > 0 { eligible.append(i) }
+        eligible.sort { a, b in
+            let (x, y) = (ledgers[a], ledgers[b])
+            if x.priority != y.priority { return x.priority < y.priority }
+            let (ex, ey) = (x.currentEnd, y.currentEnd)
+            if ex != ey { return ex < ey }
+            if x.order != y.order { return x.order < y.order }
+            return a < b
+        }
+        var remaining = amount
+        var parts: [String] = []
+        for i in eligible where remaining > 0 {
+            let taken = ledgers[i].consume(remaining)
+            remaining -= taken
+            if explain { parts.append("\(names[i]) \(taken)") }
+        }
+        return (remaining, parts)
+    }
+
+    /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
+    mutating func run(_ events: [UseEvent], at t: Instant, featureNames: [String], systemUnit: (Int, Int64) -> String) {
         for event in events {
-            eligible.removeAll(keepingCapacity: true)
-            for i in ledgers.indices where ledgers[i].exists(at: event.at) {
-                ledgers[i].advance(to: event.at, historyStart: historyStart)
-                if ledgers[i].balance > 0 { eligible.append(i) }
+            let m = event.member
+            advance(m, to: event.at)
+            var (rest, parts) = take(event.amount, from: m, at: event.at)
+            if rest > 0, members[m].unlimited { rest = 0 }
+            var paid = ""
+            if rest > 0 {
+                for route in members[m].routes {
+                    let need = rest.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+                    advance(route.member, to: event.at)
+                    guard available(route.member, at: event.at).map({ $0 >= need }) ?? true else { continue }
+                    let system = route.member
+                    let (_, systemParts) = take(need, from: system, at: event.at)
+                    let systemName = featureNames[members[system].feature]
+                    if explain {
+                        paid = "; \(need) \(systemUnit(system, need)) from `\(systemName)`"
+                        members[system].trail.append("  \(event.at): \(need) for \(rest) `\(featureNames[members[m].feature])`"
+                                                     + (systemParts.isEmpty ? "" : " ← " + systemParts.joined(separator: ", ")))
+                    }
+                    rest = 0
+                    break
+                }
             }
-            // Lower priority first, then the window that ends soonest (lifetime last), then
-            // declaration order; one grant counted for several purchases goes in purchase order.
-            eligible.sort { a, b in
-                let (x, y) = (ledgers[a], ledgers[b])
-                if x.priority != y.priority { return x.priority < y.priority }
-                let (ex, ey) = (x.currentEnd, y.currentEnd)
-                if ex != ey { return ex < ey }
-                if x.order != y.order { return x.order < y.order }
-                return a < b
-            }
-            var remaining = event.amount
-            var parts: [String] = []
-            for i in eligible where remaining > 0 {
-                let taken = ledgers[i].consume(remaining)
-                remaining -= taken
-                if trail != nil { parts.append("\(names[i]) \(taken)") }
-            }
-            outcome.overage = outcome.overage.addingSaturating(remaining)
-            if trail != nil {
+            members[m].overage = members[m].overage.addingSaturating(rest)
+            if explain {
                 var line = "  \(event.at): used \(event.amount)"
                 line += parts.isEmpty ? "" : " ← " + parts.joined(separator: ", ")
-                if remaining > 0 { line += " (overage \(remaining))" }
-                trail?.append(line)
+                line += paid
+                if rest > 0 { line += " (overage \(rest))" }
+                members[m].trail.append(line)
             }
         }
-        for i in ledgers.indices where ledgers[i].exists(at: t) {
-            ledgers[i].advance(to: t, historyStart: historyStart)
-            outcome.balance = outcome.balance.addingSaturating(ledgers[i].balance)
-        }
-        return outcome
+        for m in members.indices { advance(m, to: t) }
     }
+
+    /// The balance of a member at `t`, after `run` (nil: unlimited).
+    func balance(_ m: Int, at t: Instant) -> Int64? { available(m, at: t) }
 }

@@ -123,7 +123,7 @@ extension Evaluation {
             next = earliest(next, instant(of: record))
         }
         for (f, feature) in graph.features.enumerated() where feature.kind.isMetered {
-            next = earliest(next, meteredBalance(f, candidates(of: f)).nextBalanceChange)
+            next = earliest(next, meteredBalance(f).nextBalanceChange)
         }
         return next
     }

@@ -18,8 +18,13 @@ public struct Evaluation: Sendable {
     let products: [ProductStanding]
     /// Entitlement values, computed on first use (dependencies first) and kept.
     private let entitlements: Locked<[(Truth, End)?]>
-    /// Per usage record: the feature or credit system it names (by name or `event`), or -1.
+    /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
+    /// it names none or is a retry.
     let usageFeature: [Int32]
+    /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
+    let retries: [(record: Int, first: Int)]
+    /// The outcome of each credit component's replay (§5), computed on first use and kept.
+    let componentOutcomes: Locked<[[MeteredOutcome]?]>
 
     /// - Parameters:
     ///   - environment: wins over the state's `environment`; default live.
@@ -95,9 +100,25 @@ public struct Evaluation: Sendable {
 
         self.entitlements = Locked([(Truth, End)?](repeating: nil, count: g.entitlements.count))
 
-        self.usageFeature = state.usage.map { record in
-            Int32(g.featureIndex[record.feature] ?? g.eventIndex[record.feature] ?? -1)
+        // §5: a record names a feature by name or event (`feature`), or by event only (`event`);
+        // a record repeating an earlier record's `id` is a retry and counts once.
+        var usageFeature = [Int32](repeating: -1, count: state.usage.count)
+        var firstWithID: [String: Int] = [:]
+        var retries: [(record: Int, first: Int)] = []
+        for (i, record) in state.usage.enumerated() {
+            if let id = record.id {
+                if let first = firstWithID[id] {
+                    retries.append((i, first))
+                    continue
+                }
+                firstWithID[id] = i
+            }
+            let f = record.isEvent ? g.eventIndex[record.name] : g.featureIndex[record.name] ?? g.eventIndex[record.name]
+            usageFeature[i] = Int32(f ?? -1)
         }
+        self.usageFeature = usageFeature
+        self.retries = retries
+        self.componentOutcomes = Locked([[MeteredOutcome]?](repeating: nil, count: g.components.count))
     }
 
     /// The state indices of the purchases of product `p` (in this environment), in state order
@@ -187,6 +208,9 @@ public struct Evaluation: Sendable {
             case .atLeast(let p, let n):
                 stack[top] = (products[Int(p)].atLeast(n), .never)
                 top += 1
+            case .everyone:
+                stack[top] = (.true, .never)
+                top += 1
             case .not:
                 stack[top - 1] = (!stack[top - 1].0, .never)
             case .and(let n):
@@ -218,6 +242,7 @@ public struct Evaluation: Sendable {
         case .product(let p): products[p].truth
         case .entitlement(let e): entitlementValue(e).0
         case .atLeast(let p, let n): products[p].atLeast(n)
+        case .everyone: .true
         case .not(let inner): !truth(of: inner)
         case .and(let terms): terms.reduce(Truth.true) { $0 && truth(of: $1) }
         case .or(let terms): terms.reduce(Truth.false) { $0 || truth(of: $1) }
@@ -316,8 +341,15 @@ public struct Evaluation: Sendable {
                 lines.append("purchase #\(j) \"\(pu.product)\"\(pu.store.map { " (\($0))" } ?? ""): ignored, \(why)")
             }
         }
+        let retried = Dictionary(retries.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
         for (i, f) in usageFeature.enumerated() where f < 0 {
-            lines.append("usage[\(i)] \"\(state.usage[i].feature)\": ignored, no feature or event of that name")
+            let record = state.usage[i]
+            let named = "usage[\(i)] " + (record.isEvent ? "event " : "") + "\"\(record.name)\""
+            if let first = retried[i] {
+                lines.append("\(named): ignored, a retry of usage[\(first)] (id \"\(record.id ?? "")\")")
+            } else {
+                lines.append("\(named): ignored, no \(record.isEvent ? "event" : "feature or event") of that name")
+            }
         }
         return lines
     }

@@ -11,6 +11,9 @@ struct Candidate {
     var purchase: Int?
     /// Units of a consumable that multiply a product-level grant.
     var quantity: Int64
+    /// No purchase is behind it (an entitlement true through `everyone` or a `not`): its windows
+    /// are anchored at the state's `customer_since`, when given, and it exists from then.
+    var behindNoPurchase = false
 }
 
 /// A metered feature's (or credit system's) balance at `t` (§5).
@@ -72,110 +75,136 @@ extension Evaluation {
                     break
                 }
                 out.append(Candidate(grant: g, certain: truth == .true, sourceName: graph.entitlements[e].name,
-                                     sourceKind: "entitlement", product: product, purchase: purchase, quantity: 1))
+                                     sourceKind: "entitlement", product: product, purchase: purchase, quantity: 1,
+                                     behindNoPurchase: product == nil))
             }
         }
         return out
     }
 
     /// The ledger of a candidate: windows anchored at its purchase's `period_start` (else
-    /// `purchased_at`), calendar-aligned when there is no purchase date; it exists from
-    /// `purchased_at`.
+    /// `purchased_at`), and it exists from `purchased_at`; with no purchase behind it, anchored at
+    /// the state's `customer_since` and existing from then; calendar-aligned when there is no date.
     func ledger(_ c: Candidate, allowance: Int64) -> Ledger {
-        var windows: Windows?
-        var existsFrom: Instant?
         let purchase = c.purchase.map { state.purchases[$0] }
-        if let interval = c.grant.interval {
-            if let anchor = purchase?.periodStart ?? purchase?.purchasedAt {
-                windows = Windows(anchor: anchor, step: interval.step)
-            } else {
-                windows = .calendarAligned(interval)
-            }
+        let anchor = c.behindNoPurchase ? state.customerSince : purchase?.periodStart ?? purchase?.purchasedAt
+        let windows = c.grant.interval.map { interval in
+            anchor.map { Windows(anchor: $0, step: interval.step) } ?? .calendarAligned(interval)
         }
-        existsFrom = purchase?.purchasedAt
         return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
-                      priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom)
+                      priority: c.grant.priority, order: c.grant.order,
+                      existsFrom: c.behindNoPurchase ? state.customerSince : purchase?.purchasedAt)
+    }
+
+    func allowance(_ c: Candidate) -> Int64 {
+        if case .count(let n) = c.grant.amount { return n }
+        return 0
     }
 
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
 
-    /// The balance of a metered feature or credit system at `t` from its candidates (`all`):
-    /// over certain candidates (`low`) and over certain and uncertain ones (`high`).
-    func meteredBalance(_ f: Int, _ all: [Candidate]) -> MeteredOutcome {
+    /// The balance of a metered feature or credit system at `t` (§5): over certain candidates
+    /// (`low`) and over certain and uncertain ones (`high`). A single-use feature or credit system
+    /// is replayed with its whole credit component (computed once per evaluation).
+    func meteredBalance(_ f: Int) -> MeteredOutcome {
         let feature = graph.features[f]
-        var outcome = MeteredOutcome(low: 0, high: 0)
-        outcome.hasUncertain = all.contains { !$0.certain }
-        if all.contains(where: { $0.certain && $0.grant.amount == .unlimited }) { outcome.low = nil }
-        if all.contains(where: { $0.grant.amount == .unlimited }) { outcome.high = nil }
-        let counted = all.filter {
-            if case .count = $0.grant.amount { return true }
-            return false
-        }
-        func allowance(_ c: Candidate) -> Int64 {
-            if case .count(let n) = c.grant.amount { return n }
-            return 0
-        }
-        if feature.kind == .continuous {
-            continuousBalance(f, counted: counted, allowance: allowance, into: &outcome)
-        } else {
-            singleUseBalance(f, counted: counted, allowance: allowance, into: &outcome)
-        }
-        // Nothing exceeds an unlimited allowance.
-        if outcome.low == nil { outcome.overage = 0 }
-        for c in all where c.grant.amount == .unlimited {
-            outcome.sources.append(BalanceSource(
-                grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: nil, carried: 0, used: 0,
-                remaining: nil, windowStart: nil, resetsAt: nil, interval: c.grant.interval, certain: c.certain))
-        }
-        return outcome
+        if feature.kind == .continuous { return continuousBalance(f, candidates(of: f)) }
+        let c = graph.componentOf[f]
+        let outcomes = componentOutcomes.withLock { memo in memo[c] } ?? {
+            let computed = replayComponent(c)
+            componentOutcomes.withLock { $0[c] = computed }
+            return computed
+        }()
+        return outcomes[graph.components[c].firstIndex(of: f)!]
     }
 
-    private func singleUseBalance(_ f: Int, counted: [Candidate], allowance: (Candidate) -> Int64,
-                                  into outcome: inout MeteredOutcome) {
+    /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
+    /// with certain and uncertain ones (`high`).
+    private func replayComponent(_ c: Int) -> [MeteredOutcome] {
+        let members = graph.components[c]
+        var memberOf: [Int: Int] = [:]
+        for (i, f) in members.enumerated() { memberOf[f] = i }
+        let memberCandidates = members.map { candidates(of: $0) }
         var events: [UseEvent] = []
-        for i in usage(of: f) {
-            let record = state.usage[i]
-            guard case .amount(let n) = record.kind else { continue }
+        for (i, record) in state.usage.enumerated() {
+            let f = Int(usageFeature[i])
+            guard f >= 0, let m = memberOf[f], case .amount(let n) = record.kind else { continue }
             let when = instant(of: record)
-            if when <= at { events.append(UseEvent(at: when, amount: n, index: i)) }
+            if when <= at { events.append(UseEvent(at: when, amount: n, index: i, member: m)) }
         }
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
-        let certain = counted.filter(\.certain)
-        var ledgers = certain.map { ledger($0, allowance: allowance($0)) }
-        var trail: [String]? = explains ? [] : nil
-        let names = certain.map(\.sourceName)
-        let low = Replay.run(&ledgers, events: events, at: at, trail: &trail, names: names)
-        outcome.nextBalanceChange = Evaluation.nextBalanceChange(ledgers, at: at)
-        if outcome.low != nil { outcome.low = low.balance }
-        outcome.overage = low.overage
-        outcome.trail = trail ?? []
-        for (c, l) in zip(certain, ledgers) { outcome.sources.append(source(c, l)) }
-
-        if counted.count > certain.count {
-            // The optimistic balance: certain and uncertain grants replayed together.
-            let uncertain = counted.filter { !$0.certain }
-            var allLedgers = (certain + uncertain).map { ledger($0, allowance: allowance($0)) }
-            var none: [String]? = nil
-            let high = Replay.run(&allLedgers, events: events, at: at, trail: &none, names: [])
-            outcome.nextBalanceChange = earliest(outcome.nextBalanceChange, Evaluation.nextBalanceChange(allLedgers, at: at))
-            if outcome.high != nil { outcome.high = high.balance }
-            for (c, l) in zip(uncertain, allLedgers[certain.count...]) { outcome.sources.append(source(c, l)) }
-        } else if outcome.high != nil {
-            outcome.high = low.balance
+        /// The replay over the candidates `keep` selects; per member, the candidates of its ledgers.
+        func replay(_ keep: (Candidate) -> Bool, explain: Bool) -> (ComponentReplay, [[Candidate]]) {
+            var built: [ComponentReplay.Member] = []
+            var ledgers: [Ledger] = []
+            var names: [String] = []
+            var kept: [[Candidate]] = []
+            for (m, f) in members.enumerated() {
+                let selected = memberCandidates[m].filter(keep)
+                let counted = selected.filter { if case .count = $0.grant.amount { true } else { false } }
+                let start = ledgers.count
+                for cand in counted {
+                    ledgers.append(ledger(cand, allowance: allowance(cand)))
+                    names.append(cand.sourceName)
+                }
+                kept.append(counted)
+                let routes = graph.features[f].creditRoutes.compactMap { r in
+                    memberOf[r.system].map { (member: $0, amount: r.amount, credits: r.credits) }
+                }
+                built.append(ComponentReplay.Member(
+                    feature: f, isCredits: graph.features[f].kind == .credits,
+                    unlimited: selected.contains { $0.grant.amount == .unlimited }, ledgers: start..<ledgers.count,
+                    routes: graph.features[f].kind == .credits ? [] : routes))
+            }
+            var r = ComponentReplay(members: built, ledgers: ledgers, names: names, explain: explain)
+            r.run(events, at: at, featureNames: graph.features.map(\.name)) { m, n in graph.features[members[m]].unit(n) }
+            return (r, kept)
         }
+
+        let (low, lowCandidates) = replay({ $0.certain }, explain: explains)
+        let hasUncertain = memberCandidates.contains { $0.contains { !$0.certain } }
+        let (high, highCandidates) = hasUncertain ? replay({ _ in true }, explain: false) : (low, lowCandidates)
+        var outcomes: [MeteredOutcome] = []
+        for m in members.indices {
+            var o = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
+            o.hasUncertain = memberCandidates[m].contains { !$0.certain }
+            // Nothing exceeds an unlimited allowance.
+            o.overage = o.low == nil ? 0 : low.members[m].overage
+            o.trail = low.members[m].trail
+            let lowLedgers = Array(low.ledgers[low.members[m].ledgers])
+            for (cand, l) in zip(lowCandidates[m], lowLedgers) { o.sources.append(source(cand, l)) }
+            let highLedgers = Array(high.ledgers[high.members[m].ledgers])
+            for (cand, l) in zip(highCandidates[m], highLedgers) where !cand.certain { o.sources.append(source(cand, l)) }
+            for cand in memberCandidates[m] where cand.grant.amount == .unlimited {
+                o.sources.append(BalanceSource(
+                    grant: cand.sourceName, kind: cand.sourceKind, product: cand.product, allowance: nil, carried: 0, used: 0,
+                    remaining: nil, windowStart: nil, resetsAt: nil, interval: cand.grant.interval, certain: cand.certain))
+            }
+            o.nextBalanceChange = earliest(Evaluation.nextBalanceChange(lowLedgers, at: at),
+                                           Evaluation.nextBalanceChange(highLedgers, at: at))
+            outcomes.append(o)
+        }
+        return outcomes
     }
 
     /// When a metered feature's or credit system's balance changes by itself (§6): the next
-    /// window boundary of a candidate grant, or the next usage record after `t`. Needs no replay:
-    /// the window containing `t` does not depend on the usage. `all` are its candidates.
+    /// window boundary of a candidate grant, or the next usage record after `t` (for a credit
+    /// system, also those of the features it lists: their uses may spill into it). Needs no
+    /// replay: the window containing `t` does not depend on the usage. `all` are its candidates.
     func balanceChange(_ f: Int, _ all: [Candidate]) -> Instant? {
         var next: Instant?
-        for i in usage(of: f) where instant(of: state.usage[i]) > at {
-            next = earliest(next, instant(of: state.usage[i]))
+        let spilling = Set(graph.features[f].conversions.map(\.feature))
+        for (i, record) in state.usage.enumerated() where instant(of: record) > at {
+            let g = Int(usageFeature[i])
+            if g == f || spilling.contains(g) { next = earliest(next, instant(of: record)) }
         }
         for c in all {
             guard case .count = c.grant.amount else { continue }
+            // A grant no purchase is behind starts at `customer_since` (a level has no history).
+            if c.behindNoPurchase, graph.features[f].kind != .continuous, let since = state.customerSince, since > at {
+                next = earliest(next, since)
+            }
             let l = ledger(c, allowance: 0)
             guard l.exists(at: at), let windows = l.windows else { continue }
             next = earliest(next, windows.start(windows.index(containing: at) + 1))
@@ -202,8 +231,12 @@ extension Evaluation {
     }
 
     /// §5 continuous: the sum of allowances minus the latest level at or before `t`.
-    private func continuousBalance(_ f: Int, counted: [Candidate], allowance: (Candidate) -> Int64,
-                                   into outcome: inout MeteredOutcome) {
+    private func continuousBalance(_ f: Int, _ all: [Candidate]) -> MeteredOutcome {
+        var outcome = MeteredOutcome(low: 0, high: 0)
+        outcome.hasUncertain = all.contains { !$0.certain }
+        if all.contains(where: { $0.certain && $0.grant.amount == .unlimited }) { outcome.low = nil }
+        if all.contains(where: { $0.grant.amount == .unlimited }) { outcome.high = nil }
+        let counted = all.filter { if case .count = $0.grant.amount { true } else { false } }
         var level: Int64 = 0
         var levelAt: Instant?
         for i in usage(of: f) {
@@ -237,6 +270,14 @@ extension Evaluation {
                 remaining: a - used, windowStart: nil, resetsAt: nil, interval: nil, certain: c.certain))
         }
         if explains, let levelAt { outcome.trail.append("  level \(level) at \(levelAt)") }
+        // Nothing exceeds an unlimited allowance.
+        if outcome.low == nil { outcome.overage = 0 }
+        for c in all where c.grant.amount == .unlimited {
+            outcome.sources.append(BalanceSource(
+                grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: nil, carried: 0, used: 0,
+                remaining: nil, windowStart: nil, resetsAt: nil, interval: c.grant.interval, certain: c.certain))
+        }
+        return outcome
     }
 
     // MARK: - Decisions
@@ -317,9 +358,7 @@ extension Evaluation {
 
     private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {
         let feature = graph.features[f]
-        let own = candidates(of: f)
-        let routeCandidates = feature.creditRoutes.map { candidates(of: $0.system) }
-        let direct = meteredBalance(f, own)
+        let direct = meteredBalance(f)
         result.required = required
         result.balance = direct.low
         result.unlimited = direct.low == nil
@@ -327,9 +366,9 @@ extension Evaluation {
         result.sources = direct.sources
         // §6: the feature's own window boundaries and usage, and those of every credit system
         // that can pay for it (whether or not it is needed now).
-        result.validUntil = earliest(result.validUntil, balanceChange(f, own))
-        for (route, cs) in zip(feature.creditRoutes, routeCandidates) {
-            result.validUntil = earliest(result.validUntil, balanceChange(route.system, cs))
+        result.validUntil = earliest(result.validUntil, balanceChange(f, candidates(of: f)))
+        for route in feature.creditRoutes {
+            result.validUntil = earliest(result.validUntil, balanceChange(route.system, candidates(of: route.system)))
         }
         var trail: [String] = []
         if explains {
@@ -346,44 +385,56 @@ extension Evaluation {
                          + (direct.hasUncertain ? " (up to \(direct.high.map(String.init) ?? "unlimited") if unknown purchases count)" : ""))
         }
         let units = { (n: Int64) in "\(n.grouped) \(feature.unit(n))" }
-        if direct.low.map({ $0 >= required }) ?? true {
+        guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
             result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(feature.unit(2))"
-        } else {
-            var uncertain = direct.high.map { $0 >= required } ?? true
-            for (route, cs) in zip(feature.creditRoutes, routeCandidates) {
-                let need = required.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-                let system = meteredBalance(route.system, cs)
-                let systemFeature = graph.features[route.system]
-                if explains {
-                    trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
-                                 + "\(route.credits) credits, so \(need) needed; balance \(system.low.map(String.init) ?? "unlimited")")
-                    trail += system.trail
-                }
-                if result.creditSystem == nil || system.low.map({ $0 >= need }) ?? true {
-                    result.creditSystem = systemFeature.name
-                    result.creditsRequired = need
-                    result.creditBalance = system.low
-                }
-                if system.low.map({ $0 >= need }) ?? true {
-                    result.decision = .allowed
-                    result.via = .credits
-                    result.reason = "\(units(direct.low ?? 0)) left, so \(need.grouped) \(systemFeature.unit(need)) from "
-                        + "`\(systemFeature.name)` pay for \(required.grouped)"
-                    break
-                }
-                if system.high.map({ $0 >= need }) ?? true { uncertain = true }
+            if explains {
+                trail.append("  → allowed via direct")
+                result.explanation = trail + explainProducts(feature.watchedProducts)
             }
-            if result.decision != .allowed {
-                result.decision = uncertain ? .undetermined : .denied
-                var reason = "\(units(direct.low ?? 0)) left, \(required.grouped) needed"
-                if let system = result.creditSystem, let need = result.creditsRequired {
-                    reason += "; `\(system)` has \(result.creditBalance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
-                }
-                if uncertain { reason += "; it depends on \(unknownProducts(feature.watchedProducts))" }
-                result.reason = reason
+            return
+        }
+        // §4.4: credits pay the shortfall, in the declaration order of the systems.
+        let shortfall = required - low
+        var uncertain = direct.high.map { $0 >= required } ?? true
+        for route in feature.creditRoutes {
+            let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+            let system = meteredBalance(route.system)
+            let systemFeature = graph.features[route.system]
+            let covers = system.low.map { $0 >= need } ?? true
+            if explains {
+                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
+                             + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing cost \(need); "
+                             + "balance \(system.low.map(String.init) ?? "unlimited")")
+                trail += system.trail
             }
+            if result.creditSystem == nil || covers {
+                result.creditSystem = systemFeature.name
+                result.creditsRequired = need
+                result.creditBalance = system.low
+            }
+            if covers {
+                result.decision = .allowed
+                result.via = .credits
+                result.reason = "\(units(low)) left, so \(need.grouped) \(systemFeature.unit(need)) from "
+                    + "`\(systemFeature.name)` pay for " + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
+                break
+            }
+            // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
+            if let high = direct.high, high < required {
+                let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+                if system.high.map({ $0 >= optimisticNeed }) ?? true { uncertain = true }
+            }
+        }
+        if result.decision != .allowed {
+            result.decision = uncertain ? .undetermined : .denied
+            var reason = "\(units(low)) left, \(required.grouped) needed"
+            if let system = result.creditSystem, let need = result.creditsRequired {
+                reason += "; `\(system)` has \(result.creditBalance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
+            }
+            if uncertain { reason += "; it depends on \(unknownProducts(feature.watchedProducts))" }
+            result.reason = reason
         }
         if explains {
             trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))

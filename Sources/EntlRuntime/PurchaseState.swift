@@ -1,6 +1,9 @@
 /// One customer's purchase-tracker state (docs/state.md).
 public struct PurchaseState: Sendable, Equatable {
     public var customer: String?
+    /// When the customer's account was created: anchors the windows of grants no purchase is
+    /// behind (the free tier, `everyone`).
+    public var customerSince: Instant?
     /// The evaluation instant when none is given explicitly.
     public var now: Instant?
     public var environment: Environment?
@@ -8,20 +11,26 @@ public struct PurchaseState: Sendable, Equatable {
     public var usage: [UsageRecord]
     /// Product name → override; wins over purchases (a debug tracker). In insertion order.
     public var overrides: [(product: String, value: Override)]
+    /// What decoding noticed but did not refuse: unknown keys (`purchases[0].state: unknown key
+    /// (did you mean `status`?)`). Not part of the state: `==` ignores them.
+    public var warnings: [StateError]
 
-    public init(customer: String? = nil, now: Instant? = nil, environment: Environment? = nil,
-                purchases: [Purchase] = [], usage: [UsageRecord] = [], overrides: [(product: String, value: Override)] = []) {
+    public init(customer: String? = nil, customerSince: Instant? = nil, now: Instant? = nil, environment: Environment? = nil,
+                purchases: [Purchase] = [], usage: [UsageRecord] = [], overrides: [(product: String, value: Override)] = [],
+                warnings: [StateError] = []) {
         self.customer = customer
+        self.customerSince = customerSince
         self.now = now
         self.environment = environment
         self.purchases = purchases
         self.usage = usage
         self.overrides = overrides
+        self.warnings = warnings
     }
 
     public static func == (lhs: PurchaseState, rhs: PurchaseState) -> Bool {
-        lhs.customer == rhs.customer && lhs.now == rhs.now && lhs.environment == rhs.environment
-            && lhs.purchases == rhs.purchases && lhs.usage == rhs.usage
+        lhs.customer == rhs.customer && lhs.customerSince == rhs.customerSince && lhs.now == rhs.now
+            && lhs.environment == rhs.environment && lhs.purchases == rhs.purchases && lhs.usage == rhs.usage
             && lhs.overrides.elementsEqual(rhs.overrides) { $0.product == $1.product && $0.value == $1.value }
     }
 
@@ -91,15 +100,32 @@ public struct UsageRecord: Sendable, Equatable {
         case level(Int64)
     }
 
-    /// A feature or credit system name, or a feature's `event` name.
-    public var feature: String
+    /// What the record names: given as `feature`, a feature or credit system name or a feature's
+    /// `event` name; given as `event`, only an `event` name.
+    public var name: String
+    /// Whether the record was given as `event` (it then names only an `event "…"`).
+    public var isEvent: Bool
     public var kind: Kind
     /// Nil: the evaluation instant.
     public var at: Instant?
+    /// An idempotency key: a record repeating an earlier record's `id` is a retry, counted once.
+    public var id: String?
 
-    public init(feature: String, kind: Kind, at: Instant? = nil) {
-        self.feature = feature
+    /// A record naming a feature or credit system (or a feature's event name).
+    public init(feature: String, kind: Kind, at: Instant? = nil, id: String? = nil) {
+        self.name = feature
+        self.isEvent = false
         self.kind = kind
         self.at = at
+        self.id = id
+    }
+
+    /// A record naming a usage event (`event "…"` of a feature).
+    public init(event: String, kind: Kind, at: Instant? = nil, id: String? = nil) {
+        self.name = event
+        self.isEvent = true
+        self.kind = kind
+        self.at = at
+        self.id = id
     }
 }

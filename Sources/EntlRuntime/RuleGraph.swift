@@ -49,6 +49,14 @@ public final class EnvironmentGraph: Codable, Sendable {
     /// Store product id → the (store, product) pairs with that id, in store-name order (for
     /// purchases that give no `store`).
     public let idOwners: [String: [(store: String, product: Int)]]
+    /// Per feature: the *credit component* it belongs to (an index into `components`), or -1 for
+    /// boolean and continuous features. A credit system and every single-use feature its schema
+    /// lists are replayed together (a use a feature's grants cannot cover spills into a credit
+    /// system, docs/semantics.md §5), so components are the connected groups of credit systems
+    /// and the single-use features they list; a single-use feature no system lists is alone.
+    public let componentOf: [Int]
+    /// The members of each component, in declaration order.
+    public let components: [[Int]]
 
     public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int],
                 storeIDs: [String: [String: Int]]) {
@@ -70,6 +78,41 @@ public final class EnvironmentGraph: Codable, Sendable {
             for (id, product) in storeIDs[store]! { owners[id, default: []].append((store, product)) }
         }
         self.idOwners = owners
+        (self.componentOf, self.components) = EnvironmentGraph.creditComponents(features)
+    }
+
+    /// Union-find over single-use features and credit systems, joined by conversions.
+    static func creditComponents(_ features: [Feature]) -> (componentOf: [Int], components: [[Int]]) {
+        var parent = Array(features.indices)
+        func root(_ x: Int) -> Int {
+            var x = x
+            while parent[x] != x {
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            }
+            return x
+        }
+        for (system, f) in features.enumerated() where f.kind == .credits {
+            for c in f.conversions where features.indices.contains(c.feature) && features[c.feature].kind == .singleUse {
+                let (a, b) = (root(system), root(c.feature))
+                if a != b { parent[max(a, b)] = min(a, b) }
+            }
+        }
+        var componentOf = [Int](repeating: -1, count: features.count)
+        var components: [[Int]] = []
+        var byRoot: [Int: Int] = [:]
+        for (i, f) in features.enumerated() where f.kind == .singleUse || f.kind == .credits {
+            let r = root(i)
+            if let c = byRoot[r] {
+                components[c].append(i)
+                componentOf[i] = c
+            } else {
+                byRoot[r] = components.count
+                componentOf[i] = components.count
+                components.append([i])
+            }
+        }
+        return (componentOf, components)
     }
 
     // The name indices are derived: encode the core, rebuild the rest on decode.
@@ -181,6 +224,8 @@ public indirect enum Constraint: Codable, Sendable, Hashable {
     case entitlement(Int)
     /// At least `quantity` units of a consumable held.
     case atLeast(product: Int, quantity: Int64)
+    /// True for every customer (the free tier); no purchase is behind it.
+    case everyone
     case not(Constraint)
     case and([Constraint])
     case or([Constraint])
@@ -192,6 +237,7 @@ public enum ConstraintOp: Sendable, Hashable {
     case product(Int32)
     case entitlement(Int32)
     case atLeast(Int32, Int64)
+    case everyone
     case not
     /// Combine the top `n` values.
     case and(Int32)
@@ -207,6 +253,7 @@ extension Constraint {
             case .product(let p): out.append(.product(Int32(p)))
             case .entitlement(let e): out.append(.entitlement(Int32(e)))
             case .atLeast(let p, let n): out.append(.atLeast(Int32(p), n))
+            case .everyone: out.append(.everyone)
             case .not(let inner):
                 emit(inner)
                 out.append(.not)

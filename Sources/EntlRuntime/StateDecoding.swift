@@ -1,4 +1,7 @@
-/// A state that cannot be used, with the place that says why:
+import EntlSupport
+
+/// A state that cannot be used (or, in `PurchaseState.warnings`, a key that was not understood),
+/// with the place that says why:
 /// `purchases[3].expires_at: "2026-13-01" is not an RFC 3339 instant`.
 public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `purchases[3].expires_at`, or a `line:column` for JSON syntax errors, or empty.
@@ -27,19 +30,35 @@ public struct StateLimits: Sendable, Equatable {
     public static let `default` = StateLimits()
 }
 
-extension PurchaseState {
-    /// Decodes docs/state.md JSON in one pass, straight into the state (no intermediate tree): the
-    /// batch hot path. Unknown keys are skipped (but must be valid JSON); everything else is
-    /// checked, and the first problem in document order is thrown with its place.
-    public init(json bytes: [UInt8], limits: StateLimits = .default) throws(StateError) {
-        try self.init(json: bytes[...], limits: limits)
+/// How a state is decoded.
+public struct StateDecodingOptions: Sendable, Equatable {
+    public var limits: StateLimits
+    /// Unknown keys are errors instead of warnings: a misspelled `status` or `expires_at` would
+    /// otherwise be skipped and could grant access.
+    public var strict: Bool
+
+    public init(limits: StateLimits = .default, strict: Bool = false) {
+        self.limits = limits
+        self.strict = strict
     }
 
-    /// Decodes docs/state.md JSON from part of a buffer (a JSONL line) without copying it.
-    public init(json bytes: ArraySlice<UInt8>, limits: StateLimits = .default) throws(StateError) {
+    public static let `default` = StateDecodingOptions()
+}
+
+extension PurchaseState {
+    /// Decodes state JSON (docs/state.md) in one pass, straight into the state (no intermediate
+    /// tree): the batch hot path. Everything is checked, and the first problem in document order
+    /// is thrown with its place. An unknown key (matched exactly, case-sensitive) is a warning in
+    /// `warnings`, with the closest known key, or an error when `options.strict`.
+    public init(json bytes: [UInt8], options: StateDecodingOptions = .default) throws(StateError) {
+        try self.init(json: bytes[...], options: options)
+    }
+
+    /// Decodes state JSON from part of a buffer (a JSONL line) without copying it.
+    public init(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default) throws(StateError) {
         do {
             self = try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) -> PurchaseState in
-                var reader = StateReader(scanner, limits: limits)
+                var reader = StateReader(scanner, options: options)
                 return try reader.state()
             }
         } catch {
@@ -47,8 +66,12 @@ extension PurchaseState {
         }
     }
 
-    public init(json text: String) throws(StateError) {
-        try self.init(json: Array(text.utf8))
+    public init(json bytes: [UInt8], limits: StateLimits) throws(StateError) {
+        try self.init(json: bytes[...], options: StateDecodingOptions(limits: limits))
+    }
+
+    public init(json text: String, options: StateDecodingOptions = .default) throws(StateError) {
+        try self.init(json: Array(text.utf8), options: options)
     }
 
     /// Decodes a parsed JSON value (the same rules as the bytes).
@@ -91,12 +114,15 @@ private struct StateReader {
     var s: JSONScanner
     /// Keys of the objects being read (for duplicate detection), one run per open object.
     var keys: [JSONScanner.StringBytes] = []
+    /// Unknown keys, in document order.
+    var warnings: [StateError] = []
 
-    let limits: StateLimits
+    let options: StateDecodingOptions
+    var limits: StateLimits { options.limits }
 
-    init(_ scanner: JSONScanner, limits: StateLimits) {
+    init(_ scanner: JSONScanner, options: StateDecodingOptions) {
         s = scanner
-        self.limits = limits
+        self.options = options
     }
 
     /// Whether a key spells `literal` (no String is made).
@@ -181,9 +207,34 @@ private struct StateReader {
         s.leave()
     }
 
-    /// Calls `body` for each element of the array at the cursor (or nothing for `null`);
-    /// errors from `body` are placed under the element's index.
-    private mutating func elements(limit: Int, _ noun: String, _ body: (inout StateReader) throws(DecodeError) -> Void)
+    /// An unknown key: its value is skipped (it must still be valid JSON) and the key is a
+    /// warning at `place` (the enclosing object's path), with the closest of `known` — or, in
+    /// strict mode, an error.
+    private mutating func unknown(_ key: JSONScanner.StringBytes, place: () -> String, known: [String]) throws(DecodeError) {
+        let name = s.text(key)
+        let message = "unknown key" + (StateReader.suggestion(name, known).map { " (did you mean `\($0)`?)" } ?? "")
+        if options.strict { throw DecodeError(path: "", message: message) }
+        try skip()
+        let prefix = place()
+        warnings.append(StateError(path: prefix.isEmpty ? name : prefix + "." + name, message: message))
+    }
+
+    /// The known key a misspelled one most likely meant: a close spelling (`stauts`, `state` for
+    /// `status`; `Now` for `now`), or one it is the start or the end of (`expires` for `expires_at`).
+    static func suggestion(_ key: String, _ known: [String]) -> String? {
+        if let close = Suggestions.closest(to: key, among: known, maxDistance: max(2, key.utf8.count / 3)) { return close }
+        guard key.utf8.count >= 3 else { return nil }
+        return known.first { $0.hasPrefix(key) || key.hasPrefix($0) || $0.hasSuffix(key) }
+    }
+
+    static let stateKeys = ["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides"]
+    static let purchaseKeys = ["product", "store", "status", "purchased_at", "period_start", "expires_at", "grace_until",
+                               "will_renew", "ownership", "quantity", "environment"]
+    static let usageKeys = ["feature", "event", "amount", "level", "at", "id"]
+
+    /// Calls `body` with each element's index for each element of the array at the cursor (or
+    /// nothing for `null`); errors from `body` are placed under the element's index.
+    private mutating func elements(limit: Int, _ noun: String, _ body: (inout StateReader, Int) throws(DecodeError) -> Void)
         throws(DecodeError)
     {
         if try null() { return }
@@ -199,7 +250,7 @@ private struct StateReader {
                     throw DecodeError(path: "", message: "more than \(limit) \(noun), the most a state may hold")
                 }
                 do {
-                    try body(&self)
+                    try body(&self, count)
                 } catch {
                     throw error.under("[\(count)]")
                 }
@@ -287,17 +338,19 @@ private struct StateReader {
         try members { (r, key) throws(DecodeError) in
             if r.matches(key, "customer") {
                 state.customer = try r.string()
+            } else if r.matches(key, "customer_since") {
+                state.customerSince = try r.instant()
             } else if r.matches(key, "now") {
                 state.now = try r.instant()
             } else if r.matches(key, "environment") {
                 state.environment = try r.choice(Environment.self, noun: "environment")
             } else if r.matches(key, "purchases") {
-                try r.elements(limit: r.limits.purchases, "purchases") { (r) throws(DecodeError) in
-                    state.purchases.append(try r.purchase())
+                try r.elements(limit: r.limits.purchases, "purchases") { (r, i) throws(DecodeError) in
+                    state.purchases.append(try r.purchase(i))
                 }
             } else if r.matches(key, "usage") {
-                try r.elements(limit: r.limits.usageRecords, "usage records") { (r) throws(DecodeError) in
-                    state.usage.append(try r.usage())
+                try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
+                    state.usage.append(try r.usage(i))
                 }
             } else if r.matches(key, "overrides") {
                 if try r.null() { return }
@@ -306,14 +359,15 @@ private struct StateReader {
                     state.setOverride(r.s.text(key), value)
                 }
             } else {
-                try r.skip()
+                try r.unknown(key, place: { "" }, known: StateReader.stateKeys)
             }
         }
         try scan { try $0.end() }
+        state.warnings = warnings
         return state
     }
 
-    private mutating func purchase() throws(DecodeError) -> Purchase {
+    private mutating func purchase(_ index: Int) throws(DecodeError) -> Purchase {
         var p = Purchase(product: "")
         var product: String?
         try members { (r, key) throws(DecodeError) in
@@ -340,7 +394,7 @@ private struct StateReader {
             } else if r.matches(key, "environment") {
                 p.environment = try r.choice(Environment.self, noun: "environment") ?? .live
             } else {
-                try r.skip()
+                try r.unknown(key, place: { "purchases[\(index)]" }, known: StateReader.purchaseKeys)
             }
         }
         guard let product else { throw DecodeError(path: "", message: "missing \"product\"") }
@@ -348,29 +402,39 @@ private struct StateReader {
         return p
     }
 
-    private mutating func usage() throws(DecodeError) -> UsageRecord {
-        var feature: String?
+    private mutating func usage(_ index: Int) throws(DecodeError) -> UsageRecord {
+        var feature: String?, event: String?, id: String?
         var amount: Int64?, level: Int64?
         var at: Instant?
         try members { (r, key) throws(DecodeError) in
             if r.matches(key, "feature") {
                 feature = try r.string()
+            } else if r.matches(key, "event") {
+                event = try r.string()
             } else if r.matches(key, "amount") {
                 amount = try r.amount()
             } else if r.matches(key, "level") {
                 level = try r.amount()
             } else if r.matches(key, "at") {
                 at = try r.instant()
+            } else if r.matches(key, "id") {
+                id = try r.string()
             } else {
-                try r.skip()
+                try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys)
             }
         }
-        guard let feature else { throw DecodeError(path: "", message: "missing \"feature\"") }
+        let kind: UsageRecord.Kind
         switch (amount, level) {
-        case (let a?, nil): return UsageRecord(feature: feature, kind: .amount(a), at: at)
-        case (nil, let l?): return UsageRecord(feature: feature, kind: .level(l), at: at)
+        case (let a?, nil): kind = .amount(a)
+        case (nil, let l?): kind = .level(l)
         case (_?, _?): throw DecodeError(path: "", message: "give \"amount\" or \"level\", not both")
         case (nil, nil): throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
+        }
+        switch (feature, event) {
+        case (let f?, nil): return UsageRecord(feature: f, kind: kind, at: at, id: id)
+        case (nil, let e?): return UsageRecord(event: e, kind: kind, at: at, id: id)
+        case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
+        case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
         }
     }
 }

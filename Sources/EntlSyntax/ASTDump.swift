@@ -96,6 +96,7 @@ public struct ASTDump {
     private func node(_ expression: Expression) -> Node {
         switch expression {
         case .reference(let id): return Node(label: "Ref \(id)", range: id.range)
+        case .everyone(let w): return Node(label: "Everyone", range: w.range)
         case .atLeast(let id, let n): return Node(label: "AtLeast \(id) >= \(n.value)", range: expression.range)
         case .not(let e, _): return Node(label: "Not", range: expression.range, children: [node(e)])
         case .and(let terms): return Node(label: "And", range: expression.range, children: terms.map(node))
@@ -119,7 +120,9 @@ public struct ASTDump {
             if let q = g.quantity { text += " quantity \(q.value)" }
             if g.familyShared != nil { text += " family_shared" }
             label = text
-        case .used(let f, let n, let at): label = "Used \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
+        case .used(let f, let n, let at, let id):
+            label = "Used \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "") + (id.map { " id \(quote($0.value))" } ?? "")
+        case .customerSince(let s): label = "CustomerSince \(quote(s.value))"
         case .level(let f, let n, let at): label = "Level \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
         case .override(let p, let v): label = "Override \(p) \(v.value.rawValue)"
         case .expect(let e):

@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// Which declaration a `{ … }` block belongs to: decides the items it may hold.
 enum BlockOwner {
     case product, feature, credits, entitlement

@@ -39,9 +39,13 @@ extension Parser {
         return .not(operand, keyword)
     }
 
-    /// primary = NAME , [ ">=" , INTEGER ] | "(" , expr , ")" ;
+    /// primary = "everyone" | NAME , [ ">=" , INTEGER ] | "(" , expr , ")" ;
     private mutating func parsePrimary() -> Expression {
         switch token.kind {
+        case .keyword(.everyone):
+            let w = Located(Keyword.everyone, range: token.range)
+            advance()
+            return .everyone(w)
         case .identifier(let name):
             let id = Identifier(name, range: token.range)
             advance()

@@ -1,5 +1,7 @@
+import EntlSupport
+
 extension Parser {
-    static let testItemWords = ["at", "env", "state", "given", "used", "level", "override", "expect"]
+    static let testItemWords = ["at", "env", "state", "given", "used", "level", "customer", "override", "expect"]
 
     /// test_decl = "test" , STRING , "{" , { test_item | ";" } , "}" ;
     mutating func parseTest(docs: [String]) -> TestDeclaration? {
@@ -57,7 +59,7 @@ extension Parser {
         guard case .at = item.kind, let previous else { return }
         let word: String
         switch previous.kind {
-        case .used(_, _, nil): word = "used"
+        case .used(_, _, nil, _): word = "used"
         case .level(_, _, nil): word = "level"
         default: return
         }
@@ -101,15 +103,29 @@ extension Parser {
         case "given":
             kind = parseGiven().map(TestItem.Kind.given)
         case "used", "level":
+            // "used" , NAME , INTEGER , { "at" , INSTANT | "id" , STRING } ;   (each once)
+            // "level" , NAME , INTEGER , [ "at" , INSTANT ] ;
             guard let feature = parseName("a feature name after `\(w)`"),
                   let amount = parseInteger("an amount after `\(w) \(feature.name)`") else { return nil }
-            var at: StringLiteral?
-            if onSameLine, isWord("at") {
+            var at: StringLiteral?, id: StringLiteral?
+            while onSameLine, let clause = word, clause == "at" || (clause == "id" && w == "used") {
+                let clauseRange = token.range
                 advance()
-                guard let instant = parseString("an instant string after `at`") else { return nil }
-                at = instant
+                guard let value = parseString(clause == "at" ? "an instant string after `at`" : "an id string after `id`")
+                else { return nil }
+                if (clause == "at" ? at : id) != nil { reportTwice(clause, at: clauseRange) }
+                if clause == "at" { at = value } else { id = value }
             }
-            kind = w == "used" ? .used(feature: feature, amount: amount, at: at) : .level(feature: feature, amount: amount, at: at)
+            kind = w == "used" ? .used(feature: feature, amount: amount, at: at, id: id)
+                : .level(feature: feature, amount: amount, at: at)
+        case "customer":
+            // "customer" , "since" , INSTANT ;
+            guard isWord("since") else {
+                reportExpected("`since` after `customer` (`customer since \"2026-01-01T00:00:00Z\"`)")
+                return nil
+            }
+            advance()
+            kind = parseString("an instant string after `customer since`").map(TestItem.Kind.customerSince)
         case "override":
             guard let product = parseName("a product name after `override`"),
                   let value = parseKeywordValue(OverrideWord.self, after: "override \(product.name)") else { return nil }

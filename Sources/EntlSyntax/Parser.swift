@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// The result of parsing one file: always a tree, plus what went wrong.
 public struct ParseResult: Sendable {
     public var file: RuleFile

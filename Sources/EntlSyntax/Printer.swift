@@ -391,9 +391,14 @@ public struct Printer {
             if let q = g.quantity { p += clause("quantity", q.range, after: g.product.range) }
             if let f = g.familyShared { p.append(piece(f.range)) }
             return p
-        case .used(let f, let n, let at), .level(let f, let n, let at):
-            let w: String = if case .used = item.kind { "used" } else { "level" }
-            return [keyword(w), piece(f.range), piece(n.range)] + (at.map { clause("at", $0.range, after: n.range) } ?? [])
+        case .used(let f, let n, let at, let id):
+            return [keyword("used"), piece(f.range), piece(n.range)] + (at.map { clause("at", $0.range, after: n.range) } ?? [])
+                + (id.map { clause("id", $0.range, after: n.range) } ?? [])
+        case .level(let f, let n, let at):
+            return [keyword("level"), piece(f.range), piece(n.range)] + (at.map { clause("at", $0.range, after: n.range) } ?? [])
+        case .customerSince(let s):
+            return [keyword("customer"), Piece(text: "since", offset: word("since", from: start, before: s.range.start.offset)),
+                    piece(s.range)]
         case .override(let p, let v): return [keyword("override"), piece(p.range), piece(v.range)]
         case .expect(let e):
             var p = [keyword("expect"), piece(e.name.range)]
@@ -436,6 +441,8 @@ public struct Printer {
         switch e {
         case .reference(let id):
             out.append(piece(id.range))
+        case .everyone(let w):
+            out.append(Piece(text: "everyone", offset: w.range.start.offset))
         case .atLeast(let id, let n):
             out.append(piece(id.range))
             out.append(Piece(text: ">=", offset: find(.greaterEqual, from: id.range.end.offset, before: n.range.start.offset)))

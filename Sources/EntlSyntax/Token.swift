@@ -1,13 +1,13 @@
 /// The reserved words: they cannot name anything. Every other keyword is contextual.
 public enum Keyword: String, Sendable, CaseIterable {
     case app, environment, product, feature, credits, entitlement, test
-    case and, or, not
+    case and, or, not, everyone
 
     /// Whether this keyword starts a declaration (the parser recovers at these).
     public var startsDeclaration: Bool {
         switch self {
         case .app, .environment, .product, .feature, .credits, .entitlement, .test: true
-        case .and, .or, .not: false
+        case .and, .or, .not, .everyone: false
         }
     }
 }

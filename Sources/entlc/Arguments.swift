@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// The job could not be done (bad arguments, unreadable file, …): printed as

@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// Exit codes, the same for every subcommand (docs/cli.md).

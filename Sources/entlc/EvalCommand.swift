@@ -1,3 +1,4 @@
+import EntlSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

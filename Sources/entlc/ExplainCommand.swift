@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlCompiler
 import EntlSyntax
 

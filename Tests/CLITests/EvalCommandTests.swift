@@ -56,7 +56,7 @@ import Testing
                               "--explain"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("  level 57 at 2026-11-22T00:00:00Z"))
-        #expect(r.stdout.contains("credits `forecast_credits`: 1 GB = 100 credits, so 100 needed; balance 2200"))
+        #expect(r.stdout.contains("credits `forecast_credits`: 1 GB = 100 credits, so the 1 GB missing cost 100; balance 2200"))
         #expect(r.stdout.contains("2026-11-22T00:00:00Z: used 300 ← api_pro 300"))
         #expect(r.stdout.contains(#"product `api_pro_monthly` ← purchase #0 "price_forecast_pro_monthly" (stripe) active"#))
         let photos = try runEntlc(["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--product",
@@ -192,7 +192,7 @@ import Testing
                               "--amount", "100000"])
         #expect(r.status == 1)
         #expect(r.stdout == """
-        api_calls: denied — 300 of 15,000 calls left (100,000 needed); forecast_credits has 2,200 of the 500,000 credits needed
+        api_calls: denied — 300 of 15,000 calls left (100,000 needed); forecast_credits has 2,200 of the 498,500 credits needed
           via product call_pack
           via entitlement api_pro ← api_pro_monthly (active until 2026-12-03T10:00:00Z, renews)
           valid until 2026-12-03T10:00:00Z

@@ -57,22 +57,71 @@ import Testing
         #expect(compared > 100)
     }
 
+    /// Check, then record: a check that allowed N units (directly or via credits), followed by
+    /// recording that use at the same instant, leaves exactly the balances the check implied —
+    /// the feature's direct balance drops by what it had, the paying credit system's by the credits
+    /// required, and nothing else changes. So credits are never spent twice, nor for nothing.
+    @Test func checkThenRecordLeavesTheImpliedBalances() throws {
+        var checked = 0, viaCredits = 0
+        for seed in UInt64(1)...600 {
+            let c = DifferentialCase(seed: seed)
+            guard let graph = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph,
+                  let before = try? Evaluation(graph: graph, state: c.state, environment: c.environment, at: c.at) else { continue }
+            let g = before.graph
+            var r = SeededRandom(seed: seed)
+            for (f, feature) in g.features.enumerated() where feature.kind == .singleUse {
+                for required in [Int64(1), r.int64(2...60)] {
+                    let check = before.feature(f, required: required)
+                    guard check.allowed else { continue }
+                    var state = c.state
+                    state.usage.append(UsageRecord(feature: feature.name, kind: .amount(required), at: c.at))
+                    let after = try Evaluation(graph: graph, state: state, environment: c.environment, at: c.at)
+                    checked += 1
+                    for (h, other) in g.features.enumerated() where other.kind.isMetered {
+                        let old = before.feature(h, required: 1), new = after.feature(h, required: 1)
+                        var expected = old.balance
+                        if h == f, let low = old.balance { expected = low - min(low, required) }
+                        if check.via == Via.credits, other.name == check.creditSystem, let credits = old.balance {
+                            expected = credits - (check.creditsRequired ?? 0)
+                        }
+                        let message = "seed \(seed): \(feature.name) \(required) allowed \(check.via?.rawValue ?? "") "
+                            + "\(check.creditSystem ?? ""); then \(other.name) is \(new.balance.map(String.init) ?? "unlimited"), "
+                            + "expected \(expected.map(String.init) ?? "unlimited")\n\(c)"
+                        #expect(new.balance == expected, Comment(rawValue: message))
+                        #expect(new.overage == old.overage, "seed \(seed): recording an allowed use made an overage for \(other.name)")
+                    }
+                    if check.via == Via.credits { viaCredits += 1 }
+                }
+            }
+        }
+        #expect(checked > 300)
+        #expect(viaCredits > 10)
+    }
+
     @Test func theGeneratorCoversWhatItShould() {
         // A sample of cases exercises every feature kind, overrides, unknown statuses and usage.
         var rules = "", statuses: Set<PurchaseStatus> = [], overrides = 0, usage = 0
+        var byEvent = 0, retries = 0, customerSince = 0
         for seed in UInt64(1)...200 {
             let c = DifferentialCase(seed: seed)
             rules += c.rules
             statuses.formUnion(c.state.purchases.map(\.status))
             overrides += c.state.overrides.count
             usage += c.state.usage.count
+            byEvent += c.state.usage.filter(\.isEvent).count
+            let ids = c.state.usage.compactMap(\.id)
+            retries += ids.count - Set(ids).count
+            if c.state.customerSince != nil { customerSince += 1 }
         }
         for construct in ["usage continuous", "credits cr0", "carry up to", " per minute", " per month", "priority", "not ",
-                          " and ", " or ", " >= ", "requires", "environment test", "unlimited", "duration"] {
+                          " and ", " or ", " >= ", "requires", "environment test", "unlimited", "duration", "everyone"] {
             #expect(rules.contains(construct), "no generated rule set uses \(construct)")
         }
         #expect(statuses == Set(PurchaseStatus.allCases))
         #expect(overrides > 10)
         #expect(usage > 200)
+        #expect(byEvent > 20)
+        #expect(retries > 20)
+        #expect(customerSince > 30)
     }
 }

@@ -38,7 +38,7 @@ final class ConstraintAnalysis {
             case .atLeast(let id, let n): thresholds[id.name, default: []].insert(n.value)
             case .not(let inner, _): collect(inner)
             case .and(let terms), .or(let terms): terms.forEach(collect)
-            case .error: break
+            case .everyone, .error: break
             }
         }
         var constraints: [(String, Expression)] = []
@@ -135,6 +135,8 @@ final class ConstraintAnalysis {
         case .atLeast(let id, let n):
             guard let v = atoms[id.name]?[n.value] else { return BDD.false }
             return bdd.variable(v)
+        case .everyone:
+            return BDD.true
         case .not(let inner, _):
             return bdd.not(value(inner))
         case .and(let terms):

@@ -2,15 +2,17 @@ import EntlSyntax
 
 /// Always-true constraint (W304).
 ///
-/// Invariant: every constraint depends on purchases. One that holds for every purchase state
-/// gives its grants to every customer, paying or not. Decided exactly on the BDD; reported at
-/// the smallest disjunct that is always true by itself.
+/// Invariant: every constraint depends on purchases, unless it says `everyone`. One that holds for
+/// every purchase state gives its grants to every customer, paying or not: intended, that is the
+/// free tier and is written `everyone`. Decided exactly on the BDD; reported at the smallest
+/// disjunct that is always true by itself.
 enum AlwaysTrueConstraintCheck: LintCheck {
     static let code = DiagnosticCode("W304", "always-true constraint")
 
     static func run(_ context: LintContext) {
         context.forEachConstraint { site, owner, e, analysis in
-            guard let f = analysis.value(of: site.declaration), analysis.usable, analysis.isAlwaysTrue(f) else { return }
+            guard !e.mentionsEveryone, let f = analysis.value(of: site.declaration), analysis.usable,
+                  analysis.isAlwaysTrue(f) else { return }
             // The first disjunct that always holds by itself, as deep as that goes.
             var culprit = e
             while case .or(let terms) = culprit,
@@ -26,5 +28,6 @@ enum AlwaysTrueConstraintCheck: LintCheck {
 extension AlwaysTrueConstraintCheck {
     fileprivate static func message(_ owner: String) -> String { "\(owner) always holds" }
     fileprivate static func label(_ text: String) -> String { "`\(text)` is true for every purchase state" }
-    fileprivate static let help = "every customer gets this without buying anything; if that is intended, make it a free feature"
+    fileprivate static let help = "every customer gets this without buying anything; for a free tier, say so: "
+        + "`entitlement free = everyone { … }`"
 }

@@ -17,8 +17,10 @@ enum RedundantTermCheck: LintCheck {
             reportSpelling(e, owner: owner, file: site.file, context: context)
             let tree = Tree(e)
             guard tree.nodes.count <= maxTerms else { return }
+            // A constraint true for everyone is W304's, unless it says so with `everyone`:
+            // `everyone or p` is `everyone`, and `p` is redundant.
             guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
-                  !analysis.isAlwaysTrue(f) else { return }
+                  e.mentionsEveryone || !analysis.isAlwaysTrue(f) else { return }
             for term in tree.redundantTerms(analysis) {
                 let range = tree.nodes[term].expression.range
                 context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,
@@ -64,7 +66,7 @@ enum RedundantTermCheck: LintCheck {
             switch e {
             case .not(let inner, _): nodes[index].children = [add(inner, parent: index)]
             case .and(let terms), .or(let terms): nodes[index].children = terms.map { add($0, parent: index) }
-            case .reference, .atLeast, .error: break
+            case .reference, .everyone, .atLeast, .error: break
             }
             return index
         }

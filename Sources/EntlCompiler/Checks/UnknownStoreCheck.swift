@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// Unknown store (W314).

@@ -5,6 +5,8 @@
 public indirect enum Expression: Hashable, Sendable {
     /// A product (owned now) or an entitlement (active now).
     case reference(Identifier)
+    /// `everyone`: true for every customer (the free tier).
+    case everyone(Located<Keyword>)
     /// `NAME >= N`: at least N units of a consumable held.
     case atLeast(Identifier, IntegerLiteral)
     /// `not x`; the range spans from `not` to the end of the operand.
@@ -17,6 +19,7 @@ public indirect enum Expression: Hashable, Sendable {
     public var range: SourceRange {
         switch self {
         case .reference(let id): id.range
+        case .everyone(let w): w.range
         case .atLeast(let id, let n): id.range.through(n.range)
         case .not(let operand, let keyword): keyword.range.through(operand.range)
         case .and(let terms), .or(let terms): terms[0].range.through(terms[terms.count - 1].range)
@@ -36,7 +39,17 @@ public indirect enum Expression: Hashable, Sendable {
         case .reference(let id), .atLeast(let id, _): out.append(id)
         case .not(let e, _): e.collectReferences(into: &out)
         case .and(let terms), .or(let terms): for t in terms { t.collectReferences(into: &out) }
-        case .error: break
+        case .everyone, .error: break
+        }
+    }
+
+    /// Whether `everyone` appears in the expression.
+    public var mentionsEveryone: Bool {
+        switch self {
+        case .everyone: true
+        case .not(let e, _): e.mentionsEveryone
+        case .and(let terms), .or(let terms): terms.contains { $0.mentionsEveryone }
+        case .reference, .atLeast, .error: false
         }
     }
 }

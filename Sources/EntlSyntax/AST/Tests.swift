@@ -17,10 +17,12 @@ public struct TestItem: Hashable, Sendable {
         /// `state "PATH"`, relative to the rule file
         case state(StringLiteral)
         case given(Given)
-        /// `used FEATURE N [at INSTANT]`
-        case used(feature: Identifier, amount: IntegerLiteral, at: StringLiteral?)
+        /// `used FEATURE N [at INSTANT] [id STRING]` (FEATURE may be an `event` name)
+        case used(feature: Identifier, amount: IntegerLiteral, at: StringLiteral?, id: StringLiteral?)
         /// `level FEATURE N [at INSTANT]`
         case level(feature: Identifier, amount: IntegerLiteral, at: StringLiteral?)
+        /// `customer since INSTANT`: the state's `customer_since`
+        case customerSince(StringLiteral)
         /// `override PRODUCT purchased|not_purchased|unknown`
         case override(product: Identifier, value: Located<OverrideWord>)
         case expect(Expectation)

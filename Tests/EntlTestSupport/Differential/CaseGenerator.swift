@@ -14,13 +14,13 @@ public struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+    public mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
 
-    mutating func pick<T>(_ items: [T]) -> T { items.randomElement(using: &self)! }
+    public mutating func pick<T>(_ items: [T]) -> T { items.randomElement(using: &self)! }
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 
-    mutating func int64(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &self) }
+    public mutating func int64(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &self) }
 }
 
 /// One random differential case: a rule set (as .entl text), a customer state, an environment
@@ -57,9 +57,11 @@ public struct DifferentialCase: CustomStringConvertible {
             case .amount(let n): "amount \(n)"
             case .level(let n): "level \(n)"
             }
-            lines.append("usage[\(i)]: \(u.feature) \(what)" + (u.at.map { " at \($0)" } ?? ""))
+            lines.append("usage[\(i)]: \(u.isEvent ? "event " : "")\(u.name) \(what)" + (u.at.map { " at \($0)" } ?? "")
+                         + (u.id.map { " id \($0)" } ?? ""))
         }
         for o in s.overrides { lines.append("override \(o.product) \(o.value.rawValue)") }
+        if let since = s.customerSince { lines.append("customer_since \(since)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -134,6 +136,7 @@ public struct DifferentialCase: CustomStringConvertible {
         func expression(_ depth: Int, names: [String], consumables: [String]) -> String {
             if depth == 0 || r.chance(0.35) {
                 if !consumables.isEmpty, r.chance(0.2) { return "\(r.pick(consumables)) >= \(r.int(1...5))" }
+                if r.chance(0.05) { return "everyone" }
                 return r.pick(names)
             }
             switch r.int(0...2) {
@@ -177,7 +180,10 @@ public struct DifferentialCase: CustomStringConvertible {
         for i in 0..<r.int(0...4) {
             let names = products.map(\.name) + entitlementNames
             let items = (0..<r.int(0...3)).map { _ in grant(r.pick(features)) }
-            text += "entitlement e\(i) = \(expression(3, names: names, consumables: consumables))"
+            // Sometimes a free tier: `everyone`, alone or with a condition.
+            let constraint = r.chance(0.12) ? r.pick(["everyone", "everyone and not \(r.pick(products).name)"])
+                : expression(3, names: names, consumables: consumables)
+            text += "entitlement e\(i) = \(constraint)"
                 + (items.isEmpty ? "" : " { \(items.joined(separator: "; ")) }") + "\n"
             entitlementNames.append("e\(i)")
         }
@@ -225,17 +231,31 @@ public struct DifferentialCase: CustomStringConvertible {
             if r.chance(0.1) { p.environment = .test }
             state.purchases.append(p)
         }
-        for _ in 0..<r.int(0...8) {
+        var ids: [String] = []
+        for _ in 0..<r.int(0...10) {
             guard let f = features.filter({ $0.shape != .boolean }).randomElement(using: &r) else { break }
             var name = f.name
-            if f.shape == .singleUse, r.chance(0.3) { name = "ev_\(f.name)" }
+            var byEvent = false
+            if f.shape == .singleUse, r.chance(0.3) {
+                name = "ev_\(f.name)"
+                byEvent = r.chance(0.5)  // `event` instead of `feature`
+            }
             if r.chance(0.05) { name = "no_such_feature" }
+            if r.chance(0.03) { byEvent = true }  // `event` naming a feature's name: names nothing
             let n = r.chance(0.03) ? 1_000_000_000_000_000 : r.int64(1...25)
             // Mostly what the feature expects; sometimes the other kind (ignored).
             let kind: UsageRecord.Kind = (f.shape == .continuous) != r.chance(0.1) ? .level(n) : .amount(n)
             let at: Instant? = r.chance(0.15) ? nil : instant(before: span, after: span / 10)
-            state.usage.append(UsageRecord(feature: name, kind: kind, at: at))
+            // Idempotency keys, some repeated (retries).
+            var id: String?
+            if r.chance(0.3) {
+                id = !ids.isEmpty && r.chance(0.4) ? r.pick(ids) : "u\(ids.count)"
+                if let id, !ids.contains(id) { ids.append(id) }
+            }
+            state.usage.append(byEvent ? UsageRecord(event: name, kind: kind, at: at, id: id)
+                                       : UsageRecord(feature: name, kind: kind, at: at, id: id))
         }
+        if r.chance(0.3) { state.customerSince = instant(before: span, after: span / 10) }
         let visible = products + (environment == .test ? testOnly : [])
         for _ in 0..<(r.chance(0.25) ? r.int(1...2) : 0) {
             state.setOverride(r.pick(visible).name, r.pick(Override.allCases))

@@ -43,7 +43,11 @@ enum ReferenceCalendar {
     static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
     static func daysIn(month m: Int, year y: Int) -> Int {
-        [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
+        switch m {
+        case 2: isLeap(y) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     static func civil(_ seconds: Int64) -> Civil {
@@ -124,8 +128,9 @@ struct ReferenceWindows {
 
     func start(_ k: Int) -> Int64 { ReferenceCalendar.add(anchor, step, times: k) }
 
-    func index(containing s: Int64) -> Int {
-        var k = 0
+    /// The window containing `s`, walking from window `from` (0, or where a ledger already is).
+    func index(containing s: Int64, from: Int = 0) -> Int {
+        var k = from
         while start(k + 1) <= s { k += 1 }
         while start(k) > s { k -= 1 }
         return k

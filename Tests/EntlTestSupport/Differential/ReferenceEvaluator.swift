@@ -43,6 +43,8 @@ public struct ReferenceEvaluator {
     var entitlements: [(name: String, expression: Expression)] = []
     var features: [Feature] = []
     var grants: [Grant] = []
+    /// What each usage record names (see `target(ofRecord:)`), worked out once.
+    var recordTargets: [String?] = []
 
     /// Interprets `file` as seen from the evaluated environment (the state's, unless given).
     public init(file: RuleFile, state: PurchaseState, environment: Environment? = nil, at t: Instant) {
@@ -101,6 +103,7 @@ public struct ReferenceEvaluator {
                 features[i].routes.append((c.system, c.amount, c.credits))
             }
         }
+        recordTargets = state.usage.indices.map(findTarget(ofRecord:))
     }
 
     private mutating func addGrants(_ items: [Item], _ source: Grant.Source) {
@@ -233,6 +236,8 @@ public struct ReferenceEvaluator {
                     .reduce(Int128(0)) { $0 + Int128(state.purchases[$1].quantity) }
                 return (Int128(owned) + unknownUnits >= Int128(n.value) ? .unknown : .false, .max)
             }
+        case .everyone:
+            return (.true, .max)
         case .not(let inner, _):
             return (!value(inner).0, .max)
         case .and(let terms):
@@ -256,6 +261,8 @@ public struct ReferenceEvaluator {
             return positiveOnly && negated ? [] : [id.name]
         case .atLeast(let id, _):
             return positiveOnly && negated ? [] : [id.name]
+        case .everyone:
+            return []
         case .not(let inner, _):
             return products(in: inner, positiveOnly: positiveOnly, negated: !negated)
         case .and(let terms), .or(let terms):

@@ -10,6 +10,9 @@ extension ReferenceEvaluator {
         /// The purchase that anchors its windows and from which it exists.
         var purchase: Int?
         var quantity: Int64
+        /// An entitlement's grant with no purchase (nor override) behind it: anchored at
+        /// `customer_since` when the state has one.
+        var noPurchase = false
     }
 
     /// Every grant of `feature` whose source counts at `t`, in declaration order (a product-level
@@ -34,8 +37,10 @@ extension ReferenceEvaluator {
                 let truth = value(expression(ofEntitlement: e)!).0
                 guard truth != .false else { continue }
                 var purchase: Int?
-                if case .purchase(let j)? = representative(ofEntitlement: e) { purchase = j }
-                out.append(Candidate(grant: g, certain: truth == .true, purchase: purchase, quantity: 1))
+                let representative = representative(ofEntitlement: e)
+                if case .purchase(let j)? = representative { purchase = j }
+                out.append(Candidate(grant: g, certain: truth == .true, purchase: purchase, quantity: 1,
+                                     noPurchase: representative == nil))
             }
         }
         return out
@@ -71,7 +76,7 @@ extension ReferenceEvaluator {
                 balance = allowance
             }
             guard let windows else { return }
-            let target = windows.index(containing: s)
+            let target = windows.index(containing: s, from: window)
             while window < target {
                 // One boundary: the unused balance is lost, or carried (capped) into the next window.
                 let carried = carry ? min(balance, cap ?? .max) : 0
@@ -92,11 +97,13 @@ extension ReferenceEvaluator {
     func ledger(_ c: Candidate, position: Int) -> Ledger {
         let purchase = c.purchase.map { state.purchases[$0] }
         let (allowance, overflow) = c.grant.amount!.multipliedReportingOverflow(by: c.quantity)
+        // Grants behind no purchase exist from `customer_since` and are anchored there.
+        let since = c.noPurchase ? state.customerSince : nil
         var ledger = Ledger(allowance: overflow ? .max : allowance, carry: c.grant.carry, cap: c.grant.cap,
                             priority: c.grant.priority, order: c.grant.order, position: position,
-                            existsFrom: purchase?.purchasedAt?.seconds)
+                            existsFrom: since?.seconds ?? purchase?.purchasedAt?.seconds)
         if let interval = c.grant.per {
-            if let anchor = purchase?.periodStart ?? purchase?.purchasedAt {
+            if let anchor = since ?? purchase?.periodStart ?? purchase?.purchasedAt {
                 ledger.windows = ReferenceWindows(anchor: anchor.seconds, step: ReferenceStep(interval: interval))
             } else {
                 ledger.alignedInterval = interval
@@ -105,10 +112,41 @@ extension ReferenceEvaluator {
         return ledger
     }
 
-    /// The usage records of `feature` (by name or event), in state order.
+    /// The feature or credit system a usage record names, nil when none or when it is a retry (its
+    /// `id` is the `id` of an earlier record). Given as `event`, it names a feature by its event
+    /// name only; given as `feature`, by name first, then by event name.
+    func target(ofRecord i: Int) -> String? { recordTargets[i] }
+
+    func findTarget(ofRecord i: Int) -> String? {
+        let record = state.usage[i]
+        if let id = record.id, state.usage[..<i].contains(where: { $0.id == id }) { return nil }
+        if !record.isEvent, features.contains(where: { $0.name == record.name }) { return record.name }
+        return features.first { $0.event == record.name }?.name
+    }
+
+    /// The usage records of a feature, in state order.
     func records(of feature: Feature) -> [(index: Int, record: UsageRecord, at: Int64)] {
-        state.usage.enumerated().filter { $0.element.feature == feature.name || (feature.event != nil && $0.element.feature == feature.event) }
-            .map { ($0.offset, $0.element, $0.element.at?.seconds ?? t) }
+        state.usage.indices.filter { target(ofRecord: $0) == feature.name }
+            .map { ($0, state.usage[$0], state.usage[$0].at?.seconds ?? t) }
+    }
+
+    /// The features replayed with `name`: a credit system and every single-use feature its
+    /// conversions list are replayed together, and so on through shared features.
+    func component(of name: String) -> [String] {
+        var found: Set<String> = [name]
+        var changed = true
+        while changed {
+            changed = false
+            for system in features where system.kind == .credits {
+                let listed = features.filter { f in f.kind == .singleUse && f.routes.contains { $0.system == system.name } }.map(\.name)
+                let group = Set(listed + [system.name])
+                if !group.isDisjoint(with: found), !group.isSubset(of: found) {
+                    found.formUnion(group)
+                    changed = true
+                }
+            }
+        }
+        return features.map(\.name).filter(found.contains)
     }
 
     struct Balance {
@@ -122,80 +160,125 @@ extension ReferenceEvaluator {
 
     func balance(of name: String) -> Balance {
         let feature = features.first { $0.name == name }!
-        let all = candidates(of: name)
-        let counted = all.filter { $0.grant.amount != nil }
-        let unlimitedCertain = all.contains { $0.grant.amount == nil && $0.certain }
-        let unlimitedAny = all.contains { $0.grant.amount == nil }
-        var changes = records(of: feature).map(\.at).filter { $0 > t }
-
-        if feature.kind == .continuous {
-            // The latest level at or before t; among records at that instant, the last in state order.
-            var level: Int64 = 0
-            var levelAt: Int64?
-            for r in records(of: feature) where r.at <= t {
-                if case .level(let n) = r.record.kind, levelAt.map({ r.at >= $0 }) ?? true {
-                    level = n
-                    levelAt = r.at
-                }
-            }
-            let sum = { (cs: [Candidate]) in
-                cs.reduce(Int64(0)) { total, c in
-                    let (a, o1) = c.grant.amount!.multipliedReportingOverflow(by: c.quantity)
-                    return Ledger.add(total, o1 ? .max : a)
-                }
-            }
-            let certain = sum(counted.filter(\.certain)), any = sum(counted)
-            return Balance(low: unlimitedCertain ? nil : max(0, certain - level),
-                           high: unlimitedAny ? nil : max(0, any - level),
-                           overage: unlimitedCertain ? 0 : max(0, level - certain), nextChange: changes.min())
+        if feature.kind == .continuous { return continuousBalance(feature) }
+        let members = component(of: name).map { m in features.first { $0.name == m }! }
+        let me = members.firstIndex { $0.name == name }!
+        let allCandidates = members.map { candidates(of: $0.name) }
+        // The future uses that change this balance by themselves: its own, and for a credit
+        // system those of the features it lists (they may spill into it).
+        var changes: [Int64] = []
+        for (i, _) in state.usage.enumerated() {
+            guard let target = target(ofRecord: i) else { continue }
+            let at = state.usage[i].at?.seconds ?? t
+            let spills = feature.kind == .credits && features.contains { $0.name == target && $0.routes.contains { $0.system == name } }
+            if at > t, target == name || spills { changes.append(at) }
         }
+        // Every use of the component, in one time order (ties: state order).
+        var events: [(at: Int64, amount: Int64, index: Int, member: Int)] = []
+        for i in state.usage.indices {
+            guard let target = target(ofRecord: i), let m = members.firstIndex(where: { $0.name == target }),
+                  case .amount(let n) = state.usage[i].kind else { continue }
+            let at = state.usage[i].at?.seconds ?? t
+            if at <= t { events.append((at, n, i, m)) }
+        }
+        events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
-        let events = records(of: feature).compactMap { r -> (at: Int64, amount: Int64, index: Int)? in
-            guard case .amount(let n) = r.record.kind, r.at <= t else { return nil }
-            return (r.at, n, r.index)
-        }.sorted { ($0.at, $0.index) < ($1.at, $1.index) }
-
-        func replay(_ cs: [Candidate]) -> (balance: Int64, overage: Int64, ledgers: [Ledger]) {
-            var ledgers = cs.enumerated().map { ledger($0.element, position: $0.offset) }
-            let historyStart = events.first?.at ?? t
-            var overage: Int64 = 0
-            for event in events {
-                var eligible: [Int] = []
-                for i in ledgers.indices where ledgers[i].exists(at: event.at) {
-                    ledgers[i].advance(to: event.at, historyStart: historyStart)
-                    if ledgers[i].balance > 0 { eligible.append(i) }
-                }
-                eligible.sort { a, b in
-                    let (x, y) = (ledgers[a], ledgers[b])
+        /// Replays the uses against the candidates `keep` selects.
+        func replay(_ keep: (Candidate) -> Bool) -> (balances: [Int64?], overage: [Int64], ledgers: [[Ledger]]) {
+            var ledgers = allCandidates.map { cs in
+                cs.filter { keep($0) && $0.grant.amount != nil }.enumerated().map { ledger($0.element, position: $0.offset) }
+            }
+            let unlimited = allCandidates.map { cs in cs.contains { keep($0) && $0.grant.amount == nil } }
+            var overage = [Int64](repeating: 0, count: members.count)
+            // Moves a member's grants to the window of instant `s` (a grant without a purchase date
+            // starts its history at the first instant it is looked at).
+            func touch(_ m: Int, _ s: Int64) {
+                for i in ledgers[m].indices where ledgers[m][i].exists(at: s) { ledgers[m][i].advance(to: s, historyStart: s) }
+            }
+            /// Takes `amount` from member m's grants in order; returns what they could not cover.
+            func consume(_ m: Int, _ amount: Int64, _ s: Int64) -> Int64 {
+                let order = ledgers[m].indices.filter { ledgers[m][$0].exists(at: s) && ledgers[m][$0].balance > 0 }.sorted { a, b in
+                    let (x, y) = (ledgers[m][a], ledgers[m][b])
                     if x.priority != y.priority { return x.priority < y.priority }
                     let (ex, ey) = (x.currentEnd ?? .max, y.currentEnd ?? .max)
                     if ex != ey { return ex < ey }
                     if x.order != y.order { return x.order < y.order }
                     return x.position < y.position
                 }
-                var remaining = event.amount
-                for i in eligible {
-                    let taken = min(remaining, ledgers[i].balance)
-                    ledgers[i].balance -= taken
+                var remaining = amount
+                for i in order {
+                    let taken = min(remaining, ledgers[m][i].balance)
+                    ledgers[m][i].balance -= taken
                     remaining -= taken
                 }
-                overage = Ledger.add(overage, remaining)
+                return remaining
             }
-            var balance: Int64 = 0
-            for i in ledgers.indices where ledgers[i].exists(at: t) {
-                ledgers[i].advance(to: t, historyStart: historyStart)
-                balance = Ledger.add(balance, ledgers[i].balance)
+            func available(_ m: Int, _ s: Int64) -> Int64? {
+                if unlimited[m] { return nil }
+                return ledgers[m].filter { $0.exists(at: s) }.reduce(Int64(0)) { Ledger.add($0, $1.balance) }
             }
-            return (balance, overage, ledgers)
+            for event in events {
+                let m = event.member
+                touch(m, event.at)
+                var rest = consume(m, event.amount, event.at)
+                if unlimited[m] { rest = 0 }
+                // What the feature's grants cannot cover goes to the first credit system listing it
+                // that covers it in full at that instant.
+                if rest > 0, members[m].kind != .credits {
+                    for route in members[m].routes {
+                        let need128 = (Int128(rest) * Int128(route.credits) + Int128(route.amount) - 1) / Int128(route.amount)
+                        let need = need128 > Int128(Int64.max) ? Int64.max : Int64(need128)
+                        let s = members.firstIndex { $0.name == route.system }!
+                        touch(s, event.at)
+                        guard available(s, event.at).map({ $0 >= need }) ?? true else { continue }
+                        _ = consume(s, need, event.at)
+                        rest = 0
+                        break
+                    }
+                }
+                overage[m] = Ledger.add(overage[m], rest)
+            }
+            for m in members.indices { touch(m, t) }
+            return (members.indices.map { available($0, t) }, overage, ledgers)
         }
 
-        let certain = replay(counted.filter(\.certain))
-        let everything = replay(counted.filter(\.certain) + counted.filter { !$0.certain })
-        for l in everything.ledgers where l.exists(at: t) {
-            if let end = l.currentEnd { changes.append(end) }
+        let certain = replay { $0.certain }
+        let everything = replay { _ in true }
+        for l in everything.ledgers[me] {
+            // A grant that starts later (at `customer_since`) changes the balance then.
+            if let from = l.existsFrom, from > t { changes.append(from) }
+            if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
         }
-        return Balance(low: unlimitedCertain ? nil : certain.balance, high: unlimitedAny ? nil : everything.balance,
-                       overage: unlimitedCertain ? 0 : certain.overage, nextChange: changes.min())
+        return Balance(low: certain.balances[me], high: everything.balances[me],
+                       overage: certain.balances[me] == nil ? 0 : certain.overage[me], nextChange: changes.min())
+    }
+
+    func continuousBalance(_ feature: Feature) -> Balance {
+        let all = candidates(of: feature.name)
+        let counted = all.filter { $0.grant.amount != nil }
+        let unlimitedCertain = all.contains { $0.grant.amount == nil && $0.certain }
+        let unlimitedAny = all.contains { $0.grant.amount == nil }
+        // The latest level at or before t; among records at that instant, the last in state order.
+        var level: Int64 = 0
+        var levelAt: Int64?
+        let records = records(of: feature)
+        for r in records where r.at <= t {
+            if case .level(let n) = r.record.kind, levelAt.map({ r.at >= $0 }) ?? true {
+                level = n
+                levelAt = r.at
+            }
+        }
+        let sum = { (cs: [Candidate]) in
+            cs.reduce(Int64(0)) { total, c in
+                let (a, o1) = c.grant.amount!.multipliedReportingOverflow(by: c.quantity)
+                return Ledger.add(total, o1 ? .max : a)
+            }
+        }
+        let certain = sum(counted.filter(\.certain)), any = sum(counted)
+        return Balance(low: unlimitedCertain ? nil : max(0, certain - level),
+                       high: unlimitedAny ? nil : max(0, any - level),
+                       overage: unlimitedCertain ? 0 : max(0, level - certain),
+                       nextChange: records.map(\.at).filter { $0 > t }.min())
     }
 
     public func feature(_ name: String, required: Int64 = 1) -> FeatureResult {
@@ -232,23 +315,30 @@ extension ReferenceEvaluator {
         r.unlimited = direct.low == nil
         r.overage = direct.overage
         if let c = direct.nextChange { changes.append(c) }
-        var systems: [(name: String, need: Int64, balance: Balance)] = []
+        var systems: [(name: String, amount: Int64, credits: Int64, balance: Balance)] = []
         for route in feature.routes {
-            let need = Int128(required) * Int128(route.credits)
-            let rounded = (need + Int128(route.amount) - 1) / Int128(route.amount)
             let system = balance(of: route.system)
             if let c = system.nextChange { changes.append(c) }
-            systems.append((route.system, rounded > Int128(Int64.max) ? .max : Int64(rounded), system))
+            systems.append((route.system, route.amount, route.credits, system))
         }
-        if direct.low.map({ $0 >= required }) ?? true {
+        guard let low = direct.low, low < required else {
             r.decision = .allowed
             r.via = .direct
             return r
         }
-        func pays(_ s: (name: String, need: Int64, balance: Balance)) -> Bool { s.balance.low.map { $0 >= s.need } ?? true }
+        /// `ceil(units × credits / amount)` in integers.
+        func cost(_ units: Int64, _ s: (name: String, amount: Int64, credits: Int64, balance: Balance)) -> Int64 {
+            let c = (Int128(units) * Int128(s.credits) + Int128(s.amount) - 1) / Int128(s.amount)
+            return c > Int128(Int64.max) ? .max : Int64(c)
+        }
+        // Credits pay the shortfall: the first system whose certain balance covers its cost.
+        let shortfall = required - low
+        func pays(_ s: (name: String, amount: Int64, credits: Int64, balance: Balance)) -> Bool {
+            s.balance.low.map { $0 >= cost(shortfall, s) } ?? true
+        }
         if let paying = systems.first(where: pays) ?? systems.first {
             r.creditSystem = paying.name
-            r.creditsRequired = paying.need
+            r.creditsRequired = cost(shortfall, paying)
             r.creditBalance = paying.balance.low
             if pays(paying) {
                 r.decision = .allowed
@@ -256,8 +346,11 @@ extension ReferenceEvaluator {
                 return r
             }
         }
-        let maybe = direct.high.map { $0 >= required } ?? true
-            || systems.contains { s in s.balance.high.map { $0 >= s.need } ?? true }
+        // Undetermined when the optimistic balances could make it.
+        var maybe = direct.high.map { $0 >= required } ?? true
+        if let high = direct.high, high < required {
+            maybe = maybe || systems.contains { s in s.balance.high.map { $0 >= cost(required - high, s) } ?? true }
+        }
         r.decision = maybe ? .undetermined : .denied
         return r
     }

@@ -1,13 +1,20 @@
-/// "Did you mean …?" suggestions by edit distance.
+/// "Did you mean …?" suggestions by edit distance: for names in rule files, options on the
+/// command line, and keys in state JSON.
 public enum Suggestions {
     /// The candidate closest to `word`, if it is close enough to be a likely typo: an optimal
     /// string alignment distance (a transposition counts as one edit) of at most a third of the
     /// word's length (at least 1). A match that differs only in case always qualifies. Ties go to
     /// the earlier candidate.
     public static func closest<S: Sequence>(to word: String, among candidates: S) -> String? where S.Element == String {
+        closest(to: word, among: candidates, maxDistance: max(1, word.utf8.count / 3))
+    }
+
+    /// The candidate closest to `word` within `maxDistance` edits (a match that differs only in
+    /// case always qualifies; ties go to the earlier candidate).
+    public static func closest<S: Sequence>(to word: String, among candidates: S, maxDistance limit: Int) -> String?
+    where S.Element == String {
         let w = Array(word.utf8)
         let lower = word.lowercased()
-        let limit = max(1, w.count / 3)
         var best: (name: String, distance: Int)?
         for candidate in candidates where candidate != word {
             if candidate.lowercased() == lower { return candidate }
