@@ -56,6 +56,38 @@ final class LintContext {
         }
     }
 
+    /// Whether a constraint says `everyone`, itself or through the entitlements it names (in the
+    /// environment of `analysis`): such a constraint is true for every customer on purpose.
+    func saysEveryone(_ e: Expression, _ analysis: ConstraintAnalysis) -> Bool {
+        if e.mentionsEveryone { return true }
+        let table = analysis.table
+        if everyoneEntitlements[table.environment] == nil {
+            everyoneEntitlements[table.environment] = entitlementsSayingEveryone(table)
+        }
+        let saying = everyoneEntitlements[table.environment]!
+        return e.references.contains { saying.contains($0.name) }
+    }
+
+    private var everyoneEntitlements: [EnvironmentName: Set<String>] = [:]
+
+    /// The entitlements whose constraints say `everyone`, directly or through the entitlements they
+    /// name: from those that say it directly, along "is named by" edges (linear in the rule set).
+    private func entitlementsSayingEveryone(_ table: SymbolTable) -> Set<String> {
+        var namedBy: [String: [String]] = [:]
+        var saying: Set<String> = []
+        var pending: [String] = []
+        for name in table.order {
+            guard let symbol = table[name], symbol.kind == .entitlement,
+                  case .entitlement(let d) = declarations[symbol.site].declaration else { continue }
+            if d.expression.mentionsEveryone, saying.insert(name).inserted { pending.append(name) }
+            for r in d.expression.references where table[r.name]?.kind == .entitlement { namedBy[r.name, default: []].append(name) }
+        }
+        while let next = pending.popLast() {
+            for dependent in namedBy[next] ?? [] where saying.insert(dependent).inserted { pending.append(dependent) }
+        }
+        return saying
+    }
+
     /// The declarations visible in at least one checked environment (computed once).
     private(set) lazy var checkedDeclarations: [DeclarationSite] =
         declarations.filter { site in environments.contains { site.isVisible(in: $0) } }

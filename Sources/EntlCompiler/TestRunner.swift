@@ -88,8 +88,9 @@ public struct TestRunner {
                 } catch {
                     throw TestError(message: "cannot read state file `\(resolved)`: \(error)")
                 }
+                // Strict: a misspelled key in a test's state would make the test mean something else.
                 do {
-                    state = try PurchaseState(json: bytes)
+                    state = try PurchaseState(json: bytes, options: StateDecodingOptions(strict: true))
                 } catch {
                     throw TestError(message: "state file `\(resolved)`: \(error)")
                 }

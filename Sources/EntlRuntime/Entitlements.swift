@@ -138,7 +138,8 @@ extension Evaluation {
 
         switch truth {
         case .true:
-            let via = result.product.map { " through `\($0)`" } ?? ""
+            let via = result.product.map { " through `\($0)`" }
+                ?? (entitlement.constraint.mentionsEveryone ? " for every customer" : "")
             let until = result.expiresAt.map { " until \($0)" } ?? ""
             result.reason = "active\(via)\(until)"
         case .unknown:

@@ -110,4 +110,43 @@ public final class Evaluator: Sendable {
     public func evaluateAll(at: Instant = .now()) throws(EvaluationError) -> [EvaluationResult] {
         try evaluation(at: at).all()
     }
+
+    /// Check and consume: may the customer use `amount` units of `feature` now, and if so, record
+    /// that use — in one critical section of the tracker, so two concurrent consumers can never
+    /// both spend the last unit. Returns the check's result; the use is recorded (with `at` and
+    /// `id`) only when it is allowed.
+    ///
+    /// With an `id`, a retry is safe: when the state already holds a use with that `id`, nothing
+    /// is recorded and the answer is the one the first call got (the check as it was just before
+    /// that use, at its instant). A first call that was denied recorded nothing, so its retry is a
+    /// new check.
+    public func consume(feature: String, amount: Int64 = 1, id: String? = nil, at: Instant = .now()) throws(EvaluationError)
+        -> FeatureResult
+    {
+        guard let recorder = tracker as? any UsageRecording else {
+            throw EvaluationError("the tracker cannot record usage (it does not conform to UsageRecording)")
+        }
+        guard graph.live.featureIndex[feature] != nil || graph.test.featureIndex[feature] != nil else {
+            throw EvaluationError("unknown feature `\(feature)`")
+        }
+        return try recorder.recordUsage { (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
+            if let id, let first = state.usage.firstIndex(where: { $0.id == id }) {
+                return (try Evaluator.recordedAnswer(graph: graph, state: state, environment: environment, record: first,
+                                                     feature: feature, amount: amount, clock: at), nil)
+            }
+            let result = try Evaluation(graph: graph, state: state, environment: environment, at: at)
+                .feature(feature, required: amount)
+            return (result, result.allowed ? UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id) : nil)
+        }
+    }
+
+    /// The answer a consumption recorded as `state.usage[record]` got: the check on the state as
+    /// it was before that record was appended, at the record's instant (`clock` when it has none).
+    public static func recordedAnswer(graph: RuleGraph, state: PurchaseState, environment: Environment?, record: Int, feature: String,
+                            amount: Int64, clock: Instant) throws(EvaluationError) -> FeatureResult {
+        var before = state
+        before.usage.removeSubrange(record...)
+        return try Evaluation(graph: graph, state: before, environment: environment, at: state.usage[record].at ?? clock)
+            .feature(feature, required: amount)
+    }
 }

@@ -16,6 +16,15 @@ public protocol PurchaseTracker: AnyObject, Sendable {
     func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation
 }
 
+/// A tracker that can record usage: what `Evaluator.consume` needs to check and record in one
+/// critical section, so two consumers can never both spend the last unit.
+public protocol UsageRecording: PurchaseTracker {
+    /// Calls `decide` with the current state while no other change can happen; appends the usage
+    /// record it returns (if any) before anything else can read or change the state, then notifies
+    /// observers (outside the critical section). Returns what `decide` returned.
+    func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T
+}
+
 /// A registration made by `PurchaseTracker.observe`; `cancel()` (or deinit) stops it.
 public final class TrackerObservation: Sendable {
     private let onCancel: Locked<(@Sendable () -> Void)?>
@@ -52,6 +61,12 @@ final class Locked<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         return try body(&value)
     }
+
+    func withTypedLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&value)
+    }
 }
 
 /// Observers of a tracker, called outside the lock.
@@ -77,7 +92,7 @@ final class ObserverList: Sendable {
 
 /// A tracker holding a `PurchaseState`, e.g. decoded from docs/state.md JSON; `update` replaces it
 /// and notifies observers.
-public final class JSONPurchaseTracker: PurchaseTracker {
+public final class JSONPurchaseTracker: UsageRecording {
     private let state: Locked<PurchaseState>
     private let observers = ObserverList()
 
@@ -113,6 +128,17 @@ public final class JSONPurchaseTracker: PurchaseTracker {
             return s
         }
         observers.notify(newState)
+    }
+
+    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T {
+        let (answer, recorded) = try state.withTypedLock { (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
+            let (answer, record) = try decide(s)
+            guard let record else { return (answer, nil) }
+            s.usage.append(record)
+            return (answer, s)
+        }
+        if let recorded { observers.notify(recorded) }
+        return answer
     }
 }
 
@@ -164,6 +190,22 @@ public final class DebugPurchaseTracker: PurchaseTracker {
     public func clearOverrides() {
         overrides.withLock { $0.removeAll() }
         observers.notify(snapshot)
+    }
+}
+
+extension DebugPurchaseTracker: UsageRecording {
+    /// Records through the wrapped tracker, deciding on its state with these overrides applied.
+    /// The wrapped tracker must record usage too.
+    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T {
+        guard let base = base as? any UsageRecording else {
+            throw EvaluationError("the tracker under this debug tracker cannot record usage")
+        }
+        let overrides = currentOverrides
+        return try base.recordUsage { (state: PurchaseState) throws(EvaluationError) -> (T, UsageRecord?) in
+            var s = state
+            for (product, value) in overrides { s.setOverride(product, value) }
+            return try decide(s)
+        }
     }
 }
 

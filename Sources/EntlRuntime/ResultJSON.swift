@@ -148,7 +148,8 @@ public struct JSONBytes: JSONSink {
 }
 
 extension Evaluation {
-    /// `{"at", "environment", "customer", "results": [...]}`.
+    /// `{"at", "environment", "customer", "warnings"?, "results": [...]}`; `warnings` (the state's
+    /// unknown keys) only when there are some.
     public func encode<S: JSONSink>(_ results: [EvaluationResult], to s: inout S) {
         s.beginObject()
         s.key("at")
@@ -157,6 +158,12 @@ extension Evaluation {
         s.string(environment.rawValue)
         s.key("customer")
         s.string(state.customer)
+        if !state.warnings.isEmpty {
+            s.key("warnings")
+            s.beginArray()
+            for w in state.warnings { s.string(w.description) }
+            s.endArray()
+        }
         s.key("results")
         s.beginArray()
         for r in results { r.encode(to: &s) }

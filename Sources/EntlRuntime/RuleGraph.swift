@@ -245,6 +245,16 @@ public enum ConstraintOp: Sendable, Hashable {
 }
 
 extension Constraint {
+    /// Whether `everyone` appears in the constraint.
+    public var mentionsEveryone: Bool {
+        switch self {
+        case .everyone: true
+        case .not(let inner): inner.mentionsEveryone
+        case .and(let terms), .or(let terms): terms.contains { $0.mentionsEveryone }
+        case .product, .entitlement, .atLeast: false
+        }
+    }
+
     /// The postfix program of this constraint.
     public var program: [ConstraintOp] {
         var out: [ConstraintOp] = []

@@ -219,12 +219,22 @@ private struct StateReader {
         warnings.append(StateError(path: prefix.isEmpty ? name : prefix + "." + name, message: message))
     }
 
-    /// The known key a misspelled one most likely meant: a close spelling (`stauts`, `state` for
-    /// `status`; `Now` for `now`), or one it is the start or the end of (`expires` for `expires_at`).
+    /// The known key a misspelled one most likely meant: one that differs only in case (`Now`),
+    /// the closest spelling within two edits, ties going to the longer common start (`state` →
+    /// `status`, not `store`), or one it is the start or the end of (`expires` → `expires_at`).
     static func suggestion(_ key: String, _ known: [String]) -> String? {
-        if let close = Suggestions.closest(to: key, among: known, maxDistance: max(2, key.utf8.count / 3)) { return close }
+        if let same = known.first(where: { $0.lowercased() == key.lowercased() }) { return same }
+        let limit = max(2, key.utf8.count / 3)
+        let ranked = known.compactMap { k in Suggestions.distance(key, k, limit: limit).map { (k, $0) } }.min { a, b in
+            a.1 != b.1 ? a.1 < b.1 : commonPrefix(key, a.0) > commonPrefix(key, b.0)
+        }
+        if let best = ranked { return best.0 }
         guard key.utf8.count >= 3 else { return nil }
         return known.first { $0.hasPrefix(key) || key.hasPrefix($0) || $0.hasSuffix(key) }
+    }
+
+    private static func commonPrefix(_ a: String, _ b: String) -> Int {
+        zip(a.utf8, b.utf8).prefix { $0 == $1 }.count
     }
 
     static let stateKeys = ["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides"]
@@ -352,6 +362,8 @@ private struct StateReader {
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
                     state.usage.append(try r.usage(i))
                 }
+            } else if r.matches(key, "$schema") {
+                _ = try r.string()  // where an editor finds the JSON Schema; nothing to evaluate
             } else if r.matches(key, "overrides") {
                 if try r.null() { return }
                 try r.members { (r, key) throws(DecodeError) in

@@ -33,6 +33,11 @@ public enum Suggestions {
         return "expected one of: \(expected.joined(separator: ", "))"
     }
 
+    /// The optimal string alignment distance between two words, or nil when it exceeds `limit`.
+    public static func distance(_ a: String, _ b: String, limit: Int) -> Int? {
+        distance(Array(a.utf8), Array(b.utf8), limit: limit)
+    }
+
     /// Optimal string alignment distance, or nil when it exceeds `limit`.
     static func distance(_ a: [UInt8], _ b: [UInt8], limit: Int) -> Int? {
         let n = a.count, m = b.count

@@ -81,11 +81,6 @@ enum ChangesCommand {
     }
 
     static func load(_ path: String) throws(CLIError) -> PurchaseState {
-        let bytes = try FileSystem.contents(ofInput: path)
-        do {
-            return try PurchaseState(json: bytes)
-        } catch {
-            throw CLIError("\(path): \(error)")
-        }
+        try StateFile.decode(try FileSystem.contents(ofInput: path), path: path, .default)
     }
 }

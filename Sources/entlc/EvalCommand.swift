@@ -19,6 +19,7 @@ enum EvalCommand {
         help: """
         USAGE: entlc eval RULES... --state FILE|- QUERY [OPTIONS]
                entlc eval RULES... --states FILE.jsonl QUERY [OPTIONS]
+               entlc eval RULES... --state FILE --feature F --amount N --consume [--id ID]
 
         Compiles the rules and answers a query against one customer's purchase-tracker state
         (JSON, see docs/state.md), or against every line of a JSONL file: one JSON line out per
@@ -40,6 +41,12 @@ enum EvalCommand {
                                 credit conversion
           --jobs N              threads for --states (default: one per core); output order and
                                 bytes do not depend on it
+          --strict              unknown keys in a state are errors (exit 2), not warnings
+          --consume             with --feature F --amount N and --state FILE: check, and when
+                                allowed, record the use in FILE (atomically); exit 0 allowed and
+                                recorded, 1 denied (FILE untouched)
+          --id ID               with --consume: an idempotency key; a retry records nothing and
+                                answers as the first call did
 
         EXIT: 0 allowed (and always for --all and batches), 1 denied or undetermined,
               2 bad arguments, unreadable files, invalid state, or rules that do not compile.
@@ -52,7 +59,8 @@ enum EvalCommand {
             OptionSpec(name: "--all"), OptionSpec(name: "--at", takesValue: true), OptionSpec(name: "--env", takesValue: true),
             OptionSpec(name: "--override", takesValue: true, repeatable: true),
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
-            OptionSpec(name: "--jobs", takesValue: true),
+            OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--consume"),
+            OptionSpec(name: "--id", takesValue: true),
         ],
         run: run)
 
@@ -61,6 +69,18 @@ enum EvalCommand {
         case product(String)
         case entitlement(String)
         case all
+    }
+
+    /// What every mode of `eval` needs: the compiled rules and the parsed options.
+    struct Options {
+        var graph: RuleGraph
+        var query: Query
+        var format: String
+        var environment: Environment?
+        var at: Instant?
+        var overrides: [(String, Override)]
+        var explain: Bool
+        var decoding: StateDecodingOptions
     }
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
@@ -72,48 +92,62 @@ enum EvalCommand {
             return i
         }
         let overrides = try parseOverrides(args.all("--override"))
-        let explain = args.has("--explain")
         let graph = try RuleLoader.compile(args.positionals).graph
         try validate(query, in: graph, environment: environment)
         try validate(overrides, in: graph, environment: environment)
-        if case .feature(let f, _) = query, args.value("--amount") != nil,
-           ([graph.live, graph.test].compactMap { g in g.featureIndex[f].map { g.features[$0] } }.first?.kind == .boolean) {
+        if case .feature(let f, _) = query, args.value("--amount") != nil, kind(of: f, in: graph) == .boolean {
             Terminal.emitError("entlc: note: --amount is ignored for boolean feature `\(f)`: it is allowed or not\n")
         }
+        let options = Options(graph: graph, query: query, format: format, environment: environment, at: at,
+                              overrides: overrides, explain: args.has("--explain"),
+                              decoding: StateDecodingOptions(strict: args.has("--strict")))
 
         switch (args.value("--state"), args.value("--states")) {
         case (nil, nil): throw CLIError("give the customer state with --state FILE (or - for standard input), or --states FILE.jsonl")
         case (_?, _?): throw CLIError("give either --state or --states, not both")
         case (nil, let batch?):
             if args.value("--format") == "text" { throw CLIError("--states writes JSON lines; --format text is not available") }
-            return try runBatch(batch, graph: graph, query: query, environment: environment, at: at,
-                                overrides: overrides, explain: explain, jobs: try parseJobs(args))
+            if args.has("--consume") { throw CLIError("--consume records a use in one state file; it does not go with --states") }
+            return try runBatch(batch, options, jobs: try parseJobs(args))
         case (let path?, nil):
             if args.value("--jobs") != nil { throw CLIError("--jobs goes with --states") }
-            let bytes = try FileSystem.contents(ofInput: path)
-            var state: PurchaseState
-            do {
-                state = try PurchaseState(json: bytes)
-            } catch {
-                throw CLIError("\(path == "-" ? "<stdin>" : path): \(error)")
-            }
-            try apply(overrides, to: &state, graph: graph, environment: environment)
-            let evaluation: Evaluation
-            let results: [EvaluationResult]
-            do throws(EvaluationError) {
-                evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at ?? state.now ?? .now(),
-                                            explain: explain)
-                results = try answer(query, evaluation)
-            } catch {
-                throw CLIError("\(path == "-" ? "<stdin>" : path): \(error.message)")
-            }
-            if format == "json" {
-                Terminal.emit(evaluation.json(results).pretty + "\n")
-            } else {
-                Terminal.emit(EvalText.render(results, evaluation: evaluation, explain: explain))
-            }
+            if args.has("--consume") { return try EvalConsume.run(path, options, id: args.value("--id")) }
+            if args.value("--id") != nil { throw CLIError("--id goes with --consume") }
+            let state = try StateFile.decode(try FileSystem.contents(ofInput: path), path: path, options.decoding,
+                                             reportWarnings: format == "text")
+            let (evaluation, results) = try evaluate(state, path: path, options)
+            emit(results, evaluation, options)
             if case .all = query { return .success }
             return results.first?.decision == .allowed ? .success : .no
+        }
+    }
+
+    /// The kind of a feature (in the first environment that has it).
+    static func kind(of feature: String, in graph: RuleGraph) -> EntlRuntime.FeatureKind? {
+        [graph.live, graph.test].compactMap { g in g.featureIndex[feature].map { g.features[$0].kind } }.first
+    }
+
+    /// Evaluates the query against one state (with the `--override`s); errors name the file.
+    static func evaluate(_ state: PurchaseState, path: String, _ options: Options) throws(CLIError)
+        -> (Evaluation, [EvaluationResult])
+    {
+        var state = state
+        try apply(options.overrides, to: &state, graph: options.graph, environment: options.environment)
+        do throws(EvaluationError) {
+            let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
+                                            at: options.at ?? state.now ?? .now(), explain: options.explain)
+            return (evaluation, try answer(options.query, evaluation))
+        } catch {
+            throw CLIError("\(StateFile.name(path)): \(error.message)")
+        }
+    }
+
+    /// Prints results as text or JSON.
+    static func emit(_ results: [EvaluationResult], _ evaluation: Evaluation, _ options: Options) {
+        if options.format == "json" {
+            Terminal.emit(evaluation.json(results).pretty + "\n")
+        } else {
+            Terminal.emit(EvalText.render(results, evaluation: evaluation, explain: options.explain))
         }
     }
 
@@ -225,8 +259,7 @@ enum EvalCommand {
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
     /// `{"line": N, "error": "…"}` and the others go on. Lines are evaluated on `jobs` threads in
     /// blocks; the output is written in input order, so it is byte-identical for any `jobs`.
-    static func runBatch(_ path: String, graph: RuleGraph, query: Query, environment: Environment?, at: Instant?,
-                         overrides: [(String, Override)], explain: Bool, jobs: Int) throws(CLIError) -> ExitCode {
+    static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
         let bytes = try FileSystem.contents(ofInput: path)
         let clock = Instant.now()
         let lines = lineRanges(of: bytes)
@@ -241,8 +274,7 @@ enum EvalCommand {
                 var out: [UInt8] = []
                 out.reserveCapacity(blocks[first + i].count * 512)
                 for n in blocks[first + i] where !isBlank(bytes[lines[n]]) {
-                    evaluateLine(bytes[lines[n]], number: n + 1, graph: graph, query: query, environment: environment,
-                                 at: at, clock: clock, overrides: overrides, explain: explain, into: &out)
+                    evaluateLine(bytes[lines[n]], number: n + 1, options, clock: clock, into: &out)
                     out.append(0x0A)
                 }
                 outputs.slots[i] = out
@@ -291,23 +323,21 @@ enum EvalCommand {
     }
 
     /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.
-    static func evaluateLine(_ line: ArraySlice<UInt8>, number: Int, graph: RuleGraph, query: Query, environment: Environment?,
-                             at: Instant?, clock: Instant, overrides: [(String, Override)], explain: Bool,
-                             into out: inout [UInt8]) {
+    static func evaluateLine(_ line: ArraySlice<UInt8>, number: Int, _ options: Options, clock: Instant, into out: inout [UInt8]) {
         func failure(_ message: String) {
             JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
         }
         guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength) bytes") }
         do {
-            var state = try PurchaseState(json: line)
+            var state = try PurchaseState(json: line, options: options.decoding)
             do throws(CLIError) {
-                try apply(overrides, to: &state, graph: graph, environment: environment)
+                try apply(options.overrides, to: &state, graph: options.graph, environment: options.environment)
             } catch {
                 return failure(error.message)
             }
-            let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at ?? state.now ?? clock,
-                                            explain: explain)
-            evaluation.writeJSONLine(try answer(query, evaluation), into: &out)
+            let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
+                                            at: options.at ?? state.now ?? clock, explain: options.explain)
+            evaluation.writeJSONLine(try answer(options.query, evaluation), into: &out)
         } catch let error as StateError {
             failure(error.description)
         } catch {

@@ -89,6 +89,26 @@ enum FileSystem {
         }
     }
 
+    /// Runs `body` with the bytes of `path` while holding an exclusive lock on the file (`flock`), so
+    /// another `entlc` doing the same waits. A writer replaces the file by renaming a new one over
+    /// it, so after the lock is granted the path must still be the locked file; if not, lock again.
+    static func withLockedFile<T>(_ path: String, _ body: ([UInt8]) throws(CLIError) -> T) throws(CLIError) -> T {
+        while true {
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            defer { close(fd) }
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else { throw CLIError("cannot lock `\(path)`: \(lastError())") }
+            }
+            var locked = stat(), current = stat()
+            guard fstat(fd, &locked) == 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            guard stat(path, &current) == 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            guard locked.st_ino == current.st_ino, locked.st_dev == current.st_dev else { continue }
+            guard let bytes = readAll(fd) else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            return try body(bytes)
+        }
+    }
+
     /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then rename.
     static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
         var template = Array((path + ".entlc-XXXXXX").utf8CString)

@@ -170,6 +170,30 @@ import Testing
         ])
     }
 
+    /// `used` may name a feature by its event name; `customer since` takes an instant, once.
+    @Test func usesByEventAndTheCustomersStart() {
+        assertDiagnostics("""
+        product pro: subscription { period month }
+        feature calls: metered { event "api_call" }
+        feature seats: metered { usage continuous; event "seat" }
+        entitlement e = pro { grants calls 10; grants seats 2 }
+        test "t" {
+          at "2026-11-22T12:00:00Z"
+          customer since 1️⃣"last year"
+          2️⃣customer since "2026-01-01T00:00:00Z"
+          used api_call 3 id "a"
+          used 3️⃣seat 1
+          used 4️⃣api_cal 1
+          expect calls allowed
+        }
+        """, [
+            ExpectedDiagnostic("E217", "\"last year\" is not an RFC 3339 instant", at: "1️⃣"),
+            ExpectedDiagnostic("E216", "`customer since` is given twice in this test", at: "2️⃣"),
+            ExpectedDiagnostic("E218", "`seat` is continuous; it has a level, not uses", at: "3️⃣"),
+            ExpectedDiagnostic("E201", "unknown feature `api_cal`", at: "4️⃣"),
+        ])
+    }
+
     @Test func testsAreCheckedInTheirOwnEnvironment() {
         let text = """
         environment test { product qa: non_consumable }

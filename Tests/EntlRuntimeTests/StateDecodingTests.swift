@@ -75,6 +75,57 @@ import Testing
         }
     }
 
+    /// A misspelled key would otherwise be skipped silently, and could grant access: each unknown
+    /// key is a warning naming its place, with the key it most likely meant.
+    @Test func unknownKeysAreWarningsWithTheirPlace() throws {
+        let s = try PurchaseState(json: #"""
+            {"Now": "2026-11-22T12:00:00Z", "customer": "c",
+             "purchases": [{"product": "pro", "state": "expired", "expires": "2026-01-01T00:00:00Z"}],
+             "usage": [{"feature": "calls", "amount": 1, "ammount": 2, "when": "2026-11-01T00:00:00Z"}],
+             "overrides": {"anything": "purchased"}, "x-trace": {"ok": [1, 2]}}
+            """#)
+        #expect(s.warnings.map(\.description) == [
+            "Now: unknown key (did you mean `now`?)",
+            "purchases[0].state: unknown key (did you mean `status`?)",
+            "purchases[0].expires: unknown key (did you mean `expires_at`?)",
+            "usage[0].ammount: unknown key (did you mean `amount`?)",
+            "usage[0].when: unknown key",
+            "x-trace: unknown key",
+        ])
+        #expect(s.now == nil)  // keys match exactly: `Now` is not `now`
+        #expect(s.purchases[0].status == .active)
+        // The warnings are not part of the state.
+        let same = try PurchaseState(json: #"{"customer": "c", "purchases": [{"product": "pro"}], "usage": [{"feature": "calls", "amount": 1}], "overrides": {"anything": "purchased"}}"#)
+        #expect(s == same)
+    }
+
+    @Test func strictDecodingRefusesUnknownKeys() {
+        let options = StateDecodingOptions(strict: true)
+        #expect(throws: StateError(path: "purchases[0].state", message: "unknown key (did you mean `status`?)")) {
+            try PurchaseState(json: #"{"purchases": [{"product": "pro", "state": "expired"}]}"#, options: options)
+        }
+        #expect(throws: StateError(path: "Now", message: "unknown key (did you mean `now`?)")) {
+            try PurchaseState(json: #"{"Now": "2026-11-22T12:00:00Z"}"#, options: options)
+        }
+        #expect(throws: Never.self) { try PurchaseState(json: #"{"now": "2026-11-22T12:00:00Z"}"#, options: options) }
+    }
+
+    @Test func usageByEventWithAnIDAndTheCustomersStart() throws {
+        let s = try PurchaseState(json: #"""
+            {"customer_since": "2025-03-01T00:00:00Z",
+             "usage": [{"event": "api_call", "amount": 3, "id": "req-7"}, {"feature": "seats", "level": 2}]}
+            """#)
+        #expect(s.customerSince == instant("2025-03-01T00:00:00Z"))
+        #expect(s.usage == [UsageRecord(event: "api_call", kind: .amount(3), id: "req-7"), UsageRecord(feature: "seats", kind: .level(2))])
+        #expect(s.warnings.isEmpty)
+        #expect(throws: StateError(path: "usage[0]", message: #"give "feature" or "event", not both"#)) {
+            try PurchaseState(json: #"{"usage": [{"feature": "a", "event": "b", "amount": 1}]}"#)
+        }
+        #expect(throws: StateError(path: "usage[0]", message: #"missing "feature" (or "event")"#)) {
+            try PurchaseState(json: #"{"usage": [{"amount": 1}]}"#)
+        }
+    }
+
     @Test func numbersAtTheLimitAreFine() throws {
         let s = try PurchaseState(json: #"{"purchases": [{"product": "p", "quantity": 1000000000000000}], "usage": [{"feature": "f", "level": 0}, {"feature": "f", "amount": -0}]}"#)
         #expect(s.purchases[0].quantity == 1_000_000_000_000_000)

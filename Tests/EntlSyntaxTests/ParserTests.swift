@@ -189,7 +189,9 @@ private func expectTree(_ text: String, _ expected: String, sourceLocation: Test
           given zbucks quantity 7
           used api_calls 1_200 at "2026-11-20T10:00:00Z"
           used api_calls 5
+          used api_call 3 id "req-1" at "2026-11-21T10:00:00Z"
           level seats 3
+          customer since "2026-01-01T00:00:00Z"
           override premium_lifetime unknown
           at "2026-11-23T00:00:00Z"
           expect api_calls allowed balance 8_800
@@ -209,7 +211,9 @@ private func expectTree(_ text: String, _ expected: String, sourceLocation: Test
            ├─ Given zbucks quantity 7
            ├─ Used api_calls 1200 at "2026-11-20T10:00:00Z"
            ├─ Used api_calls 5
+           ├─ Used api_call 3 at "2026-11-21T10:00:00Z" id "req-1"
            ├─ Level seats 3
+           ├─ CustomerSince "2026-01-01T00:00:00Z"
            ├─ Override premium_lifetime unknown
            ├─ At "2026-11-23T00:00:00Z"
            ├─ Expect api_calls allowed balance 8800

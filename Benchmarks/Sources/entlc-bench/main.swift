@@ -134,6 +134,57 @@ func runAll(_ args: [String]) {
     report.row("five years ago", "2,629,440", fmt(fiveYears * 1e9, 0) + " ns")
     report.text("\nRatio five years / yesterday: **\(fmt(fiveYears / yesterday))×**.")
 
+    // 2b. Heavy usage: one state with 100,000 usage records over a credit system and five
+    // features that spill into it (docs/semantics.md §5: replayed together, in one time order).
+    let heavyRules = """
+        product plan: subscription { period month }
+        feature f1: metered
+        feature f2: metered
+        feature f3: metered
+        feature f4: metered
+        feature f5: metered
+        credits pool { f1 1 = 1; f2 1 = 2; f3 1 = 3; f4 2 = 1; f5 1 = 5 }
+        entitlement e = plan {
+          grants f1 2_000 per day
+          grants f2 5_000 per week
+          grants f3 20_000 per month carry up to 40_000
+          grants f4 500 per hour
+          grants f5 100_000
+          grants pool 50_000 per month carry up to 100_000
+        }
+        """
+    guard let heavyGraph = Compiler.compile([SourceFile(path: "heavy.entl", text: heavyRules)]).graph else { fail("heavy rules") }
+    let records = 100_000
+    var heavyJSON = #"{"purchases": [{"product": "plan", "purchased_at": "2025-11-22T12:00:00Z"}], "usage": ["#
+    var generator = Random(state: 5)
+    let yearStart: Int64 = 1_763_812_800  // 2025-11-22T12:00:00Z
+    var stamps = (0..<records).map { _ in yearStart + Int64(generator.next() % 31_536_000) }
+    stamps.sort()
+    for (i, stamp) in stamps.enumerated() {
+        let name = ["f1", "f2", "f3", "f4", "f5", "pool"][Int(generator.next() % 6)]
+        heavyJSON += (i > 0 ? "," : "") + #"{"feature":"\#(name)","amount":\#(1 + generator.next() % 40),"at":"\#(Instant(seconds: stamp))"}"#
+    }
+    heavyJSON += "]}"
+    let heavyBytes = Array(heavyJSON.utf8)
+    let heavyRuns = quick ? 5 : 11
+    let heavyDecode = measure(runs: heavyRuns) { checksum &+= Int64((try? PurchaseState(json: heavyBytes))?.usage.count ?? 0) }
+    let heavyState = try! PurchaseState(json: heavyBytes)
+    let heavyOne = measure(runs: heavyRuns) {
+        checksum &+= (try? Evaluation(graph: heavyGraph, state: heavyState, at: at).feature("f3").balance) ?? 0
+    }
+    let heavyAll = measure(runs: heavyRuns) {
+        checksum &+= Int64((try? Evaluation(graph: heavyGraph, state: heavyState, at: at).all().count) ?? 0)
+    }
+    let heavyEvaluation = try! Evaluation(graph: heavyGraph, state: heavyState, at: at)
+    let overage = (1...5).compactMap { (try? heavyEvaluation.feature("f\($0)"))?.overage }.reduce(0, +)
+    report.text("\n### Heavy usage (\(records.formatted()) usage records over a credit system and five features that spill into it)\n")
+    report.row("step", "median")
+    report.row("---", "---")
+    report.row("decode the state (\(fmt(Double(heavyBytes.count) / 1e6, 1)) MB of JSON)", fmt(heavyDecode * 1000, 1) + " ms")
+    report.row("evaluate one feature (`f3`), cold: the whole credit component replayed", fmt(heavyOne * 1000, 1) + " ms")
+    report.row("evaluate everything (`all()`), cold: the component replayed once", fmt(heavyAll * 1000, 1) + " ms")
+    report.text("\nTotal overage over the five features: \(overage.formatted()) (uses that neither the grants nor the pool covered).")
+
     // 3. Batch throughput, in process (decode vs evaluate) and end to end through the CLI.
     let batchLines = quick ? 2_000 : 20_000
     let shape = RuleSetShape(products: 200, seed: 7)

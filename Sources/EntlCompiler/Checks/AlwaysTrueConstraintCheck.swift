@@ -11,7 +11,7 @@ enum AlwaysTrueConstraintCheck: LintCheck {
 
     static func run(_ context: LintContext) {
         context.forEachConstraint { site, owner, e, analysis in
-            guard !e.mentionsEveryone, let f = analysis.value(of: site.declaration), analysis.usable,
+            guard !context.saysEveryone(e, analysis), let f = analysis.value(of: site.declaration), analysis.usable,
                   analysis.isAlwaysTrue(f) else { return }
             // The first disjunct that always holds by itself, as deep as that goes.
             var culprit = e

@@ -20,7 +20,7 @@ enum RedundantTermCheck: LintCheck {
             // A constraint true for everyone is W304's, unless it says so with `everyone`:
             // `everyone or p` is `everyone`, and `p` is redundant.
             guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
-                  e.mentionsEveryone || !analysis.isAlwaysTrue(f) else { return }
+                  context.saysEveryone(e, analysis) || !analysis.isAlwaysTrue(f) else { return }
             for term in tree.redundantTerms(analysis) {
                 let range = tree.nodes[term].expression.range
                 context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,

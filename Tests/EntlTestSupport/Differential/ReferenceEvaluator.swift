@@ -45,6 +45,8 @@ public struct ReferenceEvaluator {
     var grants: [Grant] = []
     /// What each usage record names (see `target(ofRecord:)`), worked out once.
     var recordTargets: [String?] = []
+    /// The product each purchase names (see `resolve`), worked out once.
+    var purchaseTargets: [String?] = []
 
     /// Interprets `file` as seen from the evaluated environment (the state's, unless given).
     public init(file: RuleFile, state: PurchaseState, environment: Environment? = nil, at t: Instant) {
@@ -104,6 +106,7 @@ public struct ReferenceEvaluator {
             }
         }
         recordTargets = state.usage.indices.map(findTarget(ofRecord:))
+        purchaseTargets = state.purchases.indices.map { try? resolve($0) }
     }
 
     private mutating func addGrants(_ items: [Item], _ source: Grant.Source) {
@@ -140,13 +143,13 @@ public struct ReferenceEvaluator {
 
     /// The state indices of the purchases of product `name`, in state order.
     func purchases(of name: String) -> [Int] {
-        state.purchases.indices.filter { (try? resolve($0)) == name }
+        state.purchases.indices.filter { purchaseTargets[$0] == name }
     }
 
     func expiry(_ j: Int) -> Int64? {
         let p = state.purchases[j]
         if let e = p.expiresAt { return e.seconds }
-        let product = product(named: try! resolve(j)!)!
+        let product = product(named: purchaseTargets[j]!)!
         if product.kind == .nonRenewing, let d = product.duration, let bought = p.purchasedAt {
             return ReferenceCalendar.add(bought.seconds, d)
         }
@@ -156,7 +159,7 @@ public struct ReferenceEvaluator {
     /// When an owned purchase stops counting by itself; nil: never.
     func accessEnd(_ j: Int) -> Int64? {
         let p = state.purchases[j]
-        if product(named: try! resolve(j)!)!.kind == .consumable { return nil }
+        if product(named: purchaseTargets[j]!)!.kind == .consumable { return nil }
         if p.status == .pastDue { return p.graceUntil?.seconds }
         return expiry(j)
     }
@@ -166,9 +169,9 @@ public struct ReferenceEvaluator {
         if [.revoked, .expired, .billingRetry].contains(p.status) { return .notOwned }
         if let bought = p.purchasedAt, bought.seconds > t { return .notOwned }
         // §1: a quantity is never unknown, so a purchase of no units makes nothing unknown.
-        if product(named: try! resolve(j)!)!.kind == .consumable, p.quantity < 1 { return .notOwned }
+        if product(named: purchaseTargets[j]!)!.kind == .consumable, p.quantity < 1 { return .notOwned }
         if p.status == .unknown { return .unknown }
-        if product(named: try! resolve(j)!)!.kind == .consumable { return .owned }
+        if product(named: purchaseTargets[j]!)!.kind == .consumable { return .owned }
         switch p.status {
         case .pastDue: return p.graceUntil.map { t < $0.seconds } ?? true ? .owned : .notOwned
         case .active, .trialing: return expiry(j).map { t < $0 } ?? true ? .owned : .notOwned
@@ -308,13 +311,13 @@ public struct ReferenceEvaluator {
         if let s = p.store { return s }
         // Named by its rule name: no store matched (even if some store's id spells the same).
         if products.contains(where: { $0.name == p.product }) { return nil }
-        return product(named: try! resolve(j)!)!.ids.first { $0.id == p.product }?.store
+        return product(named: purchaseTargets[j]!)!.ids.first { $0.id == p.product }?.store
     }
 
     func willRenew(_ j: Int) -> Bool {
         let p = state.purchases[j]
         if let w = p.willRenew { return w }
-        return product(named: try! resolve(j)!)!.kind == .subscription && [.active, .trialing, .pastDue].contains(p.status)
+        return product(named: purchaseTargets[j]!)!.kind == .subscription && [.active, .trialing, .pastDue].contains(p.status)
     }
 
     func periodName(_ name: String) -> String? {
@@ -394,7 +397,7 @@ extension ReferenceEvaluator {
                 r.period = "lifetime"
             case .purchase(let j)?:
                 let p = state.purchases[j]
-                r.product = try! resolve(j)
+                r.product = purchaseTargets[j]
                 r.store = store(of: j)
                 r.willRenew = willRenew(j)
                 r.inGracePeriod = p.status == .pastDue
@@ -407,7 +410,7 @@ extension ReferenceEvaluator {
         } else if let j = mostRecentlyEnded(behind) {
             // Inactive: the purchase behind it that ended last (an end beats none; ties: bought later).
             let p = state.purchases[j]
-            r.product = try! resolve(j)
+            r.product = purchaseTargets[j]
             r.store = store(of: j)
             r.expiresAt = Self.instant(accessEnd(j))
             r.willRenew = willRenew(j)
