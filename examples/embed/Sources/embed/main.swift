@@ -29,6 +29,12 @@ if retouch.allowed {
 let premium = try evaluator.entitlement("photos_premium", at: now)
 print("photos_premium: \(premium.decision.rawValue) through \(premium.product ?? "nothing")")
 
+// Check and consume in one step: no other consumer can spend the same unit in between. With an
+// id, a retry of the same request records nothing and gets the first answer.
+let consumed = try evaluator.consume(feature: "ai_retouch", amount: 1, id: "request-42", at: now)
+let retried = try evaluator.consume(feature: "ai_retouch", amount: 1, id: "request-42", at: now)
+print("consumed: \(consumed.allowed), retry: \(retried == consumed), recorded: \(tracker.snapshot.usage.count - 2)")
+
 // Keep a UI in step: the monitor re-evaluates when the tracker changes and delivers change events.
 let monitor = try EntitlementMonitor(evaluator: evaluator, clock: { now })
 let subscription = monitor.onChange { events in
