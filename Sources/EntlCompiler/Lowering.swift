@@ -157,6 +157,8 @@ enum Lowering {
 
         // §6: a feature watches its granting products, the products behind its granting
         // entitlements and its requirement, and the same of the credit systems that pay for it.
+        // The balance of a single-use feature or credit system depends on its whole credit
+        // component (uses spill into the systems), so those watch the whole component's products.
         var own = [Set<Int>](repeating: [], count: features.count)
         for (i, f) in features.enumerated() {
             for g in f.grants {
@@ -167,9 +169,12 @@ enum Lowering {
             }
             if let r = f.requires { own[i].formUnion(NamedProducts(r, nested: named).all) }
         }
+        let (componentOf, components) = EnvironmentGraph.creditComponents(features)
+        let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
         for i in features.indices {
             var set = own[i]
-            for route in features[i].creditRoutes { set.formUnion(own[route.system]) }
+            if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
+            for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
             features[i].watchedProducts = set.sorted()
         }
 

@@ -28,8 +28,12 @@ struct MeteredOutcome {
     var hasUncertain = false
     /// The first window boundary after `t` at which a grant's balance (certain or uncertain)
     /// differs if nothing more is used: what can change `low` or `high` by itself, as opposed to
-    /// `balanceChange`, every boundary at which the result must be recomputed.
+    /// `inputsChange`, every boundary at which the result must be recomputed.
     var nextBalanceChange: Instant?
+    /// §6: the earliest instant after `t` at which an input of the balance changes by itself: a
+    /// window boundary of a grant, a dated use, a grant starting at `customer_since` — of any
+    /// member of the credit component (uses spill into the systems).
+    var inputsChange: Instant?
 }
 
 extension Evaluation {
@@ -162,6 +166,20 @@ extension Evaluation {
             return (r, kept)
         }
 
+        // §6: the inputs of every member change the balances of all.
+        var inputsChange: Instant?
+        for (i, record) in state.usage.enumerated() where Int(usageFeature[i]) >= 0 && memberOf[Int(usageFeature[i])] != nil {
+            if instant(of: record) > at { inputsChange = earliest(inputsChange, instant(of: record)) }
+        }
+        for c in memberCandidates.joined() {
+            guard case .count = c.grant.amount else { continue }
+            // A grant no purchase is behind starts at `customer_since`.
+            if c.behindNoPurchase, let since = state.customerSince, since > at { inputsChange = earliest(inputsChange, since) }
+            let l = ledger(c, allowance: 0)
+            guard l.exists(at: at), let windows = l.windows else { continue }
+            inputsChange = earliest(inputsChange, windows.start(windows.index(containing: at) + 1))
+        }
+
         let (low, lowCandidates) = replay({ $0.certain }, explain: explains)
         let hasUncertain = memberCandidates.contains { $0.contains { !$0.certain } }
         let (high, highCandidates) = hasUncertain ? replay({ _ in true }, explain: false) : (low, lowCandidates)
@@ -183,33 +201,10 @@ extension Evaluation {
             }
             o.nextBalanceChange = earliest(Evaluation.nextBalanceChange(lowLedgers, at: at),
                                            Evaluation.nextBalanceChange(highLedgers, at: at))
+            o.inputsChange = inputsChange
             outcomes.append(o)
         }
         return outcomes
-    }
-
-    /// When a metered feature's or credit system's balance changes by itself (§6): the next
-    /// window boundary of a candidate grant, or the next usage record after `t` (for a credit
-    /// system, also those of the features it lists: their uses may spill into it). Needs no
-    /// replay: the window containing `t` does not depend on the usage. `all` are its candidates.
-    func balanceChange(_ f: Int, _ all: [Candidate]) -> Instant? {
-        var next: Instant?
-        let spilling = Set(graph.features[f].conversions.map(\.feature))
-        for (i, record) in state.usage.enumerated() where instant(of: record) > at {
-            let g = Int(usageFeature[i])
-            if g == f || spilling.contains(g) { next = earliest(next, instant(of: record)) }
-        }
-        for c in all {
-            guard case .count = c.grant.amount else { continue }
-            // A grant no purchase is behind starts at `customer_since` (a level has no history).
-            if c.behindNoPurchase, graph.features[f].kind != .continuous, let since = state.customerSince, since > at {
-                next = earliest(next, since)
-            }
-            let l = ledger(c, allowance: 0)
-            guard l.exists(at: at), let windows = l.windows else { continue }
-            next = earliest(next, windows.start(windows.index(containing: at) + 1))
-        }
-        return next
     }
 
     /// The first boundary after `at` at which one of `ledgers` (replayed up to `at`) changes.
@@ -270,6 +265,9 @@ extension Evaluation {
                 remaining: a - used, windowStart: nil, resetsAt: nil, interval: nil, certain: c.certain))
         }
         if explains, let levelAt { outcome.trail.append("  level \(level) at \(levelAt)") }
+        for i in usage(of: f) where instant(of: state.usage[i]) > at {
+            outcome.inputsChange = earliest(outcome.inputsChange, instant(of: state.usage[i]))
+        }
         // Nothing exceeds an unlimited allowance.
         if outcome.low == nil { outcome.overage = 0 }
         for c in all where c.grant.amount == .unlimited {
@@ -364,11 +362,11 @@ extension Evaluation {
         result.unlimited = direct.low == nil
         result.overage = direct.overage
         result.sources = direct.sources
-        // §6: the feature's own window boundaries and usage, and those of every credit system
-        // that can pay for it (whether or not it is needed now).
-        result.validUntil = earliest(result.validUntil, balanceChange(f, candidates(of: f)))
+        // §6: the inputs of the feature's balance, and those of every credit system that can pay
+        // for it (whether or not it is needed now).
+        result.validUntil = earliest(result.validUntil, direct.inputsChange)
         for route in feature.creditRoutes {
-            result.validUntil = earliest(result.validUntil, balanceChange(route.system, candidates(of: route.system)))
+            result.validUntil = earliest(result.validUntil, meteredBalance(route.system).inputsChange)
         }
         var trail: [String] = []
         if explains {

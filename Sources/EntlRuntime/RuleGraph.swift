@@ -82,7 +82,7 @@ public final class EnvironmentGraph: Codable, Sendable {
     }
 
     /// Union-find over single-use features and credit systems, joined by conversions.
-    static func creditComponents(_ features: [Feature]) -> (componentOf: [Int], components: [[Int]]) {
+    public static func creditComponents(_ features: [Feature]) -> (componentOf: [Int], components: [[Int]]) {
         var parent = Array(features.indices)
         func root(_ x: Int) -> Int {
             var x = x

@@ -30,6 +30,26 @@ import Testing
         #expect(failures == 0, "\(failures) of the cases in shard \(shard) disagree")
     }
 
+    /// Cases built to exercise credits: systems listing most features, uses well beyond the
+    /// allowances (spill and shortfall), retries, usage by event, the free tier.
+    @Test func runtimeAgreesWithTheReferenceOnSpillHeavyCases() {
+        var failures = 0, spilled = 0
+        for seed in UInt64(1)...UInt64(max(1, Self.cases / 16)) {
+            let c = DifferentialCase(seed: Self.firstSeed &+ seed &* 7_919, spillHeavy: true)
+            if let graph = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph,
+               let e = try? Evaluation(graph: graph, state: c.state, environment: c.environment, at: c.at, explain: true),
+               e.all().contains(where: { $0.explanation.contains { $0.contains(" from `cr") } }) {
+                spilled += 1
+            }
+            let mismatches = differentialMismatches(c)
+            guard !mismatches.isEmpty else { continue }
+            failures += 1
+            if failures <= 3 { Issue.record("\(c)--- mismatches\n\(mismatches.prefix(5).joined(separator: "\n"))") }
+        }
+        #expect(failures == 0)
+        #expect(spilled > Self.cases / 16 / 4, "too few cases spill into credits: \(spilled)")
+    }
+
     /// A timeline steps only where something may change (`nextObservableChange`); stepping
     /// through every `valid_until` instead must report exactly the same events.
     @Test func timelinesSkipOnlyBoundariesThatChangeNothing() throws {

@@ -74,6 +74,7 @@ public let fuzzGraph: RuleGraph? = Compiler.compile([SourceFile(path: "fuzz.entl
       grants forecast_credits 500 per day carry up to 1_000 priority 1
     }
     entitlement minute = pass { grants api_calls 3 per minute carry }
+    entitlement free = everyone { grants api_calls 3 per day; grants forecast_credits 10 per week carry }
     environment test { product qa: non_consumable; entitlement qa_all = qa { grants history_access } }
     """)]).graph
 
@@ -101,6 +102,22 @@ public func stateProblem(_ bytes: [UInt8]) -> String? {
         if String(decoding: bytes, as: UTF8.self) != first { return "the two JSON renderings differ" }
         for amount: Int64 in [1, 7, 1_000_000_000_000_000] {
             _ = e.feature(0, required: amount)
+        }
+    }
+    // Check, then record: an allowed use, recorded at the same instant, leaves exactly the balances
+    // the check implied (the feature's own grants give what they had, the credits what it required).
+    if let before = try? Evaluation(graph: graph, state: state, at: at) {
+        let check = before.feature(0, required: 7)
+        if check.allowed, let calls = check.balance {
+            var after = state
+            after.usage.append(UsageRecord(feature: "api_calls", kind: .amount(7), at: at))
+            guard let e = try? Evaluation(graph: graph, state: after, at: at) else { return "recording an allowed use failed" }
+            if e.feature(0, required: 1).balance != calls - min(calls, 7) { return "recording an allowed use left the wrong balance" }
+            let credits = before.graph.featureIndex["forecast_credits"]!
+            if let held = before.feature(credits, required: 1).balance,
+               e.feature(credits, required: 1).balance != held - (check.via == .credits ? check.creditsRequired ?? 0 : 0) {
+                return "recording a use allowed via credits charged the wrong credits"
+            }
         }
     }
     let evaluator = Evaluator(graph: graph, tracker: JSONPurchaseTracker(state))

@@ -75,7 +75,9 @@ public struct DifferentialCase: CustomStringConvertible {
 
     enum FeatureShape: String { case boolean, singleUse, continuous, credits }
 
-    public init(seed: UInt64) {
+    /// `spillHeavy`: credit systems that list most metered features, and uses well beyond the
+    /// allowances (to exercise spill, shortfall, retries and events, docs/semantics.md §4–§5).
+    public init(seed: UInt64, spillHeavy: Bool = false) {
         self.seed = seed
         var r = SeededRandom(seed: seed)
 
@@ -108,11 +110,11 @@ public struct DifferentialCase: CustomStringConvertible {
                                          ids: ids, environment: nil))
         }
         var features: [(name: String, shape: FeatureShape)] = []
-        for i in 0..<r.int(1...4) {
-            features.append(("f\(i)", r.pick([.boolean, .singleUse, .singleUse, .continuous])))
+        for i in 0..<r.int(spillHeavy ? 2...4 : 1...4) {
+            features.append(("f\(i)", spillHeavy && i < 2 ? .singleUse : r.pick([.boolean, .singleUse, .singleUse, .continuous])))
         }
         let meteredFeatures = features.filter { $0.shape == .singleUse || $0.shape == .continuous }
-        for i in 0..<(meteredFeatures.isEmpty ? 0 : r.int(0...2)) { features.append(("cr\(i)", .credits)) }
+        for i in 0..<(meteredFeatures.isEmpty ? 0 : r.int(spillHeavy ? 1...2 : 0...2)) { features.append(("cr\(i)", .credits)) }
 
         func grant(_ target: (name: String, shape: FeatureShape)) -> String {
             switch target.shape {
@@ -169,7 +171,7 @@ public struct DifferentialCase: CustomStringConvertible {
             case .continuous:
                 text += "feature \(f.name): metered { usage continuous }\n"
             case .credits:
-                let listed = meteredFeatures.filter { _ in r.chance(0.7) }
+                let listed = meteredFeatures.filter { _ in r.chance(spillHeavy ? 0.9 : 0.7) }
                 let entries = (listed.isEmpty ? [meteredFeatures[0]] : listed).map {
                     "\($0.name) \(r.int(1...5)) = \(r.chance(0.05) ? 1_000_000_000_000_000 : Int64(r.int(1...10)))"
                 }
@@ -177,6 +179,13 @@ public struct DifferentialCase: CustomStringConvertible {
             }
         }
         var entitlementNames: [String] = []
+        if spillHeavy {
+            // Every credit system is granted to everyone, with enough to pay for some spills.
+            for (i, system) in features.filter({ $0.shape == .credits }).enumerated() {
+                let per = r.chance(0.5) ? " per \(r.pick(intervals))" + (r.chance(0.3) ? " carry" : "") : ""
+                text += "entitlement pays\(i) = everyone { grants \(system.name) \(r.int(40...400))\(per) }\n"
+            }
+        }
         for i in 0..<r.int(0...4) {
             let names = products.map(\.name) + entitlementNames
             let items = (0..<r.int(0...3)).map { _ in grant(r.pick(features)) }
@@ -232,7 +241,7 @@ public struct DifferentialCase: CustomStringConvertible {
             state.purchases.append(p)
         }
         var ids: [String] = []
-        for _ in 0..<r.int(0...10) {
+        for _ in 0..<r.int(spillHeavy ? 6...16 : 0...10) {
             guard let f = features.filter({ $0.shape != .boolean }).randomElement(using: &r) else { break }
             var name = f.name
             var byEvent = false
@@ -242,7 +251,7 @@ public struct DifferentialCase: CustomStringConvertible {
             }
             if r.chance(0.05) { name = "no_such_feature" }
             if r.chance(0.03) { byEvent = true }  // `event` naming a feature's name: names nothing
-            let n = r.chance(0.03) ? 1_000_000_000_000_000 : r.int64(1...25)
+            let n = r.chance(0.03) ? 1_000_000_000_000_000 : r.int64(spillHeavy ? 5...60 : 1...25)
             // Mostly what the feature expects; sometimes the other kind (ignored).
             let kind: UsageRecord.Kind = (f.shape == .continuous) != r.chance(0.1) ? .level(n) : .amount(n)
             let at: Instant? = r.chance(0.15) ? nil : instant(before: span, after: span / 10)

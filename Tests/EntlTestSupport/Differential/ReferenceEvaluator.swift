@@ -348,19 +348,29 @@ public struct ReferenceEvaluator {
     }
 
     /// The products a feature's result depends on: those granting it, those named by the
-    /// entitlements granting it and by its requirement, and the same for its credit systems.
-    func watchedProducts(ofFeature name: String, withCredits: Bool = true) -> Set<String> {
-        var set: Set<String> = []
-        for g in grants where g.feature == name {
-            switch g.source {
-            case .product(let p): set.insert(p)
-            case .entitlement(let e): set.formUnion(products(in: expression(ofEntitlement: e)!, positiveOnly: false))
+    /// entitlements granting it and by its requirement, and the same for its credit systems. A
+    /// single-use feature's or credit system's balance depends on everything replayed with it
+    /// (uses spill into the systems), so it watches the products of its whole component.
+    func watchedProducts(ofFeature name: String) -> Set<String> {
+        func own(_ name: String) -> Set<String> {
+            var set: Set<String> = []
+            for g in grants where g.feature == name {
+                switch g.source {
+                case .product(let p): set.insert(p)
+                case .entitlement(let e): set.formUnion(products(in: expression(ofEntitlement: e)!, positiveOnly: false))
+                }
             }
+            let feature = features.first { $0.name == name }!
+            if let r = feature.requires { set.formUnion(products(in: r, positiveOnly: false)) }
+            return set
         }
-        let feature = features.first { $0.name == name }!
-        if let r = feature.requires { set.formUnion(products(in: r, positiveOnly: false)) }
-        if withCredits {
-            for route in feature.routes { set.formUnion(watchedProducts(ofFeature: route.system, withCredits: false)) }
+        func replayedWith(_ name: String) -> [String] {
+            let kind = features.first { $0.name == name }!.kind
+            return kind == .singleUse || kind == .credits ? component(of: name) : [name]
+        }
+        var set = replayedWith(name).reduce(into: Set<String>()) { $0.formUnion(own($1)) }
+        for route in features.first(where: { $0.name == name })!.routes {
+            set = replayedWith(route.system).reduce(into: set) { $0.formUnion(own($1)) }
         }
         return set
     }

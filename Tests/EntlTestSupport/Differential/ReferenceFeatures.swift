@@ -164,14 +164,13 @@ extension ReferenceEvaluator {
         let members = component(of: name).map { m in features.first { $0.name == m }! }
         let me = members.firstIndex { $0.name == name }!
         let allCandidates = members.map { candidates(of: $0.name) }
-        // The future uses that change this balance by themselves: its own, and for a credit
-        // system those of the features it lists (they may spill into it).
+        // The future uses that change this balance by themselves: those of every feature and
+        // system replayed with it.
         var changes: [Int64] = []
         for (i, _) in state.usage.enumerated() {
-            guard let target = target(ofRecord: i) else { continue }
+            guard let target = target(ofRecord: i), members.contains(where: { $0.name == target }) else { continue }
             let at = state.usage[i].at?.seconds ?? t
-            let spills = feature.kind == .credits && features.contains { $0.name == target && $0.routes.contains { $0.system == name } }
-            if at > t, target == name || spills { changes.append(at) }
+            if at > t { changes.append(at) }
         }
         // Every use of the component, in one time order (ties: state order).
         var events: [(at: Int64, amount: Int64, index: Int, member: Int)] = []
@@ -244,10 +243,13 @@ extension ReferenceEvaluator {
 
         let certain = replay { $0.certain }
         let everything = replay { _ in true }
-        for l in everything.ledgers[me] {
-            // A grant that starts later (at `customer_since`) changes the balance then.
-            if let from = l.existsFrom, from > t { changes.append(from) }
-            if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
+        // The window boundaries of every grant replayed with it, and grants that start later (at
+        // `customer_since`).
+        for ledgers in everything.ledgers {
+            for l in ledgers {
+                if let from = l.existsFrom, from > t { changes.append(from) }
+                if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
+            }
         }
         return Balance(low: certain.balances[me], high: everything.balances[me],
                        overage: certain.balances[me] == nil ? 0 : certain.overage[me], nextChange: changes.min())
