@@ -173,6 +173,19 @@ extension Checker {
                 report(.numberNotPositive, "a quantity after `>=` must be at least 1", file: file, at: n.range,
                        label: "`>= 0` always holds", help: "write `\(id.name) >= 1`, or `\(id.name)` alone")
             }
+        case .purchased(let id, let date):
+            checkInstant(date.instant, file: file)
+            guard let symbol = table[id.name] else {
+                reportUnknown(id, noun: "product", file: file, table: table) { $0.isProduct }
+                return
+            }
+            guard checkConstraintName(id, symbol, file: file) else { return }
+            if symbol.kind == .entitlement {
+                report(.dateOnEntitlement,
+                       "`purchased \(date.relation.value.rawValue)` qualifies a product; `\(id.name)` is an entitlement",
+                       file: file, at: date.relation.range, label: "entitlements are not bought",
+                       help: "qualify the products in the constraint of `\(id.name)`")
+            }
         case .not(let e, _):
             checkConstraint(e, file: file, table: table)
         case .and(let terms), .or(let terms):

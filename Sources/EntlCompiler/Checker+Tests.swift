@@ -65,7 +65,7 @@ extension Checker {
         return nil
     }
 
-    private func checkInstant(_ literal: StringLiteral, file: String) {
+    func checkInstant(_ literal: StringLiteral, file: String) {
         if Instant(rfc3339: literal.value) == nil {
             report(.invalidInstant, "\"\(literal.value)\" is not an RFC 3339 instant", file: file, at: literal.range,
                    label: "not an instant", help: "write a date, a time and a zone: \"2026-11-22T12:00:00Z\"")

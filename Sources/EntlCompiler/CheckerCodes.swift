@@ -22,12 +22,13 @@ extension DiagnosticCode {
     public static let invalidTestItem = DiagnosticCode("E218", "test item does not fit its target")
     public static let duplicateConversion = DiagnosticCode("E219", "feature converted twice in one credit system")
     public static let duplicateEvent = DiagnosticCode("E220", "two features with one event")
+    public static let dateOnEntitlement = DiagnosticCode("E221", "purchase date on an entitlement")
 
     public static let checkerCodes: [DiagnosticCode] = [
         .unknownName, .duplicateDeclaration, .duplicateStoreID, .wrongKindOfName, .quantityOnNonConsumable,
         .amountOnBooleanGrant, .missingGrantAmount, .windowOnContinuousGrant, .requiresOnMetered,
         .conversionOfNonMetered, .subscriptionWithoutPeriod, .itemOnWrongKind, .numberNotPositive,
         .entitlementCycle, .duplicateApp, .duplicateItem, .invalidInstant, .invalidTestItem, .duplicateConversion,
-        .duplicateEvent,
+        .duplicateEvent, .dateOnEntitlement,
     ]
 }

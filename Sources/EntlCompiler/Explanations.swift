@@ -136,6 +136,12 @@ public enum DiagnosticCatalog {
             use's instant on its line, or put the test's `at` before the `used` items.
             """, example: "feature calls: metered\ntest \"t\" {\n  used calls 30\n  at \"2026-11-20T10:00:00Z\"\n}",
             fix: "feature calls: metered\ntest \"t\" {\n  used calls 30 at \"2026-11-20T10:00:00Z\"\n}"),
+        CodeExplanation(.dateOnQuantity, """
+            `purchased before` and `purchased since` say which purchases of a product count; a quantity \
+            (`zbucks >= 5`) counts units whenever they were bought. Qualify the product and keep the \
+            quantity apart.
+            """, example: "product zbucks: consumable\nentitlement rich = zbucks >= 5 purchased before \"2026-06-01T00:00:00Z\"",
+            fix: "product zbucks: consumable\nentitlement rich = zbucks >= 5 and zbucks purchased before \"2026-06-01T00:00:00Z\""),
         // MARK: Names and kinds
         CodeExplanation(.unknownName, """
             A name is not declared in this rule set (in this environment). The help suggests the \
@@ -232,6 +238,13 @@ public enum DiagnosticCatalog {
             counted for one of them only; give each feature its own event.
             """, example: "feature calls: metered { event \"call\" }\nfeature uploads: metered { event \"call\" }",
             fix: "feature calls: metered { event \"call\" }\nfeature uploads: metered { event \"upload\" }"),
+        CodeExplanation(.dateOnEntitlement, """
+            `purchased before` and `purchased since` qualify a product: which of its purchases count. An \
+            entitlement is not bought; qualify the products in its constraint instead.
+            """, example: "product pro: subscription { period month }\nentitlement paid = pro\n"
+                + "entitlement legacy = paid purchased before \"2026-06-01T00:00:00Z\"",
+            fix: "product pro: subscription { period month }\nentitlement paid = pro\n"
+                + "entitlement legacy = pro purchased before \"2026-06-01T00:00:00Z\""),
         // MARK: Lints
         CodeExplanation(UnusedProductCheck.code, """
             No constraint names the product and it grants nothing itself, so buying it unlocks \

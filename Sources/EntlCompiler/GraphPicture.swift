@@ -122,6 +122,10 @@ public struct GraphPicture: Sendable {
                               label: kind == .requires ? "requires " + l : l))
         case .everyone:
             edges.append(Edge(from: junction("everyone"), to: target, kind: kind, label: edgeLabel))
+        case .purchased(let p, let date):
+            let l = "purchased \(date.before ? "before" : "since") \(date.instant)"
+            edges.append(Edge(from: "product_" + g.products[p].name, to: target, kind: kind,
+                              label: kind == .requires ? "requires " + l : l))
         case .not(let inner):
             let j = junction("not")
             addConstraint(inner, into: j, g, kind: .constraint)

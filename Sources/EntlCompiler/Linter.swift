@@ -123,7 +123,7 @@ func forEachSubterm(_ e: Expression, _ body: (Expression) -> Void) {
     switch e {
     case .not(let inner, _): forEachSubterm(inner, body)
     case .and(let terms), .or(let terms): for t in terms { forEachSubterm(t, body) }
-    case .reference, .everyone, .atLeast, .error: break
+    case .reference, .everyone, .atLeast, .purchased, .error: break
     }
 }
 

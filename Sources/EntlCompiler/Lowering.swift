@@ -36,6 +36,10 @@ enum Lowering {
                 if let p = productIndex[id.name] { return .product(p) }
                 return .entitlement(entitlementIndex[id.name] ?? 0)
             case .atLeast(let id, let n): return .atLeast(product: productIndex[id.name] ?? 0, quantity: n.value)
+            case .purchased(let id, let date):
+                let instant = EntlRuntime.Instant(rfc3339: date.instant.value) ?? EntlRuntime.Instant(seconds: 0)
+                return .purchased(product: productIndex[id.name] ?? 0,
+                                  date: PurchaseDateFilter(before: date.relation.value == .before, instant: instant))
             case .everyone: return .everyone
             case .not(let inner, _): return .not(constraint(inner))
             case .and(let terms): return .and(terms.map(constraint))
@@ -95,7 +99,7 @@ enum Lowering {
                     return nil
                 }.first
                 entitlements.append(Entitlement(name: e.name.name, displayName: displayName, docs: docs(e.docs),
-                                                constraint: constraint(e.expression), positiveProducts: [], watchedProducts: []))
+                                                constraint: constraint(e.expression), behind: [], watchedProducts: []))
                 addGrants(e.items, source: .entitlement(entitlements.count - 1))
             case .feature(let f) where featureIndex[f.name.name] == features.count:
                 var feature = Feature(name: f.name.name, displayName: nil, docs: docs(f.docs), kind: .boolean, event: nil,
@@ -151,7 +155,7 @@ enum Lowering {
         var named = [NamedProducts](repeating: NamedProducts(), count: entitlements.count)
         for e in order {
             named[e] = NamedProducts(entitlements[e].constraint, nested: named)
-            entitlements[e].positiveProducts = named[e].positive.sorted()
+            entitlements[e].behind = named[e].positive.sorted()
             entitlements[e].watchedProducts = named[e].all.sorted()
         }
 
@@ -183,11 +187,12 @@ enum Lowering {
     }
 
     /// The products a constraint names, through nested entitlements: those under an even number
-    /// of `not`s (positive: they can make it true, §3) and under an odd number (negative).
+    /// of `not`s (positive: their purchases — or those a purchase-date qualifier admits — can make
+    /// it true, §3) and under an odd number (negative).
     struct NamedProducts {
-        var positive: Set<Int> = []
-        var negative: Set<Int> = []
-        var all: Set<Int> { positive.union(negative) }
+        var positive: Set<BehindProduct> = []
+        var negative: Set<BehindProduct> = []
+        var all: Set<Int> { Set(positive.map(\.product)).union(negative.map(\.product)) }
 
         init() {}
 
@@ -199,7 +204,10 @@ enum Lowering {
         private mutating func collect(_ c: Constraint, negated: Bool, nested: [NamedProducts]) {
             switch c {
             case .product(let p), .atLeast(let p, _):
-                if negated { negative.insert(p) } else { positive.insert(p) }
+                if negated { negative.insert(BehindProduct(product: p)) } else { positive.insert(BehindProduct(product: p)) }
+            case .purchased(let p, let date):
+                let behind = BehindProduct(product: p, date: date)
+                if negated { negative.insert(behind) } else { positive.insert(behind) }
             case .entitlement(let e):
                 positive.formUnion(negated ? nested[e].negative : nested[e].positive)
                 negative.formUnion(negated ? nested[e].positive : nested[e].negative)
@@ -220,7 +228,7 @@ enum Lowering {
             case .entitlement(let e): out.append(e)
             case .not(let inner): references(inner, into: &out)
             case .and(let terms), .or(let terms): for t in terms { references(t, into: &out) }
-            case .product, .atLeast, .everyone: break
+            case .product, .atLeast, .purchased, .everyone: break
             }
         }
         let edges = entitlements.map { e -> [Int] in

@@ -15,12 +15,13 @@ extension Evaluation {
             if let b = best, !Evaluation.ranksBefore(key, b.key) { return }
             best = (rep, key)
         }
-        for p in graph.entitlements[e].positiveProducts {
+        for behind in graph.entitlements[e].behind {
+            let p = behind.product
             switch products[p].override {
             case .purchased?:
                 offer(.override(product: p), (.never, nil, p, -1))
             case nil:
-                for j in purchases(of: p) where standings[j] == .owned {
+                for j in purchases(of: p, behind.date) where standings[j] == .owned {
                     offer(.purchase(j), (accessEnd(j), state.purchases[j].purchasedAt, p, j))
                 }
             default:
@@ -28,6 +29,51 @@ extension Evaluation {
             }
         }
         return best?.rep
+    }
+
+    /// The state indices of the purchases of `p` a purchase-date qualifier admits (all of them
+    /// without one; a purchase without `purchased_at` is admitted by none).
+    func purchases(of p: Int, _ date: PurchaseDateFilter?) -> [Int] {
+        guard let date else { return Array(purchases(of: p)) }
+        return purchases(of: p).filter { state.purchases[$0].purchasedAt.map(date.admits) ?? false }
+    }
+
+    /// The purchases behind entitlement `e` (§3), in order, each once.
+    func purchasesBehind(_ e: Int) -> [Int] {
+        var seen: Set<Int> = []
+        return graph.entitlements[e].behind.flatMap { purchases(of: $0.product, $0.date) }.filter { seen.insert($0).inserted }
+    }
+
+    /// §2 rule 9: `P purchased before T` (or since): true when an owned purchase of P qualifies;
+    /// else unknown when an owned purchase has no `purchased_at` or an unknown purchase might
+    /// qualify; else false. An override decides alone. When true, it ends with the longest-lasting
+    /// qualifying purchase.
+    func qualified(_ p: Int, _ date: PurchaseDateFilter) -> (Truth, End) {
+        switch products[p].override {
+        case .purchased?: return (.true, .never)
+        case .notPurchased?: return (.false, .never)
+        case .unknown?: return (.unknown, .never)
+        case nil: break
+        }
+        var end: End?
+        var unknown = false
+        for j in purchases(of: p) {
+            let bought = state.purchases[j].purchasedAt
+            switch standings[j] {
+            case .owned:
+                if let bought {
+                    if date.admits(bought) { end = max(end ?? accessEnd(j), accessEnd(j)) }
+                } else {
+                    unknown = true
+                }
+            case .unknown:
+                if bought.map(date.admits) ?? true { unknown = true }
+            default:
+                break
+            }
+        }
+        if let end { return (.true, end) }
+        return (unknown ? .unknown : .false, .never)
     }
 
     /// Longest-lasting first: later end (never last of all), earlier purchase (unknown dates
@@ -47,8 +93,8 @@ extension Evaluation {
     /// For an inactive entitlement: the purchase behind it that ended most recently.
     func mostRecentlyEnded(_ e: Int) -> Int? {
         var best: (index: Int, end: Instant?, bought: Instant?)?
-        for p in graph.entitlements[e].positiveProducts {
-            for j in purchases(of: p) {
+        for behind in graph.entitlements[e].behind {
+            for j in purchases(of: behind.product, behind.date) {
                 let pu = state.purchases[j]
                 let end = accessEnd(j).instant
                 guard let b = best else {
@@ -94,13 +140,15 @@ extension Evaluation {
     public func entitlement(_ e: Int) -> EntitlementResult {
         let entitlement = graph.entitlements[e]
         let truth = entitlementValue(e).0
-        let behind = entitlement.positiveProducts.flatMap { purchases(of: $0) }
+        let behind = purchasesBehind(e)
         var result = EntitlementResult(
             name: entitlement.name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
             inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
             isRevoked: false, ownership: nil, period: nil, isTrial: false,
             validUntil: nextChange(watching: entitlement.watchedProducts), reason: "", explanation: [])
-        let anyOwned = entitlement.positiveProducts.contains { products[$0].truth == .true }
+        let anyOwned = entitlement.behind.contains { b in
+            (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
+        }
         result.isRevoked = !anyOwned && behind.contains { state.purchases[$0].status == .revoked }
 
         let rep = truth == .true ? representative(of: e) : nil
@@ -157,7 +205,13 @@ extension Evaluation {
         }
         if explains {
             result.explanation = ["entitlement `\(entitlement.name)`: \(truth.rawValue)"]
-                + explainProducts(entitlement.watchedProducts)
+            for b in entitlement.behind {
+                guard let date = b.date else { continue }
+                let admitted = purchases(of: b.product, date)
+                result.explanation.append("  purchases of `\(graph.products[b.product].name)` made \(date.before ? "before" : "since") "
+                                          + "\(date.instant): " + (admitted.isEmpty ? "none" : purchaseList(admitted)))
+            }
+            result.explanation += explainProducts(entitlement.watchedProducts)
         }
         return result
     }

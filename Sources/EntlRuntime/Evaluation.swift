@@ -182,7 +182,8 @@ public struct Evaluation: Sendable {
                     pending.append(d)
                     continue
                 }
-                values[x] = Evaluation.run(program, products: products, entitlements: values, stack: &stack)
+                values[x] = Evaluation.run(program, products: products, entitlements: values, stack: &stack,
+                                           qualified: qualified)
                 pending.removeLast()
             }
             return values[e] ?? (.false, .never)
@@ -194,7 +195,7 @@ public struct Evaluation: Sendable {
     /// representative owned purchase, `or` at the latest end among its true branches, `and` at
     /// the earliest end of its parts, `not x` and `x >= N` never.
     static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
-                    stack: inout [(Truth, End)]) -> (Truth, End) {
+                    stack: inout [(Truth, End)], qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
         if stack.count < program.count { stack = Array(repeating: (.false, .never), count: program.count) }
         var top = 0
         for op in program {
@@ -210,6 +211,9 @@ public struct Evaluation: Sendable {
                 top += 1
             case .everyone:
                 stack[top] = (.true, .never)
+                top += 1
+            case .purchased(let p, let date):
+                stack[top] = qualified(Int(p), date)
                 top += 1
             case .not:
                 stack[top - 1] = (!stack[top - 1].0, .never)
@@ -242,6 +246,7 @@ public struct Evaluation: Sendable {
         case .product(let p): products[p].truth
         case .entitlement(let e): entitlementValue(e).0
         case .atLeast(let p, let n): products[p].atLeast(n)
+        case .purchased(let p, let date): qualified(p, date).0
         case .everyone: .true
         case .not(let inner): !truth(of: inner)
         case .and(let terms): terms.reduce(Truth.true) { $0 && truth(of: $1) }

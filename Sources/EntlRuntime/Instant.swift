@@ -2,7 +2,7 @@
 ///
 /// Parsed from and printed as RFC 3339 (`2026-11-22T12:00:00Z`; fractional seconds printed only
 /// when non-zero). Years 0000 … 9999 parse; arithmetic beyond stays exact in `Int64`.
-public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
     public var seconds: Int64
     /// 0 ..< 1_000_000_000
     public var nanoseconds: Int32
@@ -17,6 +17,20 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { rfc3339 }
+
+    /// Encoded as its RFC 3339 text.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let i = Instant(rfc3339: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not an RFC 3339 instant"))
+        }
+        self = i
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rfc3339)
+    }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, the fraction without trailing zeros.
     public var rfc3339: String {

@@ -224,6 +224,8 @@ public indirect enum Constraint: Codable, Sendable, Hashable {
     case entitlement(Int)
     /// At least `quantity` units of a consumable held.
     case atLeast(product: Int, quantity: Int64)
+    /// The product owned through a purchase made before (or at or after) an instant.
+    case purchased(product: Int, date: PurchaseDateFilter)
     /// True for every customer (the free tier); no purchase is behind it.
     case everyone
     case not(Constraint)
@@ -237,6 +239,7 @@ public enum ConstraintOp: Sendable, Hashable {
     case product(Int32)
     case entitlement(Int32)
     case atLeast(Int32, Int64)
+    case purchased(Int32, PurchaseDateFilter)
     case everyone
     case not
     /// Combine the top `n` values.
@@ -251,7 +254,7 @@ extension Constraint {
         case .everyone: true
         case .not(let inner): inner.mentionsEveryone
         case .and(let terms), .or(let terms): terms.contains { $0.mentionsEveryone }
-        case .product, .entitlement, .atLeast: false
+        case .product, .entitlement, .atLeast, .purchased: false
         }
     }
 
@@ -263,6 +266,7 @@ extension Constraint {
             case .product(let p): out.append(.product(Int32(p)))
             case .entitlement(let e): out.append(.entitlement(Int32(e)))
             case .atLeast(let p, let n): out.append(.atLeast(Int32(p), n))
+            case .purchased(let p, let date): out.append(.purchased(Int32(p), date))
             case .everyone: out.append(.everyone)
             case .not(let inner):
                 emit(inner)
@@ -280,6 +284,49 @@ extension Constraint {
     }
 }
 
+/// `purchased before T` (`before`) or `purchased since T`: which purchases of a product qualify.
+public struct PurchaseDateFilter: Codable, Sendable, Hashable, Comparable {
+    public var before: Bool
+    public var instant: Instant
+
+    public init(before: Bool, instant: Instant) {
+        self.before = before
+        self.instant = instant
+    }
+
+    /// Whether a purchase made at `purchasedAt` qualifies.
+    public func admits(_ purchasedAt: Instant) -> Bool {
+        before ? purchasedAt < instant : purchasedAt >= instant
+    }
+
+    public static func < (a: PurchaseDateFilter, b: PurchaseDateFilter) -> Bool {
+        a.before != b.before ? a.before : a.instant < b.instant
+    }
+}
+
+/// A product whose purchases are behind an entitlement (§3): all of them, or only those a
+/// purchase-date qualifier admits.
+public struct BehindProduct: Codable, Sendable, Hashable, Comparable {
+    public var product: Int
+    /// Nil: every purchase of the product.
+    public var date: PurchaseDateFilter?
+
+    public init(product: Int, date: PurchaseDateFilter? = nil) {
+        self.product = product
+        self.date = date
+    }
+
+    public static func < (a: BehindProduct, b: BehindProduct) -> Bool {
+        if a.product != b.product { return a.product < b.product }
+        switch (a.date, b.date) {
+        case (nil, nil): return false
+        case (nil, _?): return true
+        case (_?, nil): return false
+        case (let x?, let y?): return x < y
+        }
+    }
+}
+
 public struct Entitlement: Codable, Sendable {
     public var name: String
     public var displayName: String?
@@ -289,25 +336,26 @@ public struct Entitlement: Codable, Sendable {
     }
     /// `constraint` in postfix form (derived, not encoded).
     public private(set) var program: [ConstraintOp]
-    /// Products named positively (not under an odd number of `not`s), through nested
-    /// entitlements, in declaration order: the purchases "behind" the entitlement (§3).
-    public var positiveProducts: [Int]
+    /// The products named positively (not under an odd number of `not`s), through nested
+    /// entitlements, in declaration order, with their purchase-date qualifiers: the purchases
+    /// "behind" the entitlement (§3).
+    public var behind: [BehindProduct]
     /// Every product its constraint names, through nested entitlements (for `valid_until`).
     public var watchedProducts: [Int]
 
-    public init(name: String, displayName: String?, docs: String?, constraint: Constraint, positiveProducts: [Int],
+    public init(name: String, displayName: String?, docs: String?, constraint: Constraint, behind: [BehindProduct],
                 watchedProducts: [Int]) {
         self.name = name
         self.displayName = displayName
         self.docs = docs
         self.constraint = constraint
         self.program = constraint.program
-        self.positiveProducts = positiveProducts
+        self.behind = behind
         self.watchedProducts = watchedProducts
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, displayName, docs, constraint, positiveProducts, watchedProducts
+        case name, displayName, docs, constraint, behind, watchedProducts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -316,7 +364,7 @@ public struct Entitlement: Codable, Sendable {
                   displayName: try c.decodeIfPresent(String.self, forKey: .displayName),
                   docs: try c.decodeIfPresent(String.self, forKey: .docs),
                   constraint: try c.decode(Constraint.self, forKey: .constraint),
-                  positiveProducts: try c.decode([Int].self, forKey: .positiveProducts),
+                  behind: try c.decode([BehindProduct].self, forKey: .behind),
                   watchedProducts: try c.decode([Int].self, forKey: .watchedProducts))
     }
 
@@ -326,7 +374,7 @@ public struct Entitlement: Codable, Sendable {
         try c.encodeIfPresent(displayName, forKey: .displayName)
         try c.encodeIfPresent(docs, forKey: .docs)
         try c.encode(constraint, forKey: .constraint)
-        try c.encode(positiveProducts, forKey: .positiveProducts)
+        try c.encode(behind, forKey: .behind)
         try c.encode(watchedProducts, forKey: .watchedProducts)
     }
 }

@@ -97,6 +97,8 @@ public struct ASTDump {
         switch expression {
         case .reference(let id): return Node(label: "Ref \(id)", range: id.range)
         case .everyone(let w): return Node(label: "Everyone", range: w.range)
+        case .purchased(let id, let date):
+            return Node(label: "Purchased \(id) \(date.relation.value.rawValue) \(quote(date.instant.value))", range: expression.range)
         case .atLeast(let id, let n): return Node(label: "AtLeast \(id) >= \(n.value)", range: expression.range)
         case .not(let e, _): return Node(label: "Not", range: expression.range, children: [node(e)])
         case .and(let terms): return Node(label: "And", range: expression.range, children: terms.map(node))

@@ -39,7 +39,8 @@ extension Parser {
         return .not(operand, keyword)
     }
 
-    /// primary = "everyone" | NAME , [ ">=" , INTEGER ] | "(" , expr , ")" ;
+    /// primary = "everyone" | NAME , [ purchased | ">=" , INTEGER ] | "(" , expr , ")" ;
+    /// purchased = "purchased" , ( "before" | "since" ) , INSTANT ;
     private mutating func parsePrimary() -> Expression {
         switch token.kind {
         case .keyword(.everyone):
@@ -49,9 +50,16 @@ extension Parser {
         case .identifier(let name):
             let id = Identifier(name, range: token.range)
             advance()
+            if isWord("purchased") { return parsePurchaseDate(id) }
             guard token.kind == .greaterEqual else { return .reference(id) }
             advance()
             guard let n = parseInteger("a quantity after `>=` (`\(name) >= 5`)") else { return failed() }
+            if isWord("purchased") {
+                report(.dateOnQuantity, "`purchased before` and `purchased since` qualify a product, not a quantity",
+                       at: token.range, label: "`\(name) >= \(n.value)` counts units, whenever bought",
+                       help: "qualify the product and keep the quantity apart: `(\(name) purchased before \"…\") and \(name) >= \(n.value)`")
+                return failed()
+            }
             return .atLeast(id, n)
         case .leftParen:
             let open = token.range
@@ -77,6 +85,20 @@ extension Parser {
             reportExpected("a product or entitlement name")
             return failed()
         }
+    }
+
+    /// `purchased before "T"` / `purchased since "T"` after `product`.
+    private mutating func parsePurchaseDate(_ product: Identifier) -> Expression {
+        let start = token.range
+        advance()
+        guard let w = word, let relation = PurchaseDate.Relation(rawValue: w) else {
+            reportExpected("`before` or `since` after `purchased` (`\(product.name) purchased before \"2026-06-01T00:00:00Z\"`)")
+            return failed()
+        }
+        let relationWord = Located(relation, range: token.range)
+        advance()
+        guard let instant = parseString("an instant string after `purchased \(w)`") else { return failed() }
+        return .purchased(product, PurchaseDate(relation: relationWord, instant: instant, range: start.through(instant.range)))
     }
 
     /// Counts one level of `(` or `not`; false (after reporting E114) past the limit.

@@ -443,6 +443,11 @@ public struct Printer {
             out.append(piece(id.range))
         case .everyone(let w):
             out.append(Piece(text: "everyone", offset: w.range.start.offset))
+        case .purchased(let id, let date):
+            out.append(piece(id.range))
+            out.append(Piece(text: "purchased", offset: date.range.start.offset))
+            out.append(Piece(text: date.relation.value.rawValue, offset: date.relation.range.start.offset))
+            out.append(piece(date.instant.range))
         case .atLeast(let id, let n):
             out.append(piece(id.range))
             out.append(Piece(text: ">=", offset: find(.greaterEqual, from: id.range.end.offset, before: n.range.start.offset)))

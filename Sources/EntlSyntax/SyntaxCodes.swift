@@ -19,12 +19,13 @@ extension DiagnosticCode {
     public static let fileTooLarge = DiagnosticCode("E119", "file too large")
     public static let notARuleFile = DiagnosticCode("E120", "not a rule file")
     public static let ambiguousTestInstant = DiagnosticCode("E121", "`at` after `used` or `level`")
+    public static let dateOnQuantity = DiagnosticCode("E122", "purchase date on a quantity")
 
     /// Every syntax code, in code order.
     public static let syntaxCodes: [DiagnosticCode] = [
         .unexpectedCharacter, .invalidUTF8, .unterminatedComment, .unterminatedString, .invalidEscape,
         .integerTooLarge, .malformedInteger, .expectedToken, .reservedWord, .unknownKind,
         .unknownKeyword, .nestingTooDeep, .unknownItem, .unknownEnvironment, .misplacedDeclaration,
-        .duplicateClause, .fileTooLarge, .notARuleFile, .ambiguousTestInstant,
+        .duplicateClause, .fileTooLarge, .notARuleFile, .ambiguousTestInstant, .dateOnQuantity,
     ]
 }

@@ -146,6 +146,20 @@ let codeCases: [CodeCase] = [
     CodeCase("E106", "feature f: metered\nproduct a: consumable { grants f 1️⃣-5 }", [("E106", "negative number `-5`", "1️⃣")]),
     CodeCase("E106", "feature f: metered\nproduct a: consumable { grants f 1️⃣1.5 }",
              [("E106", "`1.5` is not a whole number", "1️⃣")]),
+    // Purchase dates qualify products, not quantities or entitlements.
+    CodeCase("E122", #"""
+        product zbucks: consumable
+        entitlement rich = zbucks >= 5 1️⃣purchased before "2026-06-01T00:00:00Z"
+        """#, [("E122", "`purchased before` and `purchased since` qualify a product, not a quantity", "1️⃣")]),
+    CodeCase("E221", #"""
+        product pro: subscription { period month }
+        entitlement paid = pro
+        entitlement legacy = paid purchased 1️⃣before "2026-06-01T00:00:00Z"
+        """#, [("E221", "`purchased before` qualifies a product; `paid` is an entitlement", "1️⃣")]),
+    CodeCase("E217", #"""
+        product pro: subscription { period month }
+        entitlement legacy = pro purchased since 1️⃣"June 2026"
+        """#, [("E217", "\"June 2026\" is not an RFC 3339 instant", "1️⃣")]),
     // An `at` under `used` would silently become the test's instant.
     CodeCase("E121", """
         feature calls: metered

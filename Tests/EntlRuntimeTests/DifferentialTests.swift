@@ -30,16 +30,24 @@ import Testing
         #expect(failures == 0, "\(failures) of the cases in shard \(shard) disagree")
     }
 
-    /// Cases built to exercise credits: systems listing most features, uses well beyond the
-    /// allowances (spill and shortfall), retries, usage by event, the free tier.
-    @Test func runtimeAgreesWithTheReferenceOnSpillHeavyCases() {
-        var failures = 0, spilled = 0
+    /// Cases built to exercise credits (systems listing most features, uses well beyond the
+    /// allowances: spill and shortfall, retries, usage by event, the free tier), and purchase-date
+    /// qualifiers (with undated purchases and unknown statuses).
+    @Test(arguments: [DifferentialCase.Focus.credits, .purchaseDates])
+    func runtimeAgreesWithTheReferenceOnFocusedCases(_ focus: DifferentialCase.Focus) throws {
+        var failures = 0, exercised = 0
         for seed in UInt64(1)...UInt64(max(1, Self.cases / 16)) {
-            let c = DifferentialCase(seed: Self.firstSeed &+ seed &* 7_919, spillHeavy: true)
-            if let graph = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph,
-               let e = try? Evaluation(graph: graph, state: c.state, environment: c.environment, at: c.at, explain: true),
-               e.all().contains(where: { $0.explanation.contains { $0.contains(" from `cr") } }) {
-                spilled += 1
+            let c = DifferentialCase(seed: Self.firstSeed &+ seed &* 7_919, focus: focus)
+            let evaluation = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph.flatMap {
+                try? Evaluation(graph: $0, state: c.state, environment: c.environment, at: c.at, explain: true)
+            }
+            switch focus {
+            case .credits:
+                if evaluation?.all().contains(where: { $0.explanation.contains { $0.contains(" from `cr") } }) == true { exercised += 1 }
+            default:
+                if c.rules.contains(" purchased "), c.state.purchases.contains(where: { $0.purchasedAt == nil || $0.status == .unknown }) {
+                    exercised += 1
+                }
             }
             let mismatches = differentialMismatches(c)
             guard !mismatches.isEmpty else { continue }
@@ -47,7 +55,7 @@ import Testing
             if failures <= 3 { Issue.record("\(c)--- mismatches\n\(mismatches.prefix(5).joined(separator: "\n"))") }
         }
         #expect(failures == 0)
-        #expect(spilled > Self.cases / 16 / 4, "too few cases spill into credits: \(spilled)")
+        #expect(exercised > Self.cases / 16 / 4, "too few cases exercise \(focus): \(exercised)")
     }
 
     /// A timeline steps only where something may change (`nextObservableChange`); stepping
@@ -134,7 +142,8 @@ import Testing
             if c.state.customerSince != nil { customerSince += 1 }
         }
         for construct in ["usage continuous", "credits cr0", "carry up to", " per minute", " per month", "priority", "not ",
-                          " and ", " or ", " >= ", "requires", "environment test", "unlimited", "duration", "everyone"] {
+                          " and ", " or ", " >= ", "requires", "environment test", "unlimited", "duration", "everyone",
+                          " purchased before ", " purchased since "] {
             #expect(rules.contains(construct), "no generated rule set uses \(construct)")
         }
         #expect(statuses == Set(PurchaseStatus.allCases))

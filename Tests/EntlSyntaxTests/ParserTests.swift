@@ -159,6 +159,29 @@ private func expectTree(_ text: String, _ expected: String, sourceLocation: Test
         """)
     }
 
+    @Test func purchaseDatesAndEveryone() {
+        expectTree(#"""
+        entitlement legacy = pro purchased before "2026-06-01T00:00:00Z" or not p purchased since "2026-01-01T00:00:00+02:00" and everyone
+        """#, """
+        RuleFile
+        └─ Entitlement legacy
+           └─ Or
+              ├─ Purchased pro before "2026-06-01T00:00:00Z"
+              └─ And
+                 ├─ Not
+                 │  └─ Purchased p since "2026-01-01T00:00:00+02:00"
+                 └─ Everyone
+        """)
+        // `purchased` with no relation, or no instant, is one error.
+        #expect(parse("entitlement e = p purchased after \"2026-06-01T00:00:00Z\"").1
+            == ["E110 1:29: expected `before` or `since` after `purchased` (`p purchased before \"2026-06-01T00:00:00Z\"`), found `after`"])
+        #expect(parse("entitlement e = p purchased before").1
+            == ["E110 1:35: expected an instant string after `purchased before`, found end of file"])
+        // The formatter keeps it; `purchased` is contextual: a product may be called `purchased`.
+        #expect(Printer.format(SourceFile(path: "x", text: "entitlement e=p   purchased  before \"2026-06-01T00:00:00Z\" or purchased"))
+            == "entitlement e = p purchased before \"2026-06-01T00:00:00Z\" or purchased\n")
+    }
+
     @Test func environments() {
         expectTree("""
         environment test {

@@ -119,6 +119,21 @@ struct BDD {
         return (v, al, ah, bl, bh)
     }
 
+    /// The variables fixed along one path from `a` to `true`, preferring `false` at each node
+    /// (so few variables are true), or nil when `a` is `false`.
+    func satisfyingPath(_ a: Int32) -> [(variable: Int, value: Bool)]? {
+        guard a != BDD.false else { return nil }
+        var path: [(variable: Int, value: Bool)] = []
+        var n = a
+        while n > BDD.true {
+            let low = lows[Int(n)]
+            let takeLow = low != BDD.false
+            path.append((Int(variables[Int(n)]), !takeLow))
+            n = takeLow ? low : highs[Int(n)]
+        }
+        return path
+    }
+
     /// The variables `a` depends on (iterative: no recursion on diagram size).
     func support(_ a: Int32) -> Set<Int> {
         var seen: Set<Int32> = []

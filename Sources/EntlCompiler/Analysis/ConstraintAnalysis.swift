@@ -1,81 +1,133 @@
+import EntlRuntime
 import EntlSyntax
 
-/// The constraints of one environment as BDDs over purchase atoms, for the exact lints.
+/// The purchase atoms constraints are BDDs over, and the BDD store itself. Shared by the
+/// analyses of several rule sets (`entlc diff` compares two versions in one space: a product is
+/// the same atom on both sides).
 ///
-/// Atoms: "owns product p" for every product named in a constraint, and for a consumable one atom
-/// per threshold the rule set uses ("holds at least N units"; a plain reference is N = 1).
-/// Thresholds of one consumable are consecutive variables, and its *domain* says they are
-/// monotone (`zbucks >= 5` implies `zbucks >= 3` implies owning zbucks). Entitlement references
-/// are expanded (computed once each, in dependency order). Decisions are made on the
-/// two-valued purchase states that satisfy the domains: "impossible" means false for every
-/// possible purchase state.
-final class ConstraintAnalysis {
-    let table: SymbolTable
-    private(set) var bdd = BDD()
-    /// Product name → threshold → variable.
-    private var atoms: [String: [Int64: Int]] = [:]
-    /// Variable → the consumable whose threshold it is.
-    private var consumableOf: [Int: String] = [:]
-    /// Consumable → its monotonicity constraint.
-    private var chains: [String: Int32] = [:]
-    private var entitlements: [String: Int32] = [:]
-    private var requirements: [String: Int32] = [:]
-    /// Whether some consumable has two thresholds or more (otherwise every domain is `true`).
-    private var hasChains = false
+/// Atoms: "owns product p"; for a consumable, one atom per threshold a constraint uses ("holds at
+/// least N units"; owning is N = 1); and one per purchase-date qualifier ("owns p through a
+/// purchase made before T" / "since T"). A product's *domain* says how its atoms relate:
+/// thresholds are monotone (`zbucks >= 5` implies `zbucks >= 3` implies owning zbucks), a
+/// qualified atom implies owning the product, `before T1` implies `before T2` for T1 < T2 and
+/// `since T1` implies `since T2` for T1 > T2. Decisions are made on the two-valued purchase states
+/// that satisfy the domains: "impossible" means false for every possible purchase state.
+final class PurchaseAtoms {
+    enum Atom: Hashable {
+        /// Holds at least N units (N = 1: owns the product).
+        case atLeast(Int64)
+        /// Owns the product through a purchase made before (`before`) or at or after T.
+        case purchased(before: Bool, Instant)
+    }
 
-    /// Whether the analysis stayed within its budget; when not, no lint may rely on it.
+    private(set) var bdd = BDD()
+    /// Product name → atom → variable.
+    private var variables: [String: [Atom: Int]] = [:]
+    /// Variable → its product and atom (for domains and example situations).
+    private(set) var atomOf: [(product: String, atom: Atom)] = []
+    /// Product → its domain, computed on first use for the atoms it has then.
+    private var chains: [String: (atoms: Int, chain: Int32)] = [:]
+
+    /// Whether the store stayed within its budget; when not, nothing may rely on it.
     var usable: Bool { !bdd.exhausted }
 
-    init(declarations: [DeclarationSite], table: SymbolTable) {
-        self.table = table
+    /// The variable of an atom (created on first use; owning the product comes first).
+    func variable(_ product: String, _ atom: Atom) -> Int32 {
+        if case .purchased = atom { _ = variable(product, .atLeast(1)) }
+        if let v = variables[product]?[atom] { return bdd.variable(v) }
+        let v = atomOf.count
+        variables[product, default: [:]][atom] = v
+        atomOf.append((product, atom))
+        return bdd.variable(v)
+    }
 
-        // Thresholds per product, from every constraint of the environment.
-        var thresholds: [String: Set<Int64>] = [:]
-        func collect(_ e: Expression) {
-            switch e {
-            case .reference(let id):
-                if table[id.name]?.kind.isProduct == true { thresholds[id.name, default: []].insert(1) }
-            case .atLeast(let id, let n): thresholds[id.name, default: []].insert(n.value)
-            case .not(let inner, _): collect(inner)
-            case .and(let terms), .or(let terms): terms.forEach(collect)
-            case .everyone, .error: break
-            }
+    /// The relations among one product's atoms.
+    private func chain(_ product: String) -> Int32 {
+        let atoms = variables[product] ?? [:]
+        if let c = chains[product], c.atoms == atoms.count { return c.chain }
+        func implies(_ a: Atom, _ b: Atom) -> Int32 {
+            bdd.or(bdd.not(bdd.variable(atoms[a]!)), bdd.variable(atoms[b]!))
         }
+        var chain = BDD.true
+        let thresholds = atoms.keys.compactMap { if case .atLeast(let n) = $0 { n } else { nil } }.sorted()
+        for (lower, higher) in zip(thresholds, thresholds.dropFirst()) {
+            chain = bdd.and(chain, implies(.atLeast(higher), .atLeast(lower)))
+        }
+        var before: [Instant] = [], since: [Instant] = []
+        for case .purchased(let isBefore, let t) in atoms.keys {
+            chain = bdd.and(chain, implies(.purchased(before: isBefore, t), .atLeast(1)))
+            if isBefore { before.append(t) } else { since.append(t) }
+        }
+        before.sort()
+        since.sort()
+        for (a, b) in zip(before, before.dropFirst()) { chain = bdd.and(chain, implies(.purchased(before: true, a), .purchased(before: true, b))) }
+        for (a, b) in zip(since, since.dropFirst()) { chain = bdd.and(chain, implies(.purchased(before: false, b), .purchased(before: false, a))) }
+        chains[product] = (atoms.count, chain)
+        return chain
+    }
+
+    /// The domains of every product the functions depend on.
+    func domain(_ fs: [Int32]) -> Int32 {
+        var products: Set<String> = []
+        for f in fs {
+            for v in bdd.support(f) { products.insert(atomOf[v].product) }
+        }
+        return products.sorted().reduce(BDD.true) { bdd.and($0, chain($1)) }
+    }
+
+    /// A purchase state (within the domains) where `f` holds, as the atoms that are true in it —
+    /// the fewest the diagram needs — or nil when there is none.
+    func example(_ f: Int32) -> [(product: String, atom: Atom)]? {
+        let g = bdd.and(f, domain([f]))
+        guard let path = bdd.satisfyingPath(g) else { return nil }
+        return path.filter(\.value).map { atomOf[$0.variable] }
+    }
+
+    func and(_ a: Int32, _ b: Int32) -> Int32 { bdd.and(a, b) }
+    func or(_ a: Int32, _ b: Int32) -> Int32 { bdd.or(a, b) }
+    func not(_ a: Int32) -> Int32 { bdd.not(a) }
+}
+
+/// The constraints of one environment of one rule set as BDDs over purchase atoms, for the exact
+/// lints (and, two at a time in one atom space, for `entlc diff`). Entitlement references are
+/// expanded (computed once each, in dependency order).
+final class ConstraintAnalysis {
+    let table: SymbolTable
+    let atoms: PurchaseAtoms
+    private var entitlements: [String: Int32] = [:]
+    private var requirements: [String: Int32] = [:]
+
+    /// Whether the analysis stayed within its budget; when not, no lint may rely on it.
+    var usable: Bool { atoms.usable }
+
+    init(declarations: [DeclarationSite], table: SymbolTable, atoms: PurchaseAtoms = PurchaseAtoms()) {
+        self.table = table
+        self.atoms = atoms
         var constraints: [(String, Expression)] = []
         var requires: [(String, Expression)] = []
         for site in declarations where site.isVisible(in: table.environment) {
             switch site.declaration {
-            case .entitlement(let e):
-                collect(e.expression)
-                constraints.append((e.name.name, e.expression))
-            case .feature(let f):
-                if let r = f.requires {
-                    collect(r)
-                    requires.append((f.name.name, r))
-                }
+            case .entitlement(let e): constraints.append((e.name.name, e.expression))
+            case .feature(let f): if let r = f.requires { requires.append((f.name.name, r)) }
             default: break
             }
         }
-        // Variables in declaration order, a consumable's thresholds consecutive and ascending.
-        var next = 0
-        for name in table.order {
-            guard let ts = thresholds[name] else { continue }
-            for t in ts.sorted() {
-                atoms[name, default: [:]][t] = next
-                if table[name]?.kind == .product(.consumable) { consumableOf[next] = name }
-                next += 1
+        // Atoms in declaration order of the products, so variable order follows the rule set.
+        var used: [String: [PurchaseAtoms.Atom]] = [:]
+        func collect(_ e: Expression) {
+            forEachSubterm(e) { term in
+                switch term {
+                case .reference(let id) where table[id.name]?.kind.isProduct == true: used[id.name, default: []].append(.atLeast(1))
+                case .atLeast(let id, let n): used[id.name, default: []].append(.atLeast(n.value))
+                case .purchased(let id, let date):
+                    if let atom = ConstraintAnalysis.atom(date) { used[id.name, default: []].append(atom) }
+                default: break
+                }
             }
         }
-        for (name, byThreshold) in atoms where table[name]?.kind == .product(.consumable) {
-            let vars = byThreshold.sorted { $0.key < $1.key }.map(\.value)
-            var chain = BDD.true
-            for i in 1..<max(1, vars.count) {
-                // holds ≥ t(i) → holds ≥ t(i-1)
-                let implication = bdd.or(bdd.not(bdd.variable(vars[i])), bdd.variable(vars[i - 1]))
-                chain = bdd.and(chain, implication)
-            }
-            chains[name] = chain
-            if chain != BDD.true { hasChains = true }
+        for (_, e) in constraints + requires { collect(e) }
+        for name in table.order {
+            for atom in used[name] ?? [] { _ = atoms.variable(name, atom) }
         }
         // Entitlements in dependency order (the checker proved there is no cycle).
         var byName: [String: Expression] = [:]
@@ -84,6 +136,10 @@ final class ConstraintAnalysis {
             entitlements[name] = value(byName[name]!)
         }
         for (name, r) in requires where requirements[name] == nil { requirements[name] = value(r) }
+    }
+
+    static func atom(_ date: PurchaseDate) -> PurchaseAtoms.Atom? {
+        Instant(rfc3339: date.instant.value).map { .purchased(before: date.relation.value == .before, $0) }
     }
 
     /// The function of a declaration's constraint (an entitlement's, or a feature's
@@ -130,58 +186,52 @@ final class ConstraintAnalysis {
         switch e {
         case .reference(let id):
             if let v = entitlements[id.name] { return v }
-            if let v = atoms[id.name]?[1] { return bdd.variable(v) }
+            if table[id.name]?.kind.isProduct == true { return atoms.variable(id.name, .atLeast(1)) }
             return BDD.false
         case .atLeast(let id, let n):
-            guard let v = atoms[id.name]?[n.value] else { return BDD.false }
-            return bdd.variable(v)
+            return table[id.name]?.kind.isProduct == true ? atoms.variable(id.name, .atLeast(n.value)) : BDD.false
+        case .purchased(let id, let date):
+            guard table[id.name]?.kind.isProduct == true, let atom = ConstraintAnalysis.atom(date) else { return BDD.false }
+            return atoms.variable(id.name, atom)
         case .everyone:
             return BDD.true
         case .not(let inner, _):
-            return bdd.not(value(inner))
+            return atoms.not(value(inner))
         case .and(let terms):
-            return terms.reduce(BDD.true) { bdd.and($0, value($1)) }
+            return terms.reduce(BDD.true) { atoms.and($0, value($1)) }
         case .or(let terms):
-            return terms.reduce(BDD.false) { bdd.or($0, value($1)) }
+            return terms.reduce(BDD.false) { atoms.or($0, value($1)) }
         case .error:
             return BDD.false
         }
     }
 
-    /// The monotonicity of every consumable the functions depend on.
-    func domain(_ fs: Int32...) -> Int32 {
-        guard hasChains else { return BDD.true }
-        var consumables: Set<String> = []
-        for f in fs {
-            for v in bdd.support(f) { if let c = consumableOf[v] { consumables.insert(c) } }
-        }
-        return consumables.sorted().reduce(BDD.true) { bdd.and($0, chains[$1] ?? BDD.true) }
-    }
+    func domain(_ fs: Int32...) -> Int32 { atoms.domain(fs) }
 
     /// False for every possible purchase state.
     func isImpossible(_ f: Int32) -> Bool {
-        bdd.and(f, domain(f)) == BDD.false
+        atoms.and(f, domain(f)) == BDD.false
     }
 
     /// True for every possible purchase state.
     func isAlwaysTrue(_ f: Int32) -> Bool {
-        bdd.and(bdd.not(f), domain(f)) == BDD.false
+        atoms.and(atoms.not(f), domain(f)) == BDD.false
     }
 
     /// The same function over every possible purchase state.
     func equivalent(_ f: Int32, _ g: Int32) -> Bool {
         let d = domain(f, g)
-        return bdd.and(f, d) == bdd.and(g, d)
+        return atoms.and(f, d) == atoms.and(g, d)
     }
 
     /// A canonical id of a function over its possible purchase states.
     func canonical(_ f: Int32) -> Int32 {
-        bdd.and(f, domain(f))
+        atoms.and(f, domain(f))
     }
 
     func entitlement(_ name: String) -> Int32? { entitlements[name] }
 
-    func and(_ a: Int32, _ b: Int32) -> Int32 { bdd.and(a, b) }
-    func or(_ a: Int32, _ b: Int32) -> Int32 { bdd.or(a, b) }
-    func not(_ a: Int32) -> Int32 { bdd.not(a) }
+    func and(_ a: Int32, _ b: Int32) -> Int32 { atoms.and(a, b) }
+    func or(_ a: Int32, _ b: Int32) -> Int32 { atoms.or(a, b) }
+    func not(_ a: Int32) -> Int32 { atoms.not(a) }
 }

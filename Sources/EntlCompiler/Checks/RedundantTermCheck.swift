@@ -66,7 +66,7 @@ enum RedundantTermCheck: LintCheck {
             switch e {
             case .not(let inner, _): nodes[index].children = [add(inner, parent: index)]
             case .and(let terms), .or(let terms): nodes[index].children = terms.map { add($0, parent: index) }
-            case .reference, .everyone, .atLeast, .error: break
+            case .reference, .everyone, .atLeast, .purchased, .error: break
             }
             return index
         }

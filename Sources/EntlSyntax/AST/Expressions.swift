@@ -7,6 +7,9 @@ public indirect enum Expression: Hashable, Sendable {
     case reference(Identifier)
     /// `everyone`: true for every customer (the free tier).
     case everyone(Located<Keyword>)
+    /// `P purchased before "T"` / `P purchased since "T"`: P owned through a purchase first
+    /// bought before T / at or after T (grandfathering).
+    case purchased(Identifier, PurchaseDate)
     /// `NAME >= N`: at least N units of a consumable held.
     case atLeast(Identifier, IntegerLiteral)
     /// `not x`; the range spans from `not` to the end of the operand.
@@ -20,6 +23,7 @@ public indirect enum Expression: Hashable, Sendable {
         switch self {
         case .reference(let id): id.range
         case .everyone(let w): w.range
+        case .purchased(let id, let date): id.range.through(date.range)
         case .atLeast(let id, let n): id.range.through(n.range)
         case .not(let operand, let keyword): keyword.range.through(operand.range)
         case .and(let terms), .or(let terms): terms[0].range.through(terms[terms.count - 1].range)
@@ -36,7 +40,7 @@ public indirect enum Expression: Hashable, Sendable {
 
     private func collectReferences(into out: inout [Identifier]) {
         switch self {
-        case .reference(let id), .atLeast(let id, _): out.append(id)
+        case .reference(let id), .atLeast(let id, _), .purchased(let id, _): out.append(id)
         case .not(let e, _): e.collectReferences(into: &out)
         case .and(let terms), .or(let terms): for t in terms { t.collectReferences(into: &out) }
         case .everyone, .error: break
@@ -49,7 +53,28 @@ public indirect enum Expression: Hashable, Sendable {
         case .everyone: true
         case .not(let e, _): e.mentionsEveryone
         case .and(let terms), .or(let terms): terms.contains { $0.mentionsEveryone }
-        case .reference, .atLeast, .error: false
+        case .reference, .atLeast, .purchased, .error: false
         }
+    }
+}
+
+/// `purchased before "T"` / `purchased since "T"` after a product name.
+public struct PurchaseDate: Hashable, Sendable {
+    public enum Relation: String, Hashable, Sendable {
+        /// `purchased_at < T`
+        case before
+        /// `purchased_at >= T`
+        case since
+    }
+
+    public var relation: Located<Relation>
+    public var instant: StringLiteral
+    /// From `purchased` to the end of the instant.
+    @IgnoredInEquality public var range: SourceRange
+
+    public init(relation: Located<Relation>, instant: StringLiteral, range: SourceRange) {
+        self.relation = relation
+        self.instant = instant
+        self.range = range
     }
 }

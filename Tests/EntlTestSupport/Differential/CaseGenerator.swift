@@ -75,11 +75,21 @@ public struct DifferentialCase: CustomStringConvertible {
 
     enum FeatureShape: String { case boolean, singleUse, continuous, credits }
 
-    /// `spillHeavy`: credit systems that list most metered features, and uses well beyond the
-    /// allowances (to exercise spill, shortfall, retries and events, docs/semantics.md §4–§5).
-    public init(seed: UInt64, spillHeavy: Bool = false) {
+    /// What a case stresses besides the general mix.
+    public enum Focus: Sendable {
+        case general
+        /// Credit systems that list most metered features, and uses well beyond the allowances
+        /// (spill, shortfall, retries, events, docs/semantics.md §4–§5).
+        case credits
+        /// Purchase-date qualifiers, with purchases without dates and of unknown status (§2 rule 9).
+        case purchaseDates
+    }
+
+    public init(seed: UInt64, focus: Focus = .general) {
         self.seed = seed
         var r = SeededRandom(seed: seed)
+        let spillHeavy = focus == .credits
+        let dates = focus == .purchaseDates
 
         // Time: a span of a day, two months or three years around t, with the intervals whose
         // windows fit it (so no grant has more than ~1,500 windows to walk).
@@ -139,6 +149,11 @@ public struct DifferentialCase: CustomStringConvertible {
             if depth == 0 || r.chance(0.35) {
                 if !consumables.isEmpty, r.chance(0.2) { return "\(r.pick(consumables)) >= \(r.int(1...5))" }
                 if r.chance(0.05) { return "everyone" }
+                // Grandfathering: a product qualified by its purchase date.
+                if r.chance(dates ? 0.5 : 0.12) {
+                    let relation = r.chance(0.5) ? "before" : "since"
+                    return "\(r.pick(products).name) purchased \(relation) \"\(instant(before: span, after: span / 10))\""
+                }
                 return r.pick(names)
             }
             switch r.int(0...2) {
@@ -223,8 +238,8 @@ public struct DifferentialCase: CustomStringConvertible {
             case 8: (p.product, p.store) = ("A.\(product.name)", "stripe")  // wrong store: ignored
             default: p.product = "com.other.app.thing"  // names nothing: ignored
             }
-            p.status = r.pick(statuses)
-            if r.chance(0.9) { p.purchasedAt = instant(before: span, after: span / 10) }
+            p.status = dates && r.chance(0.3) ? .unknown : r.pick(statuses)
+            if r.chance(dates ? 0.7 : 0.9) { p.purchasedAt = instant(before: span, after: span / 10) }
             if let bought = p.purchasedAt, r.chance(0.3), bought.seconds < t {
                 p.periodStart = Instant(seconds: r.int64(bought.seconds...t))
             }

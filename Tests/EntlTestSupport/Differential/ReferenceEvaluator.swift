@@ -241,6 +241,8 @@ public struct ReferenceEvaluator {
             }
         case .everyone:
             return (.true, .max)
+        case .purchased(let id, let date):
+            return purchased(id.name, Self.filter(date))
         case .not(let inner, _):
             return (!value(inner).0, .max)
         case .and(let terms):
@@ -255,29 +257,85 @@ public struct ReferenceEvaluator {
         }
     }
 
+    /// A purchase-date qualifier: before (true) or since, and the instant in seconds.
+    struct DateFilter: Hashable {
+        var before: Bool
+        var instant: Int64
+        func admits(_ j: Int, _ state: PurchaseState) -> Bool? {
+            state.purchases[j].purchasedAt.map { before ? $0.seconds < instant : $0.seconds >= instant }
+        }
+    }
+
+    static func filter(_ date: PurchaseDate) -> DateFilter {
+        DateFilter(before: date.relation.value == .before, instant: Instant(rfc3339: date.instant.value)!.seconds)
+    }
+
+    /// §2 rule 9: true when some owned purchase of the product has `purchased_at` before (since)
+    /// the instant; otherwise unknown when an owned purchase has no `purchased_at`, or an unknown
+    /// purchase might qualify (its `purchased_at` qualifies or is absent); otherwise false. An
+    /// override decides alone. When true, it ends with the latest end of those purchases.
+    func purchased(_ name: String, _ filter: DateFilter) -> (Truth, Int64) {
+        switch override(of: name) {
+        case .purchased?: return (.true, .max)
+        case .notPurchased?: return (.false, .max)
+        case .unknown?: return (.unknown, .max)
+        case nil: break
+        }
+        let qualifying = purchases(of: name).filter { standing($0) == .owned && filter.admits($0, state) == true }
+        if !qualifying.isEmpty { return (.true, qualifying.map { accessEnd($0) ?? .max }.max()!) }
+        let owned = purchases(of: name).filter { standing($0) == .owned }
+        let unknown = purchases(of: name).filter { standing($0) == .unknown }
+        let maybe = owned.contains { filter.admits($0, state) == nil } || unknown.contains { filter.admits($0, state) != false }
+        return (maybe ? .unknown : .false, .max)
+    }
+
     /// Products named in `e` (through nested entitlements): all of them, or only those under an
     /// even number of `not`s.
     func products(in e: Expression, positiveOnly: Bool, negated: Bool = false) -> Set<String> {
+        Set(behind(in: e, positiveOnly: positiveOnly, negated: negated).map(\.product))
+    }
+
+    /// The products named in `e` (through nested entitlements) with their purchase-date
+    /// qualifiers: all of them, or only those under an even number of `not`s.
+    func behind(in e: Expression, positiveOnly: Bool, negated: Bool = false) -> Set<Behind> {
         switch e {
         case .reference(let id):
-            if let inner = expression(ofEntitlement: id.name) { return products(in: inner, positiveOnly: positiveOnly, negated: negated) }
-            return positiveOnly && negated ? [] : [id.name]
+            if let inner = expression(ofEntitlement: id.name) { return behind(in: inner, positiveOnly: positiveOnly, negated: negated) }
+            return positiveOnly && negated ? [] : [Behind(product: id.name, filter: nil)]
         case .atLeast(let id, _):
-            return positiveOnly && negated ? [] : [id.name]
+            return positiveOnly && negated ? [] : [Behind(product: id.name, filter: nil)]
+        case .purchased(let id, let date):
+            return positiveOnly && negated ? [] : [Behind(product: id.name, filter: Self.filter(date))]
         case .everyone:
             return []
         case .not(let inner, _):
-            return products(in: inner, positiveOnly: positiveOnly, negated: !negated)
+            return behind(in: inner, positiveOnly: positiveOnly, negated: !negated)
         case .and(let terms), .or(let terms):
-            return terms.reduce(into: Set<String>()) { $0.formUnion(products(in: $1, positiveOnly: positiveOnly, negated: negated)) }
+            return terms.reduce(into: Set<Behind>()) { $0.formUnion(behind(in: $1, positiveOnly: positiveOnly, negated: negated)) }
         case .error:
             return []
         }
     }
 
-    func positiveProducts(ofEntitlement name: String) -> [String] {
-        let set = products(in: expression(ofEntitlement: name)!, positiveOnly: true)
-        return products.map(\.name).filter(set.contains)
+    struct Behind: Hashable {
+        var product: String
+        var filter: DateFilter?
+    }
+
+    /// The products behind an entitlement (named positively), with their qualifiers.
+    func behind(ofEntitlement name: String) -> [Behind] {
+        Array(behind(in: expression(ofEntitlement: name)!, positiveOnly: true))
+    }
+
+    /// The purchases behind an entitlement: of a product named without a qualifier, all; with
+    /// one, those it admits (a purchase without `purchased_at` is admitted by none).
+    func purchasesBehind(ofEntitlement name: String) -> [Int] {
+        let b = behind(ofEntitlement: name)
+        let admitted = state.purchases.indices.filter { j in
+            b.contains { $0.product == purchaseTargets[j] && ($0.filter.map { f in f.admits(j, state) == true } ?? true) }
+        }
+        // In product declaration order, then state order.
+        return admitted.sorted { (productOrder(purchaseTargets[$0]!), $0) < (productOrder(purchaseTargets[$1]!), $1) }
     }
 
     enum Representative: Equatable { case purchase(Int), override(String) }
@@ -287,16 +345,12 @@ public struct ReferenceEvaluator {
     /// order, then state order. A product overridden to purchased is a lifetime purchase.
     func representative(ofEntitlement name: String) -> Representative? {
         var offers: [(rep: Representative, end: Int64, bought: Int64, product: Int, index: Int)] = []
-        for p in positiveProducts(ofEntitlement: name) {
-            switch override(of: p) {
-            case .purchased?: offers.append((.override(p), .max, .max, productOrder(p), -1))
-            case nil:
-                for j in purchases(of: p) where standing(j) == .owned {
-                    offers.append((.purchase(j), accessEnd(j) ?? .max, state.purchases[j].purchasedAt?.seconds ?? .max,
-                                   productOrder(p), j))
-                }
-            default: break
-            }
+        for p in Set(behind(ofEntitlement: name).map(\.product)) where override(of: p) == .purchased {
+            offers.append((.override(p), .max, .max, productOrder(p), -1))
+        }
+        for j in purchasesBehind(ofEntitlement: name) where override(of: purchaseTargets[j]!) == nil && standing(j) == .owned {
+            let p = purchaseTargets[j]!
+            offers.append((.purchase(j), accessEnd(j) ?? .max, state.purchases[j].purchasedAt?.seconds ?? .max, productOrder(p), j))
         }
         return offers.min { a, b in
             if a.end != b.end { return a.end > b.end }
@@ -389,15 +443,16 @@ extension ReferenceEvaluator {
 
     public func entitlement(_ name: String) -> EntitlementResult {
         let (active, end) = value(expression(ofEntitlement: name)!)
-        let positive = positiveProducts(ofEntitlement: name)
-        let behind = positive.flatMap { purchases(of: $0) }
+        let positive = behind(ofEntitlement: name)
+        let behind = purchasesBehind(ofEntitlement: name)
         var r = EntitlementResult(
             name: name, decision: active.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
             inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
             isRevoked: false, ownership: nil, period: nil, isTrial: false,
             validUntil: Self.instant(nextChange(watching: products(in: expression(ofEntitlement: name)!, positiveOnly: false))),
             reason: "", explanation: [])
-        r.isRevoked = !positive.contains { truth(ofProduct: $0) == .true } && behind.contains { state.purchases[$0].status == .revoked }
+        let anyOwned = positive.contains { b in (b.filter.map { purchased(b.product, $0).0 } ?? truth(ofProduct: b.product)) == .true }
+        r.isRevoked = !anyOwned && behind.contains { state.purchases[$0].status == .revoked }
         if active == .true {
             r.expiresAt = end == .max ? nil : Instant(seconds: end)
             switch representative(ofEntitlement: name) {
