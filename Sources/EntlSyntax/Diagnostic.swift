@@ -2,13 +2,24 @@
 public enum Severity: String, Sendable, Hashable, Comparable {
     case error
     case warning
+    /// Information that needs no action (`entlc diff`'s non-breaking changes).
+    case note
 
     public static func < (lhs: Severity, rhs: Severity) -> Bool {
-        lhs == .error && rhs == .warning
+        lhs.rank < rhs.rank
+    }
+
+    private var rank: Int {
+        switch self {
+        case .error: 0
+        case .warning: 1
+        case .note: 2
+        }
     }
 }
 
-/// A stable diagnostic code: `E1xx` syntax, `E2xx` names and kinds, `W3xx` lints.
+/// A stable diagnostic code: `E1xx` syntax, `E2xx` names and kinds, `W3xx` lints, `D1xx`/`D4xx`
+/// what `entlc diff` finds.
 ///
 /// Codes never change meaning once released; `entlc explain CODE` prints the long explanation.
 public struct DiagnosticCode: Hashable, Sendable, CustomStringConvertible, Comparable {
@@ -22,7 +33,9 @@ public struct DiagnosticCode: Hashable, Sendable, CustomStringConvertible, Compa
     }
 
     public var description: String { id }
-    public var defaultSeverity: Severity { id.hasPrefix("W") ? .warning : .error }
+    public var defaultSeverity: Severity {
+        id.hasPrefix("W") ? .warning : id.hasPrefix("D1") ? .note : .error
+    }
 
     public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.id == rhs.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

@@ -35,7 +35,11 @@ public struct DiagnosticRenderer {
     public func render(_ d: Diagnostic) -> String {
         let lines = [d.range.start.line] + d.notes.map(\.range.start.line)
         let width = String(lines.max() ?? 1).count
-        let severityStyle: Style = d.severity == .error ? .red : .yellow
+        let severityStyle: Style = switch d.severity {
+        case .error: .red
+        case .warning: .yellow
+        case .note: .cyan
+        }
         var out = "\(d.file):\(d.range.start): " + paint("\(d.severity.rawValue)[\(d.code.id)]", severityStyle)
             + paint(": \(d.message)", .bold) + "\n"
         out += snippet(file: d.file, range: d.range, label: d.label, width: width, style: severityStyle)

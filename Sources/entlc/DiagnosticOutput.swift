@@ -116,6 +116,12 @@ enum DiagnosticOutput {
     /// GitHub Actions workflow commands, one per diagnostic, then the text summary:
     /// `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=E201::message`.
     static func github(_ diagnostics: [Diagnostic], files: Int) -> String {
+        githubAnnotations(diagnostics)
+            + DiagnosticRenderer.summary(errors: diagnostics.errorCount, warnings: diagnostics.warningCount, files: files) + "\n"
+    }
+
+    /// One `::error`, `::warning` or `::notice` command per diagnostic.
+    static func githubAnnotations(_ diagnostics: [Diagnostic]) -> String {
         var out = ""
         for d in diagnostics {
             let properties = [
@@ -124,9 +130,13 @@ enum DiagnosticOutput {
             ].joined(separator: ",")
             var message = d.message
             if let help = d.help { message += " (\(help))" }
-            out += "::\(d.severity == .error ? "error" : "warning") \(properties)::\(escapeData(message))\n"
+            let command = switch d.severity {
+            case .error: "error"
+            case .warning: "warning"
+            case .note: "notice"
+            }
+            out += "::\(command) \(properties)::\(escapeData(message))\n"
         }
-        out += DiagnosticRenderer.summary(errors: diagnostics.errorCount, warnings: diagnostics.warningCount, files: files) + "\n"
         return out
     }
 

@@ -257,69 +257,14 @@ enum EvalCommand {
     static let maxLineLength = 16 * 1024 * 1024
 
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
-    /// `{"line": N, "error": "…"}` and the others go on. Lines are evaluated on `jobs` threads in
-    /// blocks; the output is written in input order, so it is byte-identical for any `jobs`.
+    /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
     static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
-        let bytes = try FileSystem.contents(ofInput: path)
         let clock = Instant.now()
-        let lines = lineRanges(of: bytes)
-        let blockSize = 512
-        let blocks = stride(from: 0, to: lines.count, by: blockSize).map { $0..<min($0 + blockSize, lines.count) }
-        let wave = max(1, jobs) * 4
-        let outputs = BlockOutputs(count: wave)
-        defer { outputs.free() }
-        for first in stride(from: 0, to: blocks.count, by: wave) {
-            let count = min(wave, blocks.count - first)
-            let evaluateBlock = { @Sendable (i: Int) in
-                var out: [UInt8] = []
-                out.reserveCapacity(blocks[first + i].count * 512)
-                for n in blocks[first + i] where !isBlank(bytes[lines[n]]) {
-                    evaluateLine(bytes[lines[n]], number: n + 1, options, clock: clock, into: &out)
-                    out.append(0x0A)
-                }
-                outputs.slots[i] = out
-            }
-            if jobs > 1 {
-                DispatchQueue.concurrentPerform(iterations: count, execute: evaluateBlock)
-            } else {
-                (0..<count).forEach(evaluateBlock)
-            }
-            for i in 0..<count { Terminal.emit(bytes: outputs.slots[i]) }
-        }
+        try JSONLines.process(path, jobs: jobs, initial: { [UInt8]() }, line: { line, number, out in
+            evaluateLine(line, number: number, options, clock: clock, into: &out)
+            out.append(0x0A)
+        }, consume: { Terminal.emit(bytes: $0) })
         return .success
-    }
-
-    /// One output buffer per block of a wave. Each block's thread writes only its own slot, and
-    /// the main thread reads the slots after `concurrentPerform` returns.
-    final class BlockOutputs: @unchecked Sendable {
-        let slots: UnsafeMutableBufferPointer<[UInt8]>
-        init(count: Int) {
-            slots = .allocate(capacity: count)
-            slots.initialize(repeating: [])
-        }
-        func free() { slots.deinitialize().deallocate() }
-    }
-
-    /// The byte range of every line (without its `\n` or `\r\n`); a final line without a newline counts.
-    static func lineRanges(of bytes: [UInt8]) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var start = 0
-            while start < buffer.count {
-                let end = memchr(base + start, 0x0A, buffer.count - start)
-                    .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
-                ranges.append(start..<(end > start && buffer[end - 1] == 0x0D ? end - 1 : end))
-                start = end + 1
-            }
-        }
-        return ranges
-    }
-
-    /// Blank lines (spaces and tabs only) are skipped: they hold no customer, and a JSONL file
-    /// often ends with one. Line numbers in error records still count them.
-    static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
-        !line.contains { $0 != 0x20 && $0 != 0x09 }
     }
 
     /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.

@@ -12,7 +12,7 @@ import Testing
 
     /// Each example really produces its code; each fix has no error and no longer that code
     /// (a minimal snippet may still draw unrelated lints, such as an unused product).
-    @Test(arguments: DiagnosticCatalog.all.filter { $0.example != nil }.map(\.code.id))
+    @Test(arguments: DiagnosticCatalog.all.filter { $0.example != nil && $0.before == nil }.map(\.code.id))
     func examplesFailAndFixesPass(_ id: String) throws {
         let e = try #require(DiagnosticCatalog.explanation(id))
         let failing = check(e.example!).diagnostics.map(\.code.id)
@@ -23,7 +23,21 @@ import Testing
     }
 
     @Test func onlyUnrepresentableCodesLackAnExample() {
-        #expect(DiagnosticCatalog.all.filter { $0.example == nil }.map(\.code.id) == ["E101", "E119"])
+        #expect(DiagnosticCatalog.all.filter { $0.example == nil }.map(\.code.id) == ["D106", "E101", "E119"])
+    }
+
+    /// Each `entlc diff` example (before → after, compared as of 2026-06-01) finds its code, and
+    /// the fixed version does not.
+    @Test(arguments: DiagnosticCatalog.all.filter { $0.before != nil }.map(\.code.id))
+    func diffExamplesFindTheirCode(_ id: String) throws {
+        let e = try #require(DiagnosticCatalog.explanation(id))
+        func codes(_ new: String) -> [String] {
+            let old = check(e.before!), checked = check(new)
+            #expect(!old.hasErrors && !checked.hasErrors)
+            return RuleDiff.compare(old: old, new: checked, since: instant("2026-06-01T00:00:00Z")).findings.map(\.code.id)
+        }
+        #expect(codes(e.example!).contains(id), "example of \(id) gives \(codes(e.example!))")
+        if let fix = e.fix { #expect(!codes(fix).contains(id), "fix of \(id) gives \(codes(fix))") }
     }
 
     @Test func lookupIgnoresCase() {

@@ -75,6 +75,24 @@ final class PurchaseAtoms {
         return products.sorted().reduce(BDD.true) { bdd.and($0, chain($1)) }
     }
 
+    /// The purchase states (within the domains) of customers who bought everything before `t`:
+    /// for each product `fs` depend on, owning it means a purchase before `t`, and no purchase is
+    /// made at or after any instant from `t` on. `entlc diff` asks what existing customers lose.
+    func boughtBefore(_ t: Instant, _ fs: [Int32]) -> Int32 {
+        var products: Set<String> = []
+        for f in fs {
+            for v in bdd.support(f) { products.insert(atomOf[v].product) }
+        }
+        var r = BDD.true
+        for p in products.sorted() {
+            r = bdd.and(r, bdd.or(bdd.not(variable(p, .atLeast(1))), variable(p, .purchased(before: true, t))))
+            for case (.purchased(false, let since), let v) in variables[p] ?? [:] where since >= t {
+                r = bdd.and(r, bdd.not(bdd.variable(v)))
+            }
+        }
+        return bdd.and(r, domain(fs + [r]))
+    }
+
     /// A purchase state (within the domains) where `f` holds, as the atoms that are true in it —
     /// the fewest the diagram needs — or nil when there is none.
     func example(_ f: Int32) -> [(product: String, atom: Atom)]? {

@@ -179,3 +179,33 @@ public struct Grant: Hashable, Sendable {
     public var priority: IntegerLiteral?
     @IgnoredInEquality public var range: SourceRange
 }
+
+extension Grant: CustomStringConvertible {
+    /// The grant as `fmt` writes it, without `grants`: `api_calls 10_000 per month carry up to 20_000`.
+    public var description: String {
+        var out = feature.name
+        switch amount {
+        case .count(let n)?: out += " " + n.value.literal
+        case .unlimited?: out += " unlimited"
+        case nil: break
+        }
+        if let per { out += " per " + per.value.rawValue }
+        if let carry { out += " carry" + (carry.cap.map { " up to " + $0.value.literal } ?? "") }
+        if let priority { out += " priority \(priority.value)" }
+        return out
+    }
+}
+
+extension Int64 {
+    /// An integer literal with `_` between groups of three digits: `10_000`, `500`.
+    public var literal: String {
+        let digits = String(self)
+        guard self >= 1000 else { return digits }
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out += "_" }
+            out.append(c)
+        }
+        return out
+    }
+}

@@ -78,3 +78,33 @@ public struct PurchaseDate: Hashable, Sendable {
         self.range = range
     }
 }
+
+extension Expression: CustomStringConvertible {
+    /// The constraint on one line as `fmt` writes it, with the parentheses its tree needs (for
+    /// messages and suggested rewrites).
+    public var description: String {
+        switch self {
+        case .reference(let id): id.name
+        case .everyone: "everyone"
+        case .purchased(let id, let date): "\(id.name) purchased \(date.relation.value.rawValue) \"\(date.instant.value)\""
+        case .atLeast(let id, let n): "\(id.name) >= \(n.value)"
+        case .not(let inner, _):
+            switch inner {
+            case .and, .or: "not (\(inner))"
+            default: "not \(inner)"
+            }
+        case .and(let terms), .or(let terms):
+            terms.map { t in
+                let parenthesize = switch t {
+                case .and: isAndExpression
+                case .or: true
+                default: false
+                }
+                return parenthesize ? "(\(t))" : t.description
+            }.joined(separator: isAndExpression ? " and " : " or ")
+        case .error(let e): e.value
+        }
+    }
+
+    private var isAndExpression: Bool { if case .and = self { true } else { false } }
+}

@@ -1,0 +1,278 @@
+import EntlCompiler
+import EntlRuntime
+import EntlSyntax
+import EntlTestSupport
+import Testing
+
+/// `entlc diff`'s findings, decided on the checked rules: one pair of rule sets per finding kind,
+/// the changes that are no change, and the grandfathering rewrites it suggests.
+@Suite struct RuleDiffTests {
+    static let since = "2026-06-01T00:00:00Z"
+
+    /// "CODE file:line:column message", in output order.
+    func diff(_ old: String, _ new: String, since: String = since, environments: [EnvironmentName] = [.live],
+              allowed: Set<String> = []) -> [String] {
+        findings(old, new, since: since, environments: environments, allowed: allowed).map {
+            "\($0.code.id) \($0.file):\($0.range.start.line):\($0.range.start.column) \($0.message)"
+        }
+    }
+
+    func findings(_ old: String, _ new: String, since: String = since, environments: [EnvironmentName] = [.live],
+                  allowed: Set<String> = []) -> [Diagnostic] {
+        let o = check(old, path: "old.entl"), n = check(new, path: "new.entl")
+        #expect(!o.hasErrors && !n.hasErrors, "\(o.diagnostics.map(\.message)) \(n.diagnostics.map(\.message))")
+        return RuleDiff.compare(old: o, new: n, since: instant(since), environments: environments, allowed: allowed).findings
+    }
+
+    /// The rewrite a finding's help suggests (the text between the first pair of backticks).
+    func suggestion(_ d: Diagnostic) -> String? {
+        guard let help = d.help, let open = help.firstIndex(of: "`") else { return nil }
+        let rest = help[help.index(after: open)...]
+        return rest.firstIndex(of: "`").map { String(rest[..<$0]) }
+    }
+
+    static let plans = """
+        product monthly: subscription { period month }
+        product annual: subscription { period year }
+        feature export: boolean
+        feature calls: metered
+
+        """
+
+    @Test func theSameRulesOrReorderedTermsAreNoChange() {
+        let old = Self.plans + "entitlement pro = monthly or annual { grants export; grants calls 100 per month }"
+        #expect(diff(old, old) == [])
+        let reordered = Self.plans + "entitlement pro = annual or monthly {\n  grants calls 100 per month\n  grants export\n}"
+        #expect(diff(old, reordered) == [])
+        // The same function written differently: `not (not a and not b)`.
+        let rewritten = Self.plans + "entitlement pro = not (not annual and not monthly) { grants export; grants calls 100 per month }"
+        #expect(diff(old, rewritten) == [])
+    }
+
+    @Test func aRenamedEntitlementIsARemovedNameAndNoAccessChange() {
+        let old = Self.plans + "entitlement premium = monthly or annual { grants export }"
+        let new = Self.plans + "entitlement plus = annual or monthly { grants export }"
+        #expect(diff(old, new) == [
+            "D103 new.entl:5:13 new entitlement `plus`",
+            "D404 old.entl:5:13 entitlement `premium` is removed; `plus` is the same entitlement under another name",
+        ])
+        #expect(RuleDiff.compare(old: check(old), new: check(new), since: instant(Self.since)).breaking.map(\.code.id) == ["D404"])
+    }
+
+    @Test func droppingATermLosesItsOwnersWithTheRewriteThatKeepsThem() throws {
+        let old = Self.plans + "entitlement pro = monthly or annual"
+        let new = Self.plans + "entitlement pro = monthly"
+        let found = findings(old, new)
+        #expect(found.map(\.code.id) == ["D401"])
+        #expect(found[0].message == "a customer who owns only `annual` loses entitlement `pro`")
+        #expect(found[0].range.start.line == 5 && found[0].range.start.column == 13 && found[0].file == "new.entl")
+        #expect(found[0].notes.map(\.message) == ["before: `monthly or annual`"])
+        let rewrite = try #require(suggestion(found[0]))
+        #expect(rewrite == "entitlement pro = monthly or annual purchased before \"2026-06-01T00:00:00Z\"")
+        // The rewrite keeps every existing customer: only purchases from the change on lose.
+        #expect(diff(old, Self.plans + rewrite) == [
+            "D105 new.entl:5:13 only purchases from 2026-06-01T00:00:00Z on change: a customer who owns only `annual` loses entitlement `pro`",
+        ])
+    }
+
+    @Test func gainsAreNotes() {
+        let old = Self.plans + "entitlement pro = monthly { grants calls 100 per month }"
+        let new = Self.plans + "entitlement pro = monthly or annual { grants calls 200 per month; grants export }"
+        let found = findings(old, new)
+        #expect(found.allSatisfy { $0.severity == .note })
+        #expect(diff(old, new) == [
+            "D101 new.entl:5:13 a customer who owns only `annual` gains entitlement `pro`",
+            "D101 new.entl:5:39 a customer who owns only `annual` gains feature `calls`",
+            "D102 new.entl:5:39 `calls` grows for a customer who owns only `monthly`: 100 per month → 200 per month",
+            "D101 new.entl:5:67 a customer who owns only `annual` gains feature `export`",
+        ])
+    }
+
+    @Test func aRemovedBooleanGrantLosesTheFeature() throws {
+        let old = Self.plans + "entitlement pro = monthly { grants export }"
+        let new = Self.plans + "entitlement pro = monthly"
+        let found = findings(old, new)
+        #expect(diff(old, new) == ["D402 new.entl:5:13 a customer who owns only `monthly` loses feature `export`"])
+        let rewrite = try #require(suggestion(found[0]))
+        #expect(rewrite == "entitlement pro_legacy = monthly purchased before \"2026-06-01T00:00:00Z\" { grants export }")
+        #expect(diff(old, new + "\n" + rewrite).filter { $0.hasPrefix("D4") } == [])
+    }
+
+    @Test(arguments: [
+        ("calls 100 per month", "calls 50 per month", "100 per month → 50 per month"),
+        ("calls 100 per month", "calls 100 per year", "100 per month → 100 per year"),
+        ("calls 100 per month carry", "calls 100 per month", "100 per month carry → 100 per month"),
+        ("calls 100 per month carry up to 300", "calls 100 per month carry up to 200",
+         "100 per month carry up to 300 → 100 per month carry up to 200"),
+        ("calls unlimited", "calls 1_000_000 per day", "unlimited → 1,000,000 per day"),
+        ("calls 100", "calls 50", "100 → 50"),
+    ])
+    func anAllowanceThatShrinks(_ before: String, _ after: String, _ change: String) {
+        let old = Self.plans + "entitlement pro = monthly { grants \(before) }"
+        let new = Self.plans + "entitlement pro = monthly { grants \(after) }"
+        #expect(diff(old, new) == ["D403 new.entl:5:29 `calls` shrinks for a customer who owns only `monthly`: \(change)"])
+    }
+
+    @Test(arguments: [
+        ("calls 20_000 per month", "calls 1_000 per day"),  // 28,000 in the shortest month
+        ("calls 100 per month", "calls 100 per month carry"),
+        ("calls 100 per month", "calls unlimited"),
+    ])
+    func anAllowanceThatDoesNotShrink(_ before: String, _ after: String) {
+        let old = Self.plans + "entitlement pro = monthly { grants \(before) }"
+        let new = Self.plans + "entitlement pro = monthly { grants \(after) }"
+        #expect(diff(old, new).filter { $0.hasPrefix("D4") } == [])
+    }
+
+    @Test func anAllowanceMovedBetweenEntitlementsTheSameCustomersHoldIsNoChange() {
+        let old = Self.plans + "entitlement pro = monthly { grants calls 20_000 per month }"
+        let new = Self.plans + """
+            entitlement pro = monthly { grants calls 10_000 per month }
+            entitlement pro_extra = monthly { grants calls 10_000 per month }
+            """
+        #expect(diff(old, new) == ["D103 new.entl:6:13 new entitlement `pro_extra`"])
+    }
+
+    @Test func aShrinkingAllowanceSuggestsALegacyEntitlementForTheDifference() throws {
+        let old = Self.plans + "entitlement pro = monthly or annual { grants calls 20_000 per month }"
+        let new = Self.plans + "entitlement pro = monthly or annual { grants calls 10_000 per month }"
+        let found = findings(old, new)
+        #expect(found.map(\.code.id) == ["D403"])
+        #expect(found[0].message == "`calls` shrinks for a customer who owns only `annual`: 20,000 per month → 10,000 per month")
+        let rewrite = try #require(suggestion(found[0]))
+        #expect(rewrite == """
+            entitlement pro_legacy = monthly purchased before "2026-06-01T00:00:00Z" or annual purchased before "2026-06-01T00:00:00Z" { grants calls 10_000 per month }
+            """)
+        #expect(diff(old, new + "\n" + rewrite).filter { $0.hasPrefix("D4") } == [])
+    }
+
+    @Test func aMeteredFeatureNothingGrantsAnyMoreIsLost() {
+        let old = Self.plans + "entitlement pro = monthly { grants calls 100 per month }"
+        let new = Self.plans + "entitlement pro = monthly"
+        #expect(diff(old, new) == ["D402 new.entl:5:13 a customer who owns only `monthly` loses feature `calls`"])
+    }
+
+    @Test func removedNamesAndNamesOfAnotherKind() {
+        let old = Self.plans + "entitlement pro = monthly { grants export }\nfeature seats: metered"
+        let new = """
+            product monthly: subscription { period month }
+            product annual: non_consumable
+            feature export: boolean
+            feature calls: metered
+            entitlement pro = monthly { grants export }
+            """
+        #expect(diff(old, new) == [
+            "D404 new.entl:2:9 `annual` was a subscription, is now a non-consumable product",
+            "D404 old.entl:6:9 feature `seats` is removed",
+        ])
+    }
+
+    @Test func storeIDsThatNoLongerMap() {
+        let old = """
+            product pro: non_consumable { id app_store "com.x.pro"; id play_store "pro" }
+            product plus: non_consumable
+            entitlement e = pro or plus
+            """
+        let new = """
+            product pro: non_consumable { id app_store "com.x.pro.v2" }
+            product plus: non_consumable { id play_store "pro" }
+            entitlement e = pro or plus
+            """
+        #expect(diff(old, new) == [
+            "D405 new.entl:1:9 store id app_store \"com.x.pro\" no longer maps to `pro`: its purchases stop counting",
+            "D405 new.entl:1:9 store id play_store \"pro\" now maps to `plus`, not `pro`: its purchases stop counting for `pro`",
+        ])
+    }
+
+    @Test func creditConversions() {
+        let old = """
+            feature calls: metered
+            feature storage: metered
+            feature images: metered
+            credits c { calls 1 = 5; storage 1 = 100 }
+            """
+        let new = """
+            feature calls: metered
+            feature storage: metered
+            feature images: metered
+            credits c { calls 2 = 15; images 1 = 20 }
+            """
+        #expect(diff(old, new) == [
+            "D406 new.entl:4:9 credit system `c` no longer pays for `storage`",
+            "D406 new.entl:4:13 `calls` costs more `c` credits: 1 for 5 credits → 2 for 15 credits",
+            "D104 new.entl:4:27 credit system `c` now pays for `images`",
+        ])
+        let cheaper = old.replacingOccurrences(of: "calls 1 = 5", with: "calls 2 = 9")
+        #expect(diff(old, cheaper) == ["D104 new.entl:4:13 `calls` costs fewer `c` credits: 1 for 5 credits → 2 for 9 credits"])
+    }
+
+    @Test func consumableThresholdsNameTheUnits() {
+        let old = "product zb: consumable\nentitlement rich = zb >= 4"
+        let new = "product zb: consumable\nentitlement rich = zb >= 6"
+        #expect(diff(old, new) == ["D401 new.entl:2:13 a customer who owns only 4 `zb` loses entitlement `rich`"])
+    }
+
+    /// A change made for purchases from the change on only: notes, no breaking finding.
+    @Test func aGrandfatheredChangeIsForFuturePurchasesOnly() {
+        let old = Self.plans + "entitlement pro = monthly { grants export }"
+        let new = Self.plans + "entitlement pro = monthly purchased before \"2026-06-01T00:00:00Z\" { grants export }"
+        #expect(diff(old, new) == [
+            "D105 new.entl:5:13 only purchases from 2026-06-01T00:00:00Z on change: a customer who owns only `monthly` loses entitlement `pro`",
+            "D105 new.entl:5:13 only purchases from 2026-06-01T00:00:00Z on change: `export` shrinks or is lost for a customer who owns only `monthly`",
+        ])
+        // Shipped later than the instant in the rules: customers who bought in between lose.
+        #expect(diff(old, new, since: "2026-07-01T00:00:00Z").map { String($0.prefix(4)) } == ["D401", "D402"])
+    }
+
+    /// The language reference's example: monthly subscribers who bought before 2026-06-01 keep
+    /// raw export and 20,000 calls; the split moves them from `pro` to `pro_legacy`, which app
+    /// code that asks for the entitlement `pro` sees (D401), while no feature is lost.
+    @Test func theGrandfatheringExample() {
+        let old = """
+            product pro_monthly: subscription { period month }
+            product pro_annual: subscription { period year }
+            feature raw_export: boolean
+            feature api_calls: metered
+            entitlement pro = pro_monthly or pro_annual {
+              grants raw_export
+              grants api_calls 20_000 per month
+            }
+            """
+        let new = """
+            product pro_monthly: subscription { period month }
+            product pro_annual: subscription { period year }
+            feature raw_export: boolean
+            feature api_calls: metered
+            entitlement pro_legacy = pro_monthly purchased before "2026-06-01T00:00:00Z" {
+              grants raw_export
+              grants api_calls 20_000 per month
+            }
+            entitlement pro = pro_monthly purchased since "2026-06-01T00:00:00Z" or pro_annual {
+              grants api_calls 10_000 per month
+            }
+            """
+        #expect(diff(old, new) == [
+            "D103 new.entl:5:13 new entitlement `pro_legacy`",
+            "D102 new.entl:7:3 `api_calls` grows for a customer who owns only `pro_monthly` (bought before 2026-06-01T00:00:00Z, "
+                + "and again on or after 2026-06-01T00:00:00Z): 20,000 per month → 20,000 per month + 10,000 per month",
+            "D401 new.entl:9:13 a customer who owns only `pro_monthly` loses entitlement `pro`",
+            "D402 new.entl:9:13 a customer who owns only `pro_annual` loses feature `raw_export`",
+            "D403 new.entl:10:3 `api_calls` shrinks for a customer who owns only `pro_annual`: 20,000 per month → 10,000 per month",
+        ])
+    }
+
+    @Test func allowedCodesBecomeNotes() {
+        let old = Self.plans + "entitlement pro = monthly or annual"
+        let new = Self.plans + "entitlement pro = monthly"
+        let found = findings(old, new, allowed: ["D401"])
+        #expect(found.map(\.severity) == [.note])
+    }
+
+    @Test func aFindingInOneEnvironmentSaysWhich() {
+        let old = Self.plans + "entitlement pro = monthly or annual"
+        let new = Self.plans + "environment live { entitlement pro = monthly or annual }\nenvironment test { entitlement pro = monthly }"
+        #expect(diff(old, new, environments: [.live, .test]).map { String($0.split(separator: " ", maxSplits: 2)[2]) } == [
+            "a customer who owns only `annual` loses entitlement `pro` (environment `test`)",
+        ])
+    }
+}
