@@ -47,4 +47,11 @@ extension Compiler {
         let checked = check(sources, lint: lint)
         return Compilation(checked: checked, graph: checked.hasErrors ? nil : Lowering.lower(checked))
     }
+
+    /// The graph of a checked rule set without errors (for a tool that needs both, such as
+    /// `entlc diff --states`, and lowers only when it runs the rules).
+    public static func graph(of checked: CheckedRuleSet) -> RuleGraph {
+        precondition(!checked.hasErrors, "only a rule set without errors has a graph")
+        return Lowering.lower(checked)
+    }
 }

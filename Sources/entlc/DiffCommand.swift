@@ -67,26 +67,24 @@ enum DiffCommand {
 
         let old = try compile(args.positionals[0], side: "OLD", format: format)
         let new = try compile(args.positionals[1], side: "NEW", format: format)
-        let diff = RuleDiff.compare(old: old.checked, new: new.checked, since: since, environments: environments,
+        let diff = RuleDiff.compare(old: old, new: new, since: since, environments: environments,
                                     allowed: allowed)
         let impact = try args.value("--states").map { path throws(CLIError) in
-            try Impact.measure(path, old: old.graph, new: new.graph,
+            try Impact.measure(path, old: Compiler.graph(of: old), new: Compiler.graph(of: new),
                                environment: environments.count == 1 ? Environment(rawValue: environments[0].rawValue) : nil,
                                jobs: try EvalCommand.parseJobs(args))
         }
-        let sources = new.checked.sources + old.checked.sources.filter { s in !new.checked.sources.contains { $0.path == s.path } }
+        let sources = new.sources + old.sources.filter { s in !new.sources.contains { $0.path == s.path } }
         emit(diff, impact: impact, since: since, sources: sources, format: format)
         return diff.breaking.isEmpty ? .success : .no
     }
 
-    /// Compiles one side; a side with errors stops the comparison (exit 2) with its diagnostics.
-    private static func compile(_ path: String, side: String, format: String) throws(CLIError)
-        -> (graph: RuleGraph, checked: CheckedRuleSet)
-    {
+    /// Checks one side; a side with errors stops the comparison (exit 2) with its diagnostics.
+    private static func compile(_ path: String, side: String, format: String) throws(CLIError) -> CheckedRuleSet {
         let sources = try RuleLoader.load([path])
-        let compilation = Compiler.compile(sources, lint: false)
-        guard let graph = compilation.graph else {
-            let diagnostics = compilation.checked.sortedDiagnostics
+        let checked = Compiler.check(sources, lint: false)
+        guard !checked.hasErrors else {
+            let diagnostics = checked.sortedDiagnostics
             switch format {
             case "json": Terminal.emit(DiagnosticOutput.json(diagnostics).pretty + "\n")
             case "sarif": Terminal.emit(DiagnosticOutput.sarif(diagnostics).pretty + "\n")
@@ -96,7 +94,7 @@ enum DiffCommand {
             let n = diagnostics.errorCount
             throw CLIError("cannot compare: \(side) (`\(path)`) does not compile (\(n) error\(n == 1 ? "" : "s"))")
         }
-        return (graph, compilation.checked)
+        return checked
     }
 
     /// `2 breaking changes, 3 other changes`

@@ -40,9 +40,9 @@ func measure(runs: Int, _ body: () -> Void) -> Double {
 
 /// Runs a command as a shell would: elapsed seconds, timed by a shell around it (so neither the
 /// size of this process nor Foundation's spawning counts), and peak RSS in KiB (/usr/bin/time).
-func run(_ arguments: [String], stdoutTo path: String = "/dev/null") -> (Double, Int) {
+func run(_ arguments: [String], stdoutTo path: String = "/dev/null", accepting statuses: Set<Int32> = [0]) -> (Double, Int) {
     let rss = NSTemporaryDirectory() + "entlc-bench-rss-\(getpid())"
-    let script = #"out=$1 rss=$2; shift 2; s=$(date +%s%N); /usr/bin/time -f %M -o "$rss" "$@" > "$out"; e=$(date +%s%N); echo $((e - s))"#
+    let script = #"out=$1 rss=$2; shift 2; s=$(date +%s%N); /usr/bin/time -f %M -o "$rss" "$@" > "$out"; status=$?; e=$(date +%s%N); echo $((e - s)); exit $status"#
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/sh")
     p.arguments = ["-c", script, "sh", path, rss] + arguments
@@ -53,7 +53,9 @@ func run(_ arguments: [String], stdoutTo path: String = "/dev/null") -> (Double,
     p.waitUntilExit()
     let nanoseconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     let kib = (try? String(contentsOfFile: rss, encoding: .utf8)).flatMap { Int($0.split(separator: "\n").last ?? "") }
-    guard p.terminationStatus == 0, let nanoseconds, let kib else { fail("cannot time \(arguments)") }
+    guard statuses.contains(p.terminationStatus), let nanoseconds, let kib else {
+        fail("cannot time \(arguments) (exit \(p.terminationStatus))")
+    }
     return (nanoseconds / 1e9, kib)
 }
 
@@ -236,6 +238,7 @@ func runAll(_ args: [String]) {
     report.row("lines", "median time", "peak memory")
     report.row("---", "---", "---")
     var checkTimes: [Double] = []
+    var largest = ""
     for lines in quick ? [5_000, 10_000] : [50_000, 100_000] {
         let shape = RuleSetShape(products: RuleSetShape.products(forLines: lines), seed: 42)
         let path = "\(out)/rules-\(lines).entl"
@@ -247,10 +250,56 @@ func runAll(_ args: [String]) {
         checkTimes.append(t)
         let actualLines = text.split(separator: "\n", omittingEmptySubsequences: false).count
         report.row(actualLines.formatted(), fmt(t, 2) + " s", "\(samples.map(\.1).max()! / 1024) MB")
+        largest = path
     }
     report.text("\nDoubling the rule set: check time ×\(fmt(checkTimes[1] / checkTimes[0])).")
+
+    // 5. diff of the largest rule set against a reviewed change of it.
+    let changedPath = largest.replacingOccurrences(of: ".entl", with: "-changed.entl")
+    let original = (try? String(contentsOfFile: largest, encoding: .utf8)) ?? ""
+    write(changed(original), to: changedPath)
+    var diffSamples: [(Double, Int)] = []
+    for _ in 0..<(quick ? 3 : 5) {
+        diffSamples.append(run([entlc, "diff", largest, changedPath, "--format", "json"], stdoutTo: "\(out)/diff.json", accepting: [1]))
+    }
+    let findings = (try? String(contentsOfFile: "\(out)/diff.json", encoding: .utf8))
+        .map { $0.components(separatedBy: "\"code\":").count - 1 } ?? 0
+    report.text("\n### `entlc diff` of the largest rule set against a change of it\n")
+    report.text("Every 20th entitlement drops one of two products, every 10th halves its monthly grants, one store id goes: "
+                + "\(findings.formatted()) findings, each with an example and a checked rewrite.\n")
+    report.row("lines (each side)", "median time", "peak memory")
+    report.row("---", "---", "---")
+    report.row(original.split(separator: "\n", omittingEmptySubsequences: false).count.formatted(),
+               fmt(median(diffSamples.map(\.0)), 2) + " s", "\(diffSamples.map(\.1).max()! / 1024) MB")
     report.text("\n<!-- checksum \(checksum) -->")
     print(report.lines.joined(separator: "\n"))
+}
+
+/// A change a reviewer might see: every 20th entitlement `= a or b {` becomes `= b {`, the
+/// `per month` grants of every 10th entitlement are halved, and `p7` loses its Stripe id.
+func changed(_ text: String) -> String {
+    var entitlements = 0
+    var lines: [String] = []
+    var droppedStoreID = false
+    for var line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        if line.hasPrefix("entitlement ") {
+            entitlements += 1
+            let words = line.split(separator: " ")
+            // entitlement NAME = A or B {
+            if entitlements % 20 == 0, words.count == 7, words[4] == "or", words[6] == "{" {
+                line = "entitlement \(words[1]) = \(words[5]) {"
+            }
+        } else if entitlements % 10 == 0, line.contains("per month"), line.hasPrefix("  grants ") {
+            var words = line.split(separator: " ").map(String.init)
+            if words.count > 2, let n = Int(words[2].filter { $0 != "_" }) { words[2] = String(max(1, n / 2)) }
+            line = "  " + words.joined(separator: " ")
+        } else if !droppedStoreID, line == "  id stripe \"price_p7\"" {
+            droppedStoreID = true
+            continue
+        }
+        lines.append(line)
+    }
+    return lines.joined(separator: "\n")
 }
 
 let args = Array(CommandLine.arguments.dropFirst())

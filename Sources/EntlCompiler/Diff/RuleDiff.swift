@@ -462,7 +462,7 @@ private final class EnvironmentDiff {
     private func compareSituations(boolean: Bool, old oldSources: Sources, new newSources: Sources) -> Comparison {
         var functions: [Int32] = []
         for s in oldSources + newSources where !functions.contains(s.activation) { functions.append(s.activation) }
-        let existing = atoms.boughtBefore(since, functions)
+        var existingSituations: Int32?  // computed at the first loss: most features lose nothing
         var result = Comparison()
         var situations = 0
         func visit(_ i: Int, _ situation: Int32, _ active: Set<Int32>) {
@@ -479,7 +479,8 @@ private final class EnvironmentDiff {
             let (had, has) = (isOn(oldSources, active), isOn(newSources, active))
             let (covers, coveredBy) = boolean ? (has || !had, had || !has) : (after.covers(before), before.covers(after))
             if !covers {
-                let e = atoms.and(situation, existing)
+                if existingSituations == nil { existingSituations = atoms.boughtBefore(since, functions) }
+                let e = atoms.and(situation, existingSituations!)
                 if e == BDD.false {
                     if result.future == nil { result.future = (situation, active) }
                 } else {
@@ -488,7 +489,11 @@ private final class EnvironmentDiff {
                     } else if result.shrunk == nil {
                         result.shrunk = (e, active)
                     }
-                    result.losingSources.formUnion(oldSources.map(\.activation).filter(active.contains))
+                    // The old sources that changed (a source the same on both sides gives nothing back).
+                    for o in oldSources where active.contains(o.activation)
+                        && !newSources.contains(where: { $0.id == o.id && $0.activation == o.activation && $0.grants == o.grants }) {
+                        result.losingSources.insert(o.activation)
+                    }
                 }
             }
             if !coveredBy {
@@ -596,7 +601,9 @@ private final class EnvironmentDiff {
             grants += s.grants
         }
         guard !terms.isEmpty else { return nil }
-        let constraint = terms.count == 1 ? terms[0] : Expression.or(terms)
+        let constraint = terms.count == 1 ? terms[0] : Expression.or(terms.flatMap { t -> [Expression] in
+            if case .or(let inner) = t { inner } else { [t] }
+        })
         guard compilesInNew(constraint) else { return nil }
         let legacy = (names.first ?? feature) + "_legacy"
         guard new.table[legacy] == nil else { return nil }
