@@ -266,7 +266,7 @@ func runAll(_ args: [String]) {
         .map { $0.components(separatedBy: "\"code\":").count - 1 } ?? 0
     report.text("\n### `entlc diff` of the largest rule set against a change of it\n")
     report.text("Every 20th entitlement drops one of two products, every 10th halves its monthly grants, one store id goes: "
-                + "\(findings.formatted()) findings, each with an example and a checked rewrite.\n")
+                + "\(findings.formatted()) findings, each with an example customer.\n")
     report.row("lines (each side)", "median time", "peak memory")
     report.row("---", "---", "---")
     report.row(original.split(separator: "\n", omittingEmptySubsequences: false).count.formatted(),

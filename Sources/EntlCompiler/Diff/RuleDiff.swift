@@ -162,15 +162,15 @@ private final class EnvironmentDiff {
         compareFeatures()
         if !atoms.usable {
             findings.removeAll { [.entitlementLost, .featureLost, .allowanceShrinks].contains($0.code) }
+            let start = SourceLocation(line: 1, column: 1, offset: 0)
             report(.comparisonIncomplete, "the constraints are too large to compare exactly: access and allowances were not compared",
-                   file: new.checked.sources.first?.path ?? "", range: SourceRange(start: SourceLocation(line: 1, column: 1, offset: 0), end: SourceLocation(line: 1, column: 1, offset: 0)))
+                   file: new.checked.sources.first?.path ?? "", range: SourceRange(start: start, end: start))
         }
     }
 
     private func report(_ code: DiagnosticCode, _ message: String, file: String, range: SourceRange,
                         help: String? = nil, notes: [DiagnosticNote] = []) {
-        findings.append(Diagnostic(code, message, file: file, range: range, 
-                                   help: help, notes: notes))
+        findings.append(Diagnostic(code, message, file: file, range: range, help: help, notes: notes))
     }
 
     private var sinceText: String { since.rfc3339 }
@@ -275,12 +275,11 @@ private final class EnvironmentDiff {
                     report(.conversionCheaper, "credit system `\(name)` now pays for `\(c.feature)`", file: new.file(name)!, range: c.range)
                     continue
                 }
-                // credits per unit: c.credits / c.amount against b.credits / b.amount, exactly.
-                let (lhs, o1) = c.credits.multipliedFullWidth(by: b.amount)
-                let (rhs, o2) = b.credits.multipliedFullWidth(by: c.amount)
-                let newer = (lhs, o1), older = (rhs, o2)
-                if newer == older { continue }
-                let dearer = newer > older
+                // Credits per unit, c.credits / c.amount against b.credits / b.amount, compared
+                // exactly as c.credits × b.amount against b.credits × c.amount (128-bit products).
+                let after = c.credits.multipliedFullWidth(by: b.amount), before = b.credits.multipliedFullWidth(by: c.amount)
+                if after == before { continue }
+                let dearer = (after.high, after.low) > (before.high, before.low)
                 report(dearer ? .conversionDearer : .conversionCheaper,
                        "`\(c.feature)` costs \(dearer ? "more" : "fewer") `\(name)` credits: \(rate(b.amount, b.credits)) → \(rate(c.amount, c.credits))",
                        file: new.file(name)!, range: c.range,
