@@ -14,7 +14,8 @@ module() {  # name, source dir
   swiftc "${FLAGS[@]}" -wmo -module-name "$1" -emit-module -emit-module-path "$OUT/modules/$1.swiftmodule" \
     -c "$ROOT/Sources/$2"/*.swift $(find "$ROOT/Sources/$2" -mindepth 2 -name '*.swift') -o "$OUT/modules/$1.o"
 }
-echo "compiling EntlSyntax, EntlRuntime, EntlCompiler (fuzzer + address sanitizer)…" >&2
+echo "compiling EntlSupport, EntlSyntax, EntlRuntime, EntlCompiler (fuzzer + address sanitizer)…" >&2
+module EntlSupport EntlSupport
 module EntlSyntax EntlSyntax
 module EntlRuntime EntlRuntime
 module EntlCompiler EntlCompiler
@@ -23,7 +24,7 @@ for target in roundtrip state; do
   source=$([ "$target" = roundtrip ] && echo RoundTripFuzz || echo StateFuzz)
   # The shared invariants (which import the modules above) and the entry point, in one module.
   swiftc "${FLAGS[@]}" -module-name "fuzz_$target" "$ROOT/Tests/EntlTestSupport/Invariants.swift" "targets/$source.swift" \
-    "$OUT/modules/EntlSyntax.o" "$OUT/modules/EntlRuntime.o" "$OUT/modules/EntlCompiler.o" -o "$OUT/$target" \
+    "$OUT/modules/EntlSupport.o" "$OUT/modules/EntlSyntax.o" "$OUT/modules/EntlRuntime.o" "$OUT/modules/EntlCompiler.o" -o "$OUT/$target" \
     2> >(grep -v "Cannot export local symbol" >&2)
   echo "built $OUT/$target" >&2
 done
