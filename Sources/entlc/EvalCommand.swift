@@ -6,7 +6,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import EntlCompiler
 import EntlRuntime
 import EntlSyntax
@@ -260,7 +259,13 @@ enum EvalCommand {
     /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
     static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
         let clock = Instant.now()
-        try JSONLines.process(path, jobs: jobs, initial: { [UInt8]() }, line: { line, number, out in
+        // A block's output: about 512 bytes per line, reserved once.
+        let initial = { @Sendable () -> [UInt8] in
+            var out: [UInt8] = []
+            out.reserveCapacity(512 * 512)
+            return out
+        }
+        try JSONLines.process(path, jobs: jobs, initial: initial, line: { line, number, out in
             evaluateLine(line, number: number, options, clock: clock, into: &out)
             out.append(0x0A)
         }, consume: { Terminal.emit(bytes: $0) })
