@@ -37,9 +37,9 @@ enum Lowering {
                 return .entitlement(entitlementIndex[id.name] ?? 0)
             case .atLeast(let id, let n): return .atLeast(product: productIndex[id.name] ?? 0, quantity: n.value)
             case .purchased(let id, let date):
-                let instant = EntlRuntime.Instant(rfc3339: date.instant.value) ?? EntlRuntime.Instant(seconds: 0)
                 return .purchased(product: productIndex[id.name] ?? 0,
-                                  date: PurchaseDateFilter(before: date.relation.value == .before, instant: instant))
+                                  date: date.filter ?? PurchaseDateFilter(before: date.relation.value == .before,
+                                                                          instant: EntlRuntime.Instant(seconds: 0)))
             case .everyone: return .everyone
             case .not(let inner, _): return .not(constraint(inner))
             case .and(let terms): return .and(terms.map(constraint))
@@ -293,5 +293,14 @@ enum Lowering {
         case .months: CalendarStep(months: n, seconds: 0)
         case .years: CalendarStep(months: n.multipliedSaturating(by: 12), seconds: 0)
         }
+    }
+}
+
+extension PurchaseDate {
+    /// Which purchases the qualifier admits; nil when the instant is not RFC 3339 (the checker
+    /// reports that, E217). The one reading of a `purchased before|since` qualifier, for the
+    /// lowering, the constraint analysis and `entlc diff`.
+    var filter: PurchaseDateFilter? {
+        Instant(rfc3339: instant.value).map { PurchaseDateFilter(before: relation.value == .before, instant: $0) }
     }
 }

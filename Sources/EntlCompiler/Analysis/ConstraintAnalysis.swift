@@ -157,7 +157,7 @@ final class ConstraintAnalysis {
     }
 
     static func atom(_ date: PurchaseDate) -> PurchaseAtoms.Atom? {
-        Instant(rfc3339: date.instant.value).map { .purchased(before: date.relation.value == .before, $0) }
+        date.filter.map { .purchased(before: $0.before, $0.instant) }
     }
 
     /// The function of a declaration's constraint (an entitlement's, or a feature's
