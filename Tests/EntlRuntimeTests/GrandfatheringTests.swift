@@ -5,20 +5,7 @@ import Testing
 /// docs/language.md's grandfathering example and docs/semantics.md §2 rule 9: a rule change that
 /// keeps what existing customers bought.
 @Suite struct GrandfatheringTests {
-    static let rules = #"""
-    product pro_monthly: subscription { period month }
-    product pro_annual: subscription { period year }
-    feature raw_export: boolean
-    feature api_calls: metered
-    entitlement pro_legacy = pro_monthly purchased before "2026-06-01T00:00:00Z" {
-      grants raw_export
-      grants api_calls 20_000 per month
-    }
-    entitlement pro = pro_monthly purchased since "2026-06-01T00:00:00Z" or pro_annual {
-      grants api_calls 10_000 per month
-    }
-    """#
-    let graph = compileGraph(GrandfatheringTests.rules)
+    let graph = compileGraph(grandfatheringExample)
     let t = "2026-11-22T12:00:00Z"
 
     func evaluation(_ purchase: String, _ more: String = "") throws -> Evaluation {

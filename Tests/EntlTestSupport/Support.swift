@@ -94,6 +94,23 @@ public func assertDiagnostics(
     }
 }
 
+/// The language reference's grandfathering example (docs/language.md): monthly subscribers who
+/// bought before 2026-06-01 keep raw export and 20,000 calls. Shared by the lint, runtime and
+/// `entlc diff` tests.
+public let grandfatheringExample = #"""
+product pro_monthly: subscription { period month }
+product pro_annual: subscription { period year }
+feature raw_export: boolean
+feature api_calls: metered
+entitlement pro_legacy = pro_monthly purchased before "2026-06-01T00:00:00Z" {
+  grants raw_export
+  grants api_calls 20_000 per month
+}
+entitlement pro = pro_monthly purchased since "2026-06-01T00:00:00Z" or pro_annual {
+  grants api_calls 10_000 per month
+}
+"""#
+
 /// Parses and checks text as one file.
 public func check(_ text: String, path: String = "test.entl") -> CheckedRuleSet {
     Compiler.check([SourceFile(path: path, text: text)])

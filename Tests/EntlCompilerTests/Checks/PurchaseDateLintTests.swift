@@ -34,18 +34,6 @@ import Testing
     }
 
     @Test func theGrandfatheringExampleChecksClean() {
-        assertDiagnostics(#"""
-        product pro_monthly: subscription { period month }
-        product pro_annual: subscription { period year }
-        feature raw_export: boolean
-        feature api_calls: metered
-        entitlement pro_legacy = pro_monthly purchased before "2026-06-01T00:00:00Z" {
-          grants raw_export
-          grants api_calls 20_000 per month
-        }
-        entitlement pro = pro_monthly purchased since "2026-06-01T00:00:00Z" or pro_annual {
-          grants api_calls 10_000 per month
-        }
-        """#, [])
+        assertDiagnostics(grandfatheringExample, [])
     }
 }
