@@ -52,12 +52,7 @@ enum CheckCommand {
             if deny.contains(d.code.id) { d.severity = .error }
             return d
         }
-        switch format {
-        case "json": Terminal.emit(DiagnosticOutput.json(diagnostics).pretty + "\n")
-        case "sarif": Terminal.emit(DiagnosticOutput.sarif(diagnostics).pretty + "\n")
-        case "github": Terminal.emit(DiagnosticOutput.github(diagnostics, files: sources.count))
-        default: Terminal.emit(DiagnosticOutput.text(diagnostics, sources: sources, color: Terminal.stdoutWantsColor))
-        }
+        Terminal.emit(DiagnosticOutput.render(diagnostics, format: format, sources: sources, color: Terminal.stdoutWantsColor))
         if diagnostics.hasErrors { return .no }
         if args.has("--deny-warnings"), diagnostics.warningCount > 0 { return .no }
         return .success

@@ -4,6 +4,16 @@ import EntlSyntax
 
 /// The output formats of diagnostics.
 enum DiagnosticOutput {
+    /// Diagnostics in one of `check`'s formats (`text`, `json`, `sarif`, `github`), ready to print.
+    static func render(_ diagnostics: [Diagnostic], format: String, sources: [SourceFile], color: Bool) -> String {
+        switch format {
+        case "json": json(diagnostics).pretty + "\n"
+        case "sarif": sarif(diagnostics).pretty + "\n"
+        case "github": github(diagnostics, files: sources.count)
+        default: text(diagnostics, sources: sources, color: color)
+        }
+    }
+
     /// Each diagnostic rendered, a blank line between them, then the summary line.
     static func text(_ diagnostics: [Diagnostic], sources: [SourceFile], color: Bool) -> String {
         let renderer = DiagnosticRenderer(sources: sources, color: color)

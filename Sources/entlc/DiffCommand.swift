@@ -85,12 +85,9 @@ enum DiffCommand {
         let checked = Compiler.check(sources, lint: false)
         guard !checked.hasErrors else {
             let diagnostics = checked.sortedDiagnostics
-            switch format {
-            case "json": Terminal.emit(DiagnosticOutput.json(diagnostics).pretty + "\n")
-            case "sarif": Terminal.emit(DiagnosticOutput.sarif(diagnostics).pretty + "\n")
-            case "github": Terminal.emit(DiagnosticOutput.github(diagnostics, files: sources.count))
-            default: Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: sources, color: false))
-            }
+            // Text goes with the error line to standard error; the machine formats to standard output.
+            let rendered = DiagnosticOutput.render(diagnostics, format: format, sources: sources, color: false)
+            if format == "text" { Terminal.emitError(rendered) } else { Terminal.emit(rendered) }
             let n = diagnostics.errorCount
             throw CLIError("cannot compare: \(side) (`\(path)`) does not compile (\(n) error\(n == 1 ? "" : "s"))")
         }
