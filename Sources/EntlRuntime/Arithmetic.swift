@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// Overflow-safe arithmetic for amounts (docs/semantics.md §5): nothing traps and nothing wraps.
 /// Amounts are 0 … 10^15 on input; sums and products saturate at `Int64.max`.
 extension Int64 {
@@ -34,13 +36,5 @@ extension Int64 {
 
 extension Int64 {
     /// The number with a `,` between groups of three digits, for human text: `10,000`.
-    public var grouped: String {
-        let digits = String(magnitude)
-        var out = self < 0 ? "-" : ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out += "," }
-            out.append(c)
-        }
-        return out
-    }
+    public var grouped: String { grouped(by: ",") }
 }

@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// One parsed `.entl` file.
 public struct RuleFile: Hashable, Sendable {
     @IgnoredInEquality public var path: String
@@ -198,14 +200,5 @@ extension Grant: CustomStringConvertible {
 
 extension Int64 {
     /// An integer literal with `_` between groups of three digits: `10_000`, `500`.
-    public var literal: String {
-        let digits = String(self)
-        guard self >= 1000 else { return digits }
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out += "_" }
-            out.append(c)
-        }
-        return out
-    }
+    public var literal: String { self >= 1000 ? grouped(by: "_") : String(self) }
 }
