@@ -176,7 +176,7 @@ struct Impact: Sendable {
         let before: [Key: FeatureOutcome], after: [Key: FeatureOutcome]
         let customer: String
         do {
-            let state = try PurchaseState(json: line)
+            let state = try JSONLines.state(line)
             let at = state.now ?? clock
             before = Impact.outcomes(try Evaluation(graph: old, state: state, environment: environment, at: at).all())
             after = Impact.outcomes(try Evaluation(graph: new, state: state, environment: environment, at: at).all())

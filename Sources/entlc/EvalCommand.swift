@@ -252,9 +252,6 @@ enum EvalCommand {
         }
     }
 
-    /// Longest JSONL line accepted.
-    static let maxLineLength = 16 * 1024 * 1024
-
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
     /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
     static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
@@ -277,9 +274,8 @@ enum EvalCommand {
         func failure(_ message: String) {
             JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
         }
-        guard line.count <= maxLineLength else { return failure("line is \(line.count) bytes; the limit is \(maxLineLength) bytes") }
         do {
-            var state = try PurchaseState(json: line, options: options.decoding)
+            var state = try JSONLines.state(line, options.decoding)
             do throws(CLIError) {
                 try apply(options.overrides, to: &state, graph: options.graph, environment: options.environment)
             } catch {

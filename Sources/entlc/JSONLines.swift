@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Dispatch
+import EntlRuntime
 
 /// Processes the lines of a JSONL input (a path, or `-` for standard input) in blocks of 512 on
 /// `jobs` threads. Each block's result is built by one thread (`line` is called for every
@@ -49,6 +50,19 @@ enum JSONLines {
             slots.initialize(repeating: initial())
         }
         func free() { slots.deinitialize().deallocate() }
+    }
+
+    /// Longest JSONL line accepted.
+    static let maxLineLength = 16 * 1024 * 1024
+
+    /// The customer state on one line; a line over `maxLineLength` is refused before decoding.
+    static func state(_ line: ArraySlice<UInt8>, _ options: StateDecodingOptions = .default) throws(StateError)
+        -> PurchaseState
+    {
+        guard line.count <= maxLineLength else {
+            throw StateError(path: "", message: "line is \(line.count) bytes; the limit is \(maxLineLength) bytes")
+        }
+        return try PurchaseState(json: line, options: options)
     }
 
     /// The byte range of every line (without its `\n` or `\r\n`); a final line without a newline counts.

@@ -48,6 +48,19 @@ import Testing
         #expect(parallel.stdout == r.stdout)
     }
 
+    /// `--states` reads JSONL as `eval --states` does: an overlong line is refused, the rest counted.
+    @Test func anOverlongStateLineIsRefusedAndTheOthersCount() throws {
+        let long = #"{"customer": ""# + String(repeating: "x", count: 16 * 1024 * 1024) + #""}"#
+        let input = #"{"customer": "a", "purchases": []}"# + "\n" + long + "\n"
+        let r = try runEntlc(["diff", Self.old, Self.new, "--format", "json", "--states", "-"] + Self.since, stdin: input)
+        let impact = try #require(try JSONParser.parse(r.stdout)["impact"])
+        #expect(impact["customers"] == .number("1"))
+        #expect(impact["errors"] == .number("1"))
+        guard case .array(let errors)? = impact["first_errors"], let first = errors.first else { Issue.record("no errors"); return }
+        #expect(first["line"] == .number("2"))
+        #expect(first["error"] == .string("line is 16777232 bytes; the limit is 16777216 bytes"))
+    }
+
     @Test func exitCodes() throws {
         let same = try runEntlc(["diff", Self.old, Self.old] + Self.since, environment: ["NO_COLOR": "1"])
         #expect(same.status == 0)
