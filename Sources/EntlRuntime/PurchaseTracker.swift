@@ -56,13 +56,8 @@ final class Locked<Value>: @unchecked Sendable {
 
     deinit { pthread_mutex_destroy(&mutex) }
 
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body(&value)
-    }
-
-    func withTypedLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+    /// Runs `body` on the value under the mutex; its typed error, if any, passes through.
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         return try body(&value)
@@ -131,7 +126,7 @@ public final class JSONPurchaseTracker: UsageRecording {
     }
 
     public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T {
-        let (answer, recorded) = try state.withTypedLock { (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
+        let (answer, recorded) = try state.withLock { (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
             let (answer, record) = try decide(s)
             guard let record else { return (answer, nil) }
             s.usage.append(record)
