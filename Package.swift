@@ -18,7 +18,9 @@ let package = Package(
         .target(name: "EntlSyntax", dependencies: ["EntlSupport"]),
         .target(name: "EntlRuntime", dependencies: ["EntlSupport"]),
         .target(name: "EntlCompiler", dependencies: ["EntlSupport", "EntlSyntax", "EntlRuntime"]),
-        .executableTarget(name: "entlc", dependencies: ["EntlSupport", "EntlSyntax", "EntlCompiler", "EntlRuntime"]),
+        .target(name: "EntlLanguageServer", dependencies: ["EntlSupport", "EntlSyntax", "EntlCompiler", "EntlRuntime"]),
+        .executableTarget(name: "entlc", dependencies: ["EntlSupport", "EntlSyntax", "EntlCompiler", "EntlRuntime",
+                                                        "EntlLanguageServer"]),
         .target(
             name: "EntlTestSupport",
             dependencies: ["EntlSyntax", "EntlCompiler", "EntlRuntime"],
@@ -27,6 +29,7 @@ let package = Package(
         .testTarget(name: "EntlSyntaxTests", dependencies: ["EntlSyntax", "EntlTestSupport"]),
         .testTarget(name: "EntlCompilerTests", dependencies: ["EntlCompiler", "EntlTestSupport"]),
         .testTarget(name: "EntlRuntimeTests", dependencies: ["EntlRuntime", "EntlCompiler", "EntlTestSupport"]),
+        .testTarget(name: "EntlLanguageServerTests", dependencies: ["EntlLanguageServer", "EntlTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["entlc", "EntlTestSupport"]),
     ]
 )

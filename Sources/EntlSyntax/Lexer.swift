@@ -116,12 +116,12 @@ public struct Lexer {
         return pendingDocs
     }
 
-    static func isIdentifierStart(_ b: UInt8) -> Bool {
+    public static func isIdentifierStart(_ b: UInt8) -> Bool {
         (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
             || b == UInt8(ascii: "_")
     }
 
-    static func isIdentifierContinue(_ b: UInt8) -> Bool {
+    public static func isIdentifierContinue(_ b: UInt8) -> Bool {
         isIdentifierStart(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
     }
 

@@ -1,10 +1,10 @@
 import EntlSupport
 
 /// Which declaration a `{ … }` block belongs to: decides the items it may hold.
-enum BlockOwner {
+public enum BlockOwner: CaseIterable, Sendable {
     case product, feature, credits, entitlement
 
-    var noun: String {
+    public var noun: String {
         switch self {
         case .product: "product"
         case .feature: "feature"
@@ -13,7 +13,8 @@ enum BlockOwner {
         }
     }
 
-    var itemWords: [String] {
+    /// The words that start the items of the block (completion offers them).
+    public var itemWords: [String] {
         switch self {
         case .product: ["name", "id", "period", "group", "duration", "grants"]
         case .feature: ["name", "usage", "event", "unit"]

@@ -1,7 +1,7 @@
 import EntlSupport
 
 extension Parser {
-    static let testItemWords = ["at", "env", "state", "given", "used", "level", "customer", "override", "expect"]
+    public static let testItemWords = ["at", "env", "state", "given", "used", "level", "customer", "override", "expect"]
 
     /// test_decl = "test" , STRING , "{" , { test_item | ";" } , "}" ;
     mutating func parseTest(docs: [String]) -> TestDeclaration? {

@@ -28,7 +28,7 @@ enum EntlCLI {
 
     static let commands: [CommandSpec] = [
         CheckCommand.spec, EvalCommand.spec, TestCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
-        DiffCommand.spec, ExplainCommand.spec,
+        DiffCommand.spec, ExplainCommand.spec, LspCommand.spec,
     ]
 
     static var generalHelp: String {

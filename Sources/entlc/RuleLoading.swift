@@ -137,12 +137,13 @@ enum FileSystem {
         }
     }
 
-    /// Every `*.entl` file below `directory`, in sorted path order. Hidden entries (`.git`,
-    /// `.build`) are skipped; symbolic links to directories are not followed (no cycles).
-    static func ruleFiles(in directory: String) throws(CLIError) -> [String] {
+    /// Every `*.entl` file below `directory` (only those directly in it unless `recursive`; at
+    /// most `limit`), in sorted path order. Hidden entries (`.git`, `.build`) are skipped;
+    /// symbolic links to directories are not followed (no cycles).
+    static func ruleFiles(in directory: String, recursive: Bool = true, limit: Int = .max) throws(CLIError) -> [String] {
         var found: [String] = []
         var pending = [directory]
-        while let dir = pending.popLast() {
+        while let dir = pending.popLast(), found.count < limit {
             guard let handle = opendir(dir) else { throw CLIError("cannot read directory `\(dir)`: \(lastError())") }
             defer { closedir(handle) }
             while let entry = readdir(handle) {
@@ -155,7 +156,7 @@ enum FileSystem {
                 guard lstat(path, &info) == 0 else { continue }
                 let mode = info.st_mode & S_IFMT
                 if mode == S_IFDIR {
-                    pending.append(path)
+                    if recursive { pending.append(path) }
                 } else if name.hasSuffix(".entl"), mode == S_IFREG || (mode == S_IFLNK && kind(path) == .file) {
                     found.append(path)
                 }

@@ -10,15 +10,13 @@ import EntlSyntax
 enum UnknownStoreCheck: LintCheck {
     static let code = DiagnosticCode("W314", "unknown store")
 
-    /// The stores purchase trackers report (RevenueCat's and the web's payment providers).
-    static let knownStores = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web", "promotional"]
 
     static func run(_ context: LintContext) {
         for site in context.checkedDeclarations {
             guard case .product(let p) = site.declaration else { continue }
             for item in p.items {
-                guard case .storeID(let store, _) = item.kind, !knownStores.contains(store.name) else { continue }
-                let hint = Suggestions.closest(to: store.name, among: knownStores)
+                guard case .storeID(let store, _) = item.kind, !KnownStores.names.contains(store.name) else { continue }
+                let hint = Suggestions.closest(to: store.name, among: KnownStores.names)
                 context.report(code, message(store.name), file: site.file, at: store.range, label: label, help: help(hint))
             }
         }
@@ -29,7 +27,13 @@ extension UnknownStoreCheck {
     fileprivate static func message(_ store: String) -> String { "unknown store `\(store)`" }
     fileprivate static let label = "purchases name their store exactly"
     fileprivate static func help(_ hint: String?) -> String {
-        (hint.map { "did you mean `\($0)`? " } ?? "the known stores are \(knownStores.joined(separator: ", ")); ")
+        (hint.map { "did you mean `\($0)`? " } ?? "the known stores are \(KnownStores.names.joined(separator: ", ")); ")
             + "for a store of your own, put `// entl-allow W314` above the product"
     }
+}
+
+/// The stores purchase trackers report (RevenueCat's and the web's payment providers): what W314
+/// accepts and what an editor completes after `id`.
+public enum KnownStores {
+    public static let names = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web", "promotional"]
 }
