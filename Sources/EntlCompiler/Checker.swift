@@ -55,6 +55,11 @@ struct Checker {
         context.report(Diagnostic(code, message, file: file, range: range, label: label, help: help, notes: notes))
     }
 
+    /// Builds both symbol tables, reporting duplicate names, and checks nothing else.
+    mutating func declareNames() {
+        for env in EnvironmentName.allCases { buildTable(env, reportDuplicates: true) }
+    }
+
     /// Runs every check for the given environments.
     mutating func run(environments: [EnvironmentName]) {
         checkSingleApp()

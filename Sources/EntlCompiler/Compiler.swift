@@ -9,15 +9,7 @@ public enum Compiler {
     /// only when there are no errors; `// entl-allow` comments silence them per declaration.
     public static func check(_ sources: [SourceFile], environments: [EnvironmentName] = EnvironmentName.allCases,
                              lint: Bool = true) -> CheckedRuleSet {
-        let context = CheckContext()
-        var files: [RuleFile] = []
-        var comments: [[Comment]] = []
-        for source in sources {
-            let parsed = Parser.parse(source)
-            files.append(parsed.file)
-            comments.append(parsed.comments)
-            for d in parsed.diagnostics { context.report(d) }
-        }
+        let (files, comments, context) = parse(sources)
         var checker = Checker(files: files, context: context)
         checker.run(environments: environments)
         var checked = CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
@@ -30,6 +22,30 @@ public enum Compiler {
             checked.diagnostics = context.diagnostics.filter { !suppressions.isAllowed($0) }
         }
         return checked
+    }
+
+    /// Parses a rule set and declares its names, checking nothing else: the trees, the symbol
+    /// tables, syntax errors and duplicate names. For a tool that resolves names between two full
+    /// checks (an editor's requests while the user types); a small part of the cost of `check`.
+    public static func declare(_ sources: [SourceFile]) -> CheckedRuleSet {
+        let (files, comments, context) = parse(sources)
+        var checker = Checker(files: files, context: context)
+        checker.declareNames()
+        return CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
+                              tables: checker.tables, diagnostics: context.diagnostics)
+    }
+
+    private static func parse(_ sources: [SourceFile]) -> (files: [RuleFile], comments: [[Comment]], context: CheckContext) {
+        let context = CheckContext()
+        var files: [RuleFile] = []
+        var comments: [[Comment]] = []
+        for source in sources {
+            let parsed = Parser.parse(source)
+            files.append(parsed.file)
+            comments.append(parsed.comments)
+            for d in parsed.diagnostics { context.report(d) }
+        }
+        return (files, comments, context)
     }
 }
 

@@ -5,10 +5,12 @@ import EntlSyntax
 /// Quick fixes for the diagnostics under the cursor: apply a "did you mean" suggestion, allow a
 /// warning with an `// entl-allow` comment, and keep existing customers' access where an edit
 /// took it away (the grandfathering rewrite `entlc diff` suggests, comparing the rule set with
-/// how it was when its files were opened).
+/// how it was when its files were opened). The lints and the comparison are the costly part of
+/// a check: they run in the debounced check that publishes diagnostics, and the actions built on
+/// them appear once it has run.
 extension LanguageServer {
     func codeActions(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        let (analysis, path, lines) = try target(params)
+        let (analysis, path, lines) = try target(params, depth: .checked)
         guard let start = Position(params["range", "start"]), let end = Position(params["range", "end"]) else {
             throw ResponseError(.invalidParams, "missing or invalid `range`")
         }
@@ -19,7 +21,7 @@ extension LanguageServer {
             if let fix = replacement(d, lines) { actions.append(fix) }
             if let allow = allow(d, analysis, lines) { actions.append(allow) }
         }
-        for d in keepExistingCustomers(ruleSetKey: ruleSetKey(params["textDocument", "uri"]?.stringValue ?? ""))
+        for d in diffs[ruleSetKey(params["textDocument", "uri"]?.stringValue ?? "")] ?? []
         where d.file == path && overlaps(d.range) {
             if let keep = keep(d, analysis, lines) { actions.append(keep) }
         }
@@ -86,10 +88,9 @@ extension LanguageServer {
     }
 
     /// What `entlc diff` finds between the rule set as opened and as edited, when both compile
-    /// (cached until the rule set changes).
-    private func keepExistingCustomers(ruleSetKey key: String) -> [Diagnostic] {
-        if let cached = diffs[key] { return cached }
-        let current = analysis(ofKey: key).checked
+    /// (kept until the rule set changes).
+    func computeKeepActions(ruleSetKey key: String) {
+        let current = analysis(ofKey: key, depth: .checked).checked
         let baselineSources = sources(of: key, baseline: true)
         var findings: [Diagnostic] = []
         if !current.hasErrors, baselineSources.map(\.bytes) != current.sources.map(\.bytes) {
@@ -100,7 +101,6 @@ extension LanguageServer {
             }
         }
         diffs[key] = findings
-        return findings
     }
 
     /// The grandfathering rewrite of a lost entitlement or feature: `entitlement NAME = …`

@@ -7,7 +7,7 @@ import EntlSyntax
 /// the file does not parse.
 extension LanguageServer {
     func completion(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        let (analysis, path, lines) = try target(params)
+        let (analysis, path, lines) = try namesAndText(params)
         let offset = try offset(params, in: lines)
         let place = CompletionPlace(path: path, bytes: lines.bytes, offset: offset)
         var items: [JSONValue] = []

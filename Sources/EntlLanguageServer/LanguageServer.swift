@@ -9,8 +9,9 @@ import EntlSyntax
 /// Pure apart from what it is given: files come through `WorkspaceFiles`, the time through
 /// `now`, and nothing is written but through `send`. Not thread-safe: one thread calls it. The
 /// caller debounces: `didChange` only marks a rule set stale, `publishPendingDiagnostics()`
-/// checks it and publishes (a request on a stale rule set checks it first, so answers are never
-/// stale).
+/// checks it and publishes. A request on a stale rule set first checks it only as far as it
+/// needs (most need the names: parse and declare, a fraction of a full check), so answers are
+/// never stale and stay fast on big files; the full check waits for the debounce.
 public final class LanguageServer {
     public typealias Send = (JSONValue) -> Void
 
@@ -259,10 +260,10 @@ public final class LanguageServer {
         return texts.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { SourceFile(path: $0, bytes: texts[$0]!) }
     }
 
-    /// The checked rule set of a key, checked again first when stale.
-    func analysis(ofKey key: String) -> Analysis {
-        if let a = analyses[key], !stale.contains(key) { return a }
-        let a = Analysis(sources: sources(of: key))
+    /// The rule set of a key checked at least to `depth`, checked again first when stale.
+    func analysis(ofKey key: String, depth: Analysis.Depth = .names) -> Analysis {
+        if let a = analyses[key], !stale.contains(key), a.depth >= depth { return a }
+        let a = Analysis(sources: sources(of: key), depth: depth)
         analyses[key] = a
         diffs[key] = nil
         stale.remove(key)
@@ -271,16 +272,31 @@ public final class LanguageServer {
 
     /// The analysis and path of a request's `textDocument`: an open document, or a file of a
     /// rule set on disk.
-    func target(_ params: JSONValue) throws(ResponseError) -> (analysis: Analysis, path: String, lines: TextLines) {
-        guard let uri = params["textDocument", "uri"]?.stringValue else {
-            throw ResponseError(.invalidParams, "missing `textDocument.uri`")
-        }
+    func target(_ params: JSONValue, depth: Analysis.Depth = .names) throws(ResponseError)
+        -> (analysis: Analysis, path: String, lines: TextLines)
+    {
+        let uri = try uri(params)
         let path = documents[uri]?.path ?? DocumentURI.path(uri) ?? uri
-        let analysis = analysis(ofKey: ruleSetKey(uri))
+        let analysis = analysis(ofKey: ruleSetKey(uri), depth: depth)
         guard let lines = analysis.lines[path] else {
             throw ResponseError(.invalidParams, "unknown document `\(uri)`: open it first")
         }
         return (analysis, path, lines)
+    }
+
+    /// For requests that need the names of the rule set but not its latest check (completion):
+    /// the last analysis even when stale, with the document's current text.
+    func namesAndText(_ params: JSONValue) throws(ResponseError) -> (analysis: Analysis, path: String, lines: TextLines) {
+        let uri = try uri(params)
+        guard let document = documents[uri], let analysis = analyses[ruleSetKey(uri)] else { return try target(params) }
+        return (analysis, document.path, TextLines(document.bytes))
+    }
+
+    private func uri(_ params: JSONValue) throws(ResponseError) -> String {
+        guard let uri = params["textDocument", "uri"]?.stringValue else {
+            throw ResponseError(.invalidParams, "missing `textDocument.uri`")
+        }
+        return uri
     }
 
     /// A request's `position` as a byte offset in its document.
@@ -300,7 +316,7 @@ public final class LanguageServer {
     /// Checks every stale rule set and publishes what changed since the last publication.
     public func publishPendingDiagnostics() {
         for key in unpublished.sorted() {
-            let analysis = analysis(ofKey: key)
+            let analysis = analysis(ofKey: key, depth: .linted)
             var byFile: [String: [JSONValue]] = [:]
             for s in analysis.checked.sources { byFile[s.path] = [] }
             for d in analysis.checked.sortedDiagnostics { byFile[d.file, default: []].append(diagnostic(d, analysis)) }
@@ -321,6 +337,7 @@ public final class LanguageServer {
                 notify("textDocument/publishDiagnostics", .object(["uri": .string(uri), "diagnostics": .array([])]))
             }
             published[key] = current
+            computeKeepActions(ruleSetKey: key)
         }
         unpublished.removeAll()
     }

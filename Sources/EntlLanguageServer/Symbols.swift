@@ -4,9 +4,10 @@ import EntlSyntax
 
 /// The outline of a document and the names of the workspace.
 extension LanguageServer {
+    /// The outline is syntax: the current text is parsed, the rule set is not checked.
     func documentSymbols(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        let (analysis, path, lines) = try target(params)
-        guard let file = analysis.file(path) else { return .array([]) }
+        let (_, path, lines) = try namesAndText(params)
+        let file = Parser.parse(SourceFile(path: path, bytes: lines.bytes)).file
         return .array(file.declarations.compactMap { Self.symbol($0, lines) })
     }
 
@@ -97,13 +98,13 @@ extension LanguageServer {
 
     // MARK: - Formatting
 
-    /// The `entlc fmt` layout as one edit of the whole document; refused while it has syntax
-    /// errors (formatting must not guess).
+    /// The `entlc fmt` layout of the current text as one edit of the whole document; refused
+    /// while it has syntax errors (formatting must not guess). Needs no check of the rule set.
     func formatting(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        let (analysis, path, lines) = try target(params)
-        guard let source = analysis.source(path) else { return .array([]) }
+        let (_, path, lines) = try namesAndText(params)
+        let source = SourceFile(path: path, bytes: lines.bytes)
         guard let formatted = Printer.format(source) else {
-            let first = analysis.checked.sortedDiagnostics.first { $0.file == path && $0.code.id.hasPrefix("E1") }
+            let first = Parser.parse(source).diagnostics.first { $0.severity == .error }
             let at = first.map { " (\($0.code.id) at \($0.range.start): \($0.message))" } ?? ""
             throw ResponseError(.requestFailed, "cannot format \(fileName(path)): it has syntax errors\(at); fix them first")
         }

@@ -3,10 +3,10 @@ import EntlSyntax
 import EntlTestSupport
 import Testing
 
-/// `grammar/entl.tmLanguage.json` is valid JSON and highlights every reserved word.
+/// `editors/vscode/syntaxes/entl.tmLanguage.json` is valid JSON and highlights every reserved word.
 @Suite struct TextMateGrammarTests {
     @Test func isValidJSONAndNamesEveryReservedWord() throws {
-        let grammar = try JSONParser.parse(try readRepoFile("grammar/entl.tmLanguage.json"))
+        let grammar = try JSONParser.parse(try readRepoFile("editors/vscode/syntaxes/entl.tmLanguage.json"))
         #expect(grammar["scopeName"] == .string("source.entl"))
         #expect(grammar["fileTypes"] == .array([.string("entl")]))
         var matches: [String] = []

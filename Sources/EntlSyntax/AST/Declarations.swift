@@ -11,7 +11,7 @@ public struct RuleFile: Hashable, Sendable {
     }
 }
 
-public enum Declaration: Hashable, Sendable {
+public indirect enum Declaration: Hashable, Sendable {
     case app(AppDeclaration)
     case product(ProductDeclaration)
     case feature(FeatureDeclaration)
