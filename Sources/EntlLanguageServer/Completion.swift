@@ -9,7 +9,7 @@ extension LanguageServer {
     func completion(_ params: JSONValue) throws(ResponseError) -> JSONValue {
         let (analysis, path, lines) = try namesAndText(params)
         let offset = try offset(params, in: lines)
-        let place = CompletionPlace(path: path, bytes: lines.bytes, offset: offset)
+        let place = CompletionPlace(path: path, lines: lines, offset: offset)
         var items: [JSONValue] = []
         var seen: Set<String> = []
         let environments = place.environment.map { [$0] } ?? EnvironmentName.allCases
@@ -80,9 +80,9 @@ struct CompletionPlace {
     static let declarationWords = ["app", "product", "feature", "credits", "entitlement", "environment", "test"]
     static let environmentDeclarationWords = ["product", "feature", "credits", "entitlement"]
 
-    init(path: String, bytes: [UInt8], offset: Int) {
+    init(path: String, lines: TextLines, offset: Int) {
         // The tokens before the cursor; a word that ends at the cursor is being typed.
-        var lexer = Lexer(file: path, bytes: bytes)
+        var lexer = Lexer(file: path, bytes: lines.bytes)
         var tokens: [Token] = []
         while true {
             let t = lexer.next()
@@ -104,7 +104,7 @@ struct CompletionPlace {
             default: break
             }
         }
-        let cursorLine = TextLines(bytes).position(of: offset).line + 1
+        let cursorLine = lines.position(of: offset).line + 1
 
         // Walk the structure: environment blocks, declaration headers, item blocks.
         enum Frame { case environment(EnvironmentName?), block(String) }

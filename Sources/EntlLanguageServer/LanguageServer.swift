@@ -325,9 +325,9 @@ public final class LanguageServer {
                 let uri = uri(forPath: path)
                 let value = JSONValue.array(list)
                 current[uri] = value
+                // Published when it changed; a closed file without diagnostics is left alone.
                 let before = published[key]?[uri]
-                if before == value, !(before == nil && documents[uri] != nil) { continue }
-                if before == nil, list.isEmpty, documents[uri] == nil { continue }
+                if before == value || (before == nil && list.isEmpty && documents[uri] == nil) { continue }
                 var params: [(key: String, value: JSONValue)] = [("uri", .string(uri))]
                 if let version = documents[uri]?.version { params.append(("version", .int(version))) }
                 params.append(("diagnostics", value))

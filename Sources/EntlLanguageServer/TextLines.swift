@@ -41,8 +41,6 @@ struct TextLines {
         self.starts = starts
     }
 
-    var lineCount: Int { starts.count }
-
     /// The end of line `n`'s text (before `\r\n` or `\n`).
     private func lineEnd(_ n: Int) -> Int {
         var end = n + 1 < starts.count ? starts[n + 1] - 1 : bytes.count
@@ -101,12 +99,6 @@ struct TextLines {
 
     /// The range of the whole text.
     var fullRange: JSONValue { range(from: 0, to: bytes.count) }
-
-    /// The 0-based line of an offset's first byte and the text of that line before it.
-    func linePrefix(at offset: Int) -> ArraySlice<UInt8> {
-        let p = position(of: offset)
-        return bytes[starts[p.line]..<offset]
-    }
 
     func lineStart(_ line: Int) -> Int { starts[min(max(line, 0), starts.count - 1)] }
 }

@@ -135,8 +135,4 @@ struct Analysis {
         for s in sources { lines[s.path] = TextLines(s.bytes) }
         self.lines = lines
     }
-
-    func file(_ path: String) -> RuleFile? {
-        checked.files.first { $0.path == path }
-    }
 }
