@@ -171,7 +171,7 @@ struct Impact: Sendable {
         return total
     }
 
-    private mutating func add(_ line: ArraySlice<UInt8>, number: Int, old: RuleGraph, new: RuleGraph,
+    private mutating func add(_ line: JSONLines.Line, number: Int, old: RuleGraph, new: RuleGraph,
                               environment: Environment?, clock: Instant) {
         let before: [Key: FeatureOutcome], after: [Key: FeatureOutcome]
         let customer: String

@@ -270,7 +270,7 @@ enum EvalCommand {
     }
 
     /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.
-    static func evaluateLine(_ line: ArraySlice<UInt8>, number: Int, _ options: Options, clock: Instant, into out: inout [UInt8]) {
+    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant, into out: inout [UInt8]) {
         func failure(_ message: String) {
             JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
         }

@@ -8,37 +8,70 @@ import Darwin
 import Dispatch
 import EntlRuntime
 
-/// Processes the lines of a JSONL input (a path, or `-` for standard input) in blocks of 512 on
-/// `jobs` threads. Each block's result is built by one thread (`line` is called for every
-/// non-blank line with its 1-based number) and handed to `consume` on the calling thread in input
-/// order, so what comes out does not depend on `jobs`. Used by `eval --states` and `diff --states`.
+/// Streams the lines of a JSONL input (a path, or `-` for standard input): read in blocks of up
+/// to 512 lines and 1 MiB, a wave of `4 × jobs` blocks at a time evaluated on `jobs` threads
+/// (`line` is called for every non-blank line with its 1-based number), each block's result
+/// handed to `consume` on the calling thread in input order, so what comes out does not depend
+/// on `jobs` and comes out as it goes. Memory is bounded by one wave plus one line: a line over
+/// `maxLineLength` is counted and dropped as it is read, never held. When the input pauses (a
+/// pipe with nothing to read yet), the lines read so far are evaluated and written at once.
+/// Used by `eval --states` and `diff --states`.
 enum JSONLines {
+    /// Longest JSONL line accepted.
+    static let maxLineLength = 16 * 1024 * 1024
+    static let blockLines = 512
+    static let blockBytes = 1 << 20
+
+    /// One line as read: its bytes, and its length (larger than `bytes` for a line over
+    /// `maxLineLength`, whose bytes were dropped).
+    struct Line {
+        var bytes: ArraySlice<UInt8>
+        var length: Int
+    }
+
     static func process<Result>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
-                                line: @escaping @Sendable (ArraySlice<UInt8>, Int, inout Result) -> Void,
+                                line: @escaping @Sendable (Line, Int, inout Result) -> Void,
                                 consume: (Result) -> Void) throws(CLIError) {
-        let bytes = try FileSystem.contents(ofInput: path)
-        let lines = lineRanges(of: bytes)
-        let blockSize = 512
-        let blocks = stride(from: 0, to: lines.count, by: blockSize).map { $0..<min($0 + blockSize, lines.count) }
+        var reader = try LineReader(path)
+        defer { reader.finish() }
         let wave = max(1, jobs) * 4
         let outputs = Slots<Result>(count: wave, initial: initial)
         defer { outputs.free() }
-        for first in stride(from: 0, to: blocks.count, by: wave) {
-            let count = min(wave, blocks.count - first)
-            let processBlock = { @Sendable (i: Int) in
+        while true {
+            var blocks: [Block] = []
+            var paused = false
+            while blocks.count < wave, !paused, let block = try reader.nextBlock(paused: &paused) { blocks.append(block) }
+            if blocks.isEmpty { break }
+            let batch = blocks
+            let process = { @Sendable (i: Int) in
                 var result = initial()
-                for n in blocks[first + i] where !isBlank(bytes[lines[n]]) {
-                    line(bytes[lines[n]], n + 1, &result)
+                let block = batch[i]
+                for l in block.lines where !l.blank {
+                    line(Line(bytes: block.bytes[l.range], length: l.length), l.number, &result)
                 }
                 outputs.slots[i] = result
             }
-            if jobs > 1 {
-                DispatchQueue.concurrentPerform(iterations: count, execute: processBlock)
+            if jobs > 1, blocks.count > 1 {
+                DispatchQueue.concurrentPerform(iterations: blocks.count, execute: process)
             } else {
-                (0..<count).forEach(processBlock)
+                (0..<blocks.count).forEach(process)
             }
-            for i in 0..<count { consume(outputs.slots[i]) }
+            for i in 0..<blocks.count { consume(outputs.slots[i]) }
         }
+    }
+
+    /// The customer state on one line; a line over `maxLineLength` is refused before decoding.
+    static func state(_ line: Line, _ options: StateDecodingOptions = .default) throws(StateError) -> PurchaseState {
+        guard line.length <= maxLineLength else {
+            throw StateError(path: "", message: "line is \(line.length) bytes; the limit is \(maxLineLength) bytes")
+        }
+        return try PurchaseState(json: line.bytes, options: options)
+    }
+
+    /// Lines read together: their bytes in one buffer.
+    struct Block: Sendable {
+        var bytes: [UInt8] = []
+        var lines: [(range: Range<Int>, number: Int, length: Int, blank: Bool)] = []
     }
 
     /// One result per block of a wave. Each block's thread writes only its own slot, and the
@@ -52,33 +85,111 @@ enum JSONLines {
         func free() { slots.deinitialize().deallocate() }
     }
 
-    /// Longest JSONL line accepted.
-    static let maxLineLength = 16 * 1024 * 1024
+    /// Reads a file or standard input in chunks of 1 MiB and cuts it into lines.
+    struct LineReader {
+        let path: String
+        private let fd: Int32
+        private var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        private var start = 0
+        private var end = 0
+        private var atEnd = false
+        private var lineNumber = 0
 
-    /// The customer state on one line; a line over `maxLineLength` is refused before decoding.
-    static func state(_ line: ArraySlice<UInt8>, _ options: StateDecodingOptions = .default) throws(StateError)
-        -> PurchaseState
-    {
-        guard line.count <= maxLineLength else {
-            throw StateError(path: "", message: "line is \(line.count) bytes; the limit is \(maxLineLength) bytes")
-        }
-        return try PurchaseState(json: line, options: options)
-    }
-
-    /// The byte range of every line (without its `\n` or `\r\n`); a final line without a newline counts.
-    static func lineRanges(of bytes: [UInt8]) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var start = 0
-            while start < buffer.count {
-                let end = memchr(base + start, 0x0A, buffer.count - start)
-                    .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? buffer.count
-                ranges.append(start..<(end > start && buffer[end - 1] == 0x0D ? end - 1 : end))
-                start = end + 1
+        init(_ path: String) throws(CLIError) {
+            self.path = path
+            if path == "-" {
+                fd = STDIN_FILENO
+            } else {
+                fd = open(path, O_RDONLY)
+                guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(FileSystem.lastError())") }
             }
         }
-        return ranges
+
+        func finish() {
+            if fd != STDIN_FILENO { close(fd) }
+        }
+
+        /// The next block, or nil at the end of the input. `paused` is set when the input has
+        /// nothing to read right now (the block may then be short, or nil if it is empty).
+        mutating func nextBlock(paused: inout Bool) throws(CLIError) -> Block? {
+            var block = Block()
+            while block.lines.count < JSONLines.blockLines, block.bytes.count < JSONLines.blockBytes {
+                if start == end, !atEnd, !block.lines.isEmpty, !readable() {
+                    paused = true
+                    break
+                }
+                guard let line = try nextLine(into: &block.bytes) else { break }
+                block.lines.append(line)
+            }
+            return block.lines.isEmpty ? nil : block
+        }
+
+        /// Whether a read would return at once (data or end of input) rather than wait.
+        private func readable() -> Bool {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&p, 1, 0) != 0
+        }
+
+        /// Appends the next line (without `\n` or `\r\n`) to `out`, or returns nil at the end.
+        private mutating func nextLine(into out: inout [UInt8])
+            throws(CLIError) -> (range: Range<Int>, number: Int, length: Int, blank: Bool)?
+        {
+            let first = out.count
+            var length = 0, sawBytes = false, dropped = false, last: UInt8 = 0
+            // Only known as the bytes go by for a line that is dropped.
+            var droppedBlank = true
+            while true {
+                if start == end {
+                    let filled = atEnd ? false : try fill()
+                    if !filled {
+                        if !sawBytes { return nil }
+                        break
+                    }
+                }
+                sawBytes = true
+                let newline = chunk.withUnsafeBufferPointer { buffer in
+                    memchr(buffer.baseAddress! + start, 0x0A, end - start).map {
+                        buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                    }
+                }
+                let stop = newline ?? end
+                let piece = chunk[start..<stop]
+                length += piece.count
+                if let l = piece.last { last = l }
+                if !dropped, length > JSONLines.maxLineLength + 1 {
+                    // Too long to evaluate: count the rest, keep none of it.
+                    dropped = true
+                    droppedBlank = JSONLines.isBlank(out[first...])
+                    out.removeSubrange(first...)
+                }
+                if dropped {
+                    if droppedBlank { droppedBlank = JSONLines.isBlank(piece) }
+                } else {
+                    out.append(contentsOf: piece)
+                }
+                start = newline.map { $0 + 1 } ?? end
+                if newline != nil { break }
+            }
+            if last == 0x0D {
+                // `\r\n`: the `\r` is not part of the line.
+                length -= 1
+                if !dropped { out.removeLast() }
+            }
+            lineNumber += 1
+            return (first..<out.count, lineNumber, length, dropped ? droppedBlank : JSONLines.isBlank(out[first...]))
+        }
+
+        /// Reads the next chunk; false at the end of the input.
+        private mutating func fill() throws(CLIError) -> Bool {
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0, errno == EINTR { continue }
+                guard n >= 0 else { throw CLIError("cannot read `\(path)`: \(FileSystem.lastError())") }
+                (start, end) = (0, n)
+                if n == 0 { atEnd = true }
+                return n > 0
+            }
+        }
     }
 
     /// Blank lines (spaces and tabs only) are skipped: they hold no customer, and a JSONL file

@@ -180,12 +180,20 @@ public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [
     process.standardInput = input
     _ = ignoreBrokenPipes
     try process.run()
-    // A child that exits without reading all its input must not take the test process with it.
-    if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
-    try? input.fileHandleForWriting.close()
+    // Standard input is written from its own thread: a child that streams (writes output while
+    // it reads) would otherwise block on a full output pipe while we block on its full input
+    // pipe. A child that exits without reading all its input must not take the test process
+    // with it (SIGPIPE ignored).
+    let group = DispatchGroup()
+    let writer = input.fileHandleForWriting
+    group.enter()
+    DispatchQueue.global().async {
+        if let stdin { try? writer.write(contentsOf: Data(stdin.utf8)) }
+        try? writer.close()
+        group.leave()
+    }
     // Read both pipes concurrently so a large stderr cannot block the child.
     nonisolated(unsafe) var errData = Data()
-    let group = DispatchGroup()
     group.enter()
     DispatchQueue.global().async {
         errData = err.fileHandleForReading.readDataToEndOfFile()

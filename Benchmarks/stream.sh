@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Streaming batch evaluation: feeds SIZE bytes of JSONL states (Benchmarks/out/states-4.jsonl,
+# repeated) through a pipe into `entlc eval --states -` (release build, default settings) and
+# reports the peak resident memory, the time and the throughput; then the same with one state
+# line of 16 MiB + 1 byte in the middle. Needs Benchmarks/run.sh (or QUICK=1) to have written
+# Benchmarks/out/ first.  Usage: Benchmarks/stream.sh [SIZE, default 2G]
+set -euo pipefail
+cd "$(dirname "$0")"
+size="${1:-2G}"
+bytes=$(numfmt --from=iec "$size")
+[[ -f out/states-4.jsonl ]] || { echo "run Benchmarks/run.sh first (it writes out/states-4.jsonl)" >&2; exit 2; }
+(cd .. && swift build -c release --product entlc >&2)
+entlc=../.build/release/entlc
+
+# Repeats the states file endlessly; `head -c` cuts it at SIZE (then at a line end).
+feed() { while true; do cat out/states-4.jsonl; done | head -c "$bytes" | sed '$d'; }
+
+measure() {  # $1: label; stdin: the input
+  /usr/bin/time -f "%M %e" -o out/stream-time.txt "$entlc" eval out/batch-rules.entl --states - --entitlement e0 \
+    --at 2026-11-22T12:00:00Z | wc -c > out/stream-output-bytes.txt
+  read -r rss seconds < out/stream-time.txt
+  printf '| %s | %s | %d MB | %.1f s | %.0f MB/s | %s |\n' "$1" "$size" $((rss / 1024)) "$seconds" \
+    "$(echo "$bytes / $seconds / 1000000" | bc -l)" "$(numfmt --to=iec "$(cat out/stream-output-bytes.txt)")"
+}
+
+echo "| input | size | peak RSS | time | throughput | output |"
+echo "| --- | --- | --- | --- | --- | --- |"
+feed | measure "states through a pipe"
+{ head -c $((bytes / 2)) < <(feed) | sed '$d'
+  printf '{"customer": "%s"}\n' "$(head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' x)"
+  head -c $((bytes / 2)) < <(feed) | sed '$d'; } | measure "the same, one 16 MiB line in the middle"

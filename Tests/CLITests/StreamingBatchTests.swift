@@ -1,0 +1,80 @@
+import EntlRuntime
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// `eval --states` streams: the input is read in blocks (512 lines or 1 MiB) and waves of blocks,
+/// and what comes out is exactly what evaluating each line alone gives, in input order, whatever
+/// the thread count, the source (file or pipe), the line endings or the block boundaries.
+@Suite struct StreamingBatchTests {
+    private let arguments = ["eval", "examples/api.entl", "--feature", "api_calls", "--at", "2026-11-22T12:00:00Z"]
+
+    /// The output for `copies` copies of the six-line fixture, built from one run over one copy:
+    /// the same results, and error lines numbered in their copy.
+    private func expected(copies: Int) throws -> String {
+        let one = try runEntlc(arguments + ["--states", "Tests/Fixtures/states/api.states.jsonl"]).stdout
+        var out = ""
+        for k in 0..<copies {
+            out += one.replacingOccurrences(of: #"{"line":2,"#, with: #"{"line":\#(6 * k + 2),"#)
+                .replacingOccurrences(of: #"{"line":3,"#, with: #"{"line":\#(6 * k + 3),"#)
+        }
+        return out
+    }
+
+    @Test func moreLinesThanAWaveGiveTheSameBytesFromAFileAndFromAPipe() throws {
+        // 12,000 lines: 24 blocks, several waves on one thread and on two.
+        let fixture = try readRepoFile("Tests/Fixtures/states/api.states.jsonl")
+        let input = String(repeating: fixture, count: 2_000)
+        let path = try makeTemporaryDirectory() + "/states.jsonl"
+        try input.write(toFile: path, atomically: true, encoding: .utf8)
+        let want = try expected(copies: 2_000)
+        for jobs in ["1", "2"] {
+            let fromFile = try runEntlc(arguments + ["--states", path, "--jobs", jobs])
+            #expect(fromFile.status == 0)
+            #expect(fromFile.stdout == want, "file, --jobs \(jobs)")
+            let fromPipe = try runEntlc(arguments + ["--states", "-", "--jobs", jobs], stdin: input)
+            #expect(fromPipe.stdout == want, "stdin, --jobs \(jobs)")
+        }
+    }
+
+    @Test func blocksCutByBytesAndCRLFLineEndingsChangeNothing() throws {
+        // Lines of 300 KB (JSON whitespace inside the object): blocks of a few lines each; CRLF.
+        let fixture = try readRepoFile("Tests/Fixtures/states/api.states.jsonl")
+        let padded = fixture.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.hasPrefix("{") else { return String(line) }
+            return "{" + String(repeating: " ", count: 300_000) + line.dropFirst()
+        }.joined(separator: "\r\n")
+        let input = String(repeating: padded, count: 20)
+        let r = try runEntlc(arguments + ["--states", "-", "--jobs", "2"], stdin: input)
+        #expect(r.status == 0)
+        #expect(r.stdout == (try expected(copies: 20)))
+    }
+
+    /// A consumer reading the pipe sees each result while the input is still open.
+    @Test func resultsComeOutBeforeTheInputEnds() throws {
+        let process = Process()
+        process.executableURL = entlcExecutable
+        process.arguments = arguments + ["--states", "-"]
+        process.currentDirectoryURL = packageRoot
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let fixture = try readRepoFile("Tests/Fixtures/states/api.states.jsonl")
+        let first = String(fixture.prefix { $0 != "\n" }) + "\n"
+        input.fileHandleForWriting.write(Data(first.utf8))
+        // Read until one whole line has come out; the input stays open meanwhile.
+        var received = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while !received.contains(0x0A), Date() < deadline {
+            received.append(output.fileHandleForReading.availableData)
+        }
+        #expect(process.isRunning)
+        let line = String(decoding: received, as: UTF8.self)
+        #expect(line.hasPrefix(#"{"at":"2026-11-22T12:00:00Z","environment":"live","customer":"a","#))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
