@@ -4,7 +4,7 @@
 # reports the peak resident memory, the time and the throughput; then the same with one state
 # line of 16 MiB + 1 byte in the middle. Needs Benchmarks/run.sh (or QUICK=1) to have written
 # Benchmarks/out/ first.  Usage: Benchmarks/stream.sh [SIZE, default 2G]
-set -euo pipefail
+set -eu  # not pipefail: the endless `cat` loop below ends by SIGPIPE when `head` has enough
 cd "$(dirname "$0")"
 size="${1:-2G}"
 bytes=$(numfmt --from=iec "$size")
@@ -12,8 +12,14 @@ bytes=$(numfmt --from=iec "$size")
 (cd .. && swift build -c release --product entlc >&2)
 entlc=../.build/release/entlc
 
-# Repeats the states file endlessly; `head -c` cuts it at SIZE (then at a line end).
-feed() { while true; do cat out/states-4.jsonl; done | head -c "$bytes" | sed '$d'; }
+# Repeats the states file endlessly; `head -c` cuts it at $1 bytes (then at a line end).
+feed() { while true; do cat out/states-4.jsonl; done 2>/dev/null | head -c "$1" | sed '$d'; }
+# Half of it, one state line of 16 MiB + 1 byte, the other half.
+with_long_line() {
+  feed $((bytes / 2))
+  printf '{"customer": "%s"}\n' "$(head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' x)"
+  feed $((bytes / 2))
+}
 
 measure() {  # $1: label; stdin: the input
   /usr/bin/time -f "%M %e" -o out/stream-time.txt "$entlc" eval out/batch-rules.entl --states - --entitlement e0 \
@@ -25,7 +31,5 @@ measure() {  # $1: label; stdin: the input
 
 echo "| input | size | peak RSS | time | throughput | output |"
 echo "| --- | --- | --- | --- | --- | --- |"
-feed | measure "states through a pipe"
-{ head -c $((bytes / 2)) < <(feed) | sed '$d'
-  printf '{"customer": "%s"}\n' "$(head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' x)"
-  head -c $((bytes / 2)) < <(feed) | sed '$d'; } | measure "the same, one 16 MiB line in the middle"
+feed "$bytes" | measure "states through a pipe"
+with_long_line | measure "the same, one line of 16 MiB + 1 byte in the middle"

@@ -1,0 +1,28 @@
+"""Writes N customer states for examples/api.entl as JSONL (deterministic): a mix of Pro
+subscribers, pack and credit buyers and free customers with API usage; one line in 997 is
+invalid (an error record, not a failure) and one in 1,009 is blank.  Usage: generate.py N"""
+import json
+import sys
+
+n = int(sys.argv[1])
+out = sys.stdout
+for i in range(n):
+    if i % 1009 == 1008:
+        out.write("\n")
+        continue
+    purchases = []
+    if i % 3 != 0:
+        purchases.append({"product": "price_forecast_pro_monthly" if i % 5 else "price_forecast_pro_annual",
+                          "store": "stripe", "status": "active" if i % 997 != 996 else "actve",
+                          "purchased_at": "2026-09-03T10:00:00Z", "period_start": "2026-11-03T10:00:00Z",
+                          "expires_at": "2026-12-03T10:00:00Z" if i % 7 else "2026-11-10T10:00:00Z"})
+    if i % 4 == 1:
+        purchases.append({"product": "price_forecast_pack_5k", "store": "stripe", "quantity": 1 + i % 3,
+                          "purchased_at": "2026-11-15T09:00:00Z"})
+    if i % 6 == 2:
+        purchases.append({"product": "price_forecast_credits_1k", "store": "stripe", "quantity": 1,
+                          "purchased_at": "2026-10-20T09:00:00Z"})
+    usage = [{"feature": "api_calls", "amount": (i * 37) % 12_000, "at": "2026-11-1%dT12:00:00Z" % (i % 10)},
+             {"feature": "storage_gb", "level": i % 80, "at": "2026-11-21T00:00:00Z"}]
+    out.write(json.dumps({"customer": "customer_%07d" % i, "purchases": purchases, "usage": usage},
+                         separators=(",", ":")) + "\n")
