@@ -107,8 +107,9 @@ extension LanguageServer {
     /// replaces the constraint of entitlement NAME when NAME exists, or is added as a new
     /// declaration after the last one (a legacy entitlement).
     private func keep(_ d: Diagnostic, _ analysis: Analysis, _ lines: TextLines) -> JSONValue? {
-        guard let help = d.help, let open = help.firstIndex(of: "`"), help.last == "`" else { return nil }
-        let code = String(help[help.index(after: open)..<help.index(before: help.endIndex)])
+        guard let help = d.help, let open = help.firstIndex(of: "`"), let close = help.lastIndex(of: "`"), open < close
+        else { return nil }
+        let code = String(help[help.index(after: open)..<close])
         guard code.hasPrefix("entitlement "), let equals = code.firstIndex(of: "=") else { return nil }
         let name = code.dropFirst("entitlement ".count).prefix { $0 != " " }
         let reason = help.firstRange(of: ": `").map { help[..<$0.lowerBound] } ?? "keep existing customers' access"
