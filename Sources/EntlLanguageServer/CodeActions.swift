@@ -61,11 +61,7 @@ extension LanguageServer {
     private func allow(_ d: Diagnostic, _ analysis: Analysis, _ lines: TextLines) -> JSONValue? {
         guard d.severity == .warning, d.code.id.hasPrefix("W"), d.code.id != "W311",
               let fileIndex = analysis.checked.files.firstIndex(where: { $0.path == d.file }) else { return nil }
-        var declarations: [Declaration] = []
-        for decl in analysis.checked.files[fileIndex].declarations {
-            if case .environment(let e) = decl { declarations += e.declarations } else { declarations.append(decl) }
-        }
-        guard let decl = declarations.first(where: {
+        guard let decl = analysis.checked.files[fileIndex].declarationsInBlocks.first(where: {
             $0.range.start.offset <= d.range.start.offset && d.range.start.offset < $0.range.end.offset
         }) else { return nil }
         let name = decl.name.map { " `\($0.name)`" } ?? ""

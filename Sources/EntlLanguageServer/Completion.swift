@@ -24,7 +24,7 @@ extension LanguageServer {
                     guard let table = analysis.checked.tables[env] else { continue }
                     for name in table.names(where: filter) where seen.insert(name).inserted {
                         let symbol = table[name]!
-                        let docs = Self.docs(analysis.checked.declarations[symbol.site].declaration)
+                        let docs = Self.docComment(analysis.checked.declarations[symbol.site].declaration)
                         var members: [(key: String, value: JSONValue)] = [
                             ("label", .string(name)), ("kind", .int(CompletionKind(symbol.kind).rawValue)),
                             ("detail", .string(symbol.kind.detail)),
@@ -40,7 +40,8 @@ extension LanguageServer {
         return .object(["isIncomplete": .bool(false), "items": .array(items)])
     }
 
-    static func docs(_ d: Declaration) -> String {
+    /// A declaration's `///` comment as Markdown (the space after `///` dropped).
+    static func docComment(_ d: Declaration) -> String {
         let lines: [String] = switch d {
         case .product(let p): p.docs
         case .feature(let f): f.docs

@@ -19,12 +19,10 @@ extension LanguageServer {
         let site = checked.declarations[symbol.site]
         let name = symbol.name
         var header: String
-        var docs: [String] = []
         var facts: [String] = []
         switch site.declaration {
         case .product(let d):
             header = "product \(name)" + (d.kind.map { ": " + $0.value.rawValue } ?? "")
-            docs = d.docs
             for item in d.items {
                 switch item.kind {
                 case .displayName(let s): facts.append("display name: \"\(s.value)\"")
@@ -41,7 +39,6 @@ extension LanguageServer {
         case .feature(let d):
             header = "feature \(name)" + (d.kind.map { ": " + $0.value.rawValue } ?? "")
             if let r = d.requires { header += " requires \(r)" }
-            docs = d.docs
             for item in d.items {
                 switch item.kind {
                 case .displayName(let s): facts.append("display name: \"\(s.value)\"")
@@ -55,7 +52,6 @@ extension LanguageServer {
             facts += paidBy(name, in: checked)
         case .credits(let d):
             header = "credits \(name)"
-            docs = d.docs
             for item in d.items {
                 switch item.kind {
                 case .unit(let one, let many): facts.append("unit: \"\(one.value)\"" + (many.map { " / \"\($0.value)\"" } ?? ""))
@@ -67,7 +63,6 @@ extension LanguageServer {
             facts += grantedBy(name, in: checked)
         case .entitlement(let d):
             header = "entitlement \(name) = \(d.expression)"
-            docs = d.docs
             for item in d.items { if case .grant(let g) = item.kind { facts.append("grants `\(g)`") } }
             let unlocks = users(of: name, in: checked)
             if !unlocks.isEmpty { facts.append("required by: " + unlocks.joined(separator: ", ")) }
@@ -77,7 +72,7 @@ extension LanguageServer {
         var out = "```entl\n\(header)\n```\n\n(\(symbol.kind.detail)"
         if let env = site.environment { out += ", environment `\(env.rawValue)`" }
         out += ")"
-        let doc = docs.map { $0.hasPrefix(" ") ? String($0.dropFirst()) : $0 }.joined(separator: "\n")
+        let doc = docComment(site.declaration)
         if !doc.isEmpty { out += "\n\n" + doc }
         if !facts.isEmpty { out += "\n\n" + facts.map { "- " + $0 }.joined(separator: "\n") }
         return out

@@ -8,11 +8,11 @@ extension LanguageServer {
     func documentSymbols(_ params: JSONValue) throws(ResponseError) -> JSONValue {
         let (_, path, lines) = try namesAndText(params)
         let file = Parser.parse(SourceFile(path: path, bytes: lines.bytes)).file
-        return .array(file.declarations.compactMap { Self.symbol($0, lines) })
+        return .array(file.declarations.map { Self.symbol($0, lines) })
     }
 
     /// A declaration as a `DocumentSymbol`, an environment block with its declarations inside.
-    private static func symbol(_ d: Declaration, _ lines: TextLines) -> JSONValue? {
+    private static func symbol(_ d: Declaration, _ lines: TextLines) -> JSONValue {
         let (name, kind, detail, selection): (String, SymbolKind, String, SourceRange)
         var children: [JSONValue] = []
         switch d {
@@ -23,7 +23,7 @@ extension LanguageServer {
         case .entitlement(let e): (name, kind, detail, selection) = (e.name.name, .entitlement, "= \(e.expression)", e.name.range)
         case .environment(let e):
             (name, kind, detail, selection) = ("environment \(e.environment.value.rawValue)", .namespace, "", e.environment.range)
-            children = e.declarations.compactMap { symbol($0, lines) }
+            children = e.declarations.map { symbol($0, lines) }
         case .test(let t): (name, kind, detail, selection) = ("test \"\(t.description.value)\"", .test, "", t.description.range)
         }
         var members: [(key: String, value: JSONValue)] = [
@@ -38,12 +38,14 @@ extension LanguageServer {
     enum SymbolKind: Int {
         case module = 2, namespace = 3, product = 5, test = 6, feature = 7, entitlement = 11, credits = 23
 
-        init(_ kind: Symbol.Kind) {
-            switch kind {
+        /// The kind of a declaration that declares a name.
+        init?(_ d: Declaration) {
+            switch d {
             case .product: self = .product
             case .feature: self = .feature
             case .credits: self = .credits
             case .entitlement: self = .entitlement
+            case .app, .environment, .test: return nil
             }
         }
     }
@@ -57,18 +59,8 @@ extension LanguageServer {
         var out: [JSONValue] = []
         func add(_ file: RuleFile, _ lines: TextLines) {
             guard seen.insert(file.path).inserted else { return }
-            var declarations: [Declaration] = []
-            for d in file.declarations {
-                if case .environment(let e) = d { declarations += e.declarations } else { declarations.append(d) }
-            }
-            for d in declarations {
-                guard let name = d.name, Self.matches(query, name.name) else { continue }
-                let kind: SymbolKind = switch d {
-                case .product: .product
-                case .feature: .feature
-                case .credits: .credits
-                default: .entitlement
-                }
+            for d in file.declarationsInBlocks {
+                guard let name = d.name, let kind = SymbolKind(d), Self.matches(query, name.name) else { continue }
                 out.append(.object([
                     "name": .string(name.name), "kind": .int(kind.rawValue),
                     "location": .object(["uri": .string(uri(forPath: file.path)), "range": lines.range(name.range)]),

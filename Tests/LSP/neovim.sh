@@ -9,29 +9,8 @@ command -v nvim >/dev/null || { echo "neovim is not installed (apt-get install n
 (cd "$root" && swift build --product entlc >/dev/null)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cat > "$work/photos.entl" <<'RULES'
-app "com.example.photos"
-
-/// Pro, monthly.
-product pro_monthly: subscription { name "Pro 📷"; period month; id appstore "pro.m" }
-product pro_annual: subscription {
-  period year
-  id app_store "pro.y"
-}
-
-/// Everything in Pro.
-entitlement pro = pro_monthly or pro_anual {
-  grants export
-  grants api_calls 100 per month
-}
-
-/// Export photos.
-feature export: boolean
-
-feature api_calls: metered {
-  unit "call" / "calls"
-}
-RULES
+# The shared fixture with a typo: `pro_anual` for `pro_annual`.
+sed 's/or pro_annual {/or pro_anual {/' "$here/photos.entl" > "$work/photos.entl"
 ENTLC="$root/.build/debug/entlc" ENTL_NVIM_CONFIG="$root/editors/neovim/entl.lua" ENTL_FILE="$work/photos.entl" \
   ENTL_OUT="$work/out.txt" HOME="$work" timeout 60 nvim --headless -n -i NONE -u "$here/neovim_session.lua"
 expected='diagnostic 10:33-10:42 ERROR E201 unknown product `pro_anual`

@@ -16,29 +16,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 ENTLC = os.environ.get("ENTLC", str(pathlib.Path(__file__).resolve().parents[2] / ".build/debug/entlc"))
 
-RULES = """\
-app "com.example.photos"
-
-/// Pro, monthly.
-product pro_monthly: subscription { name "Pro 📷"; period month; id app_store "pro.m" }
-product pro_annual: subscription {
-  period year
-  id app_store "pro.y"
-}
-
-/// Everything in Pro.
-entitlement pro = pro_monthly or pro_annual {
-  grants export
-  grants api_calls 100 per month
-}
-
-/// Export photos.
-feature export: boolean
-
-feature api_calls: metered {
-  unit "call" / "calls"
-}
-"""
+# The rule file both end-to-end suites edit (neovim.sh opens it with a typo).
+RULES = (pathlib.Path(__file__).parent / "photos.entl").read_text()
 
 OTHER = "entitlement export_all = pro { grants export }\n"
 

@@ -9,6 +9,14 @@ public struct RuleFile: Hashable, Sendable {
         self.path = path
         self.declarations = declarations
     }
+
+    /// The declarations with environment blocks opened: each block's declarations in its place,
+    /// the blocks themselves left out.
+    public var declarationsInBlocks: [Declaration] {
+        declarations.flatMap { d -> [Declaration] in
+            if case .environment(let e) = d { e.declarations } else { [d] }
+        }
+    }
 }
 
 public indirect enum Declaration: Hashable, Sendable {
