@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with the address sanitizer: Fuzz/out/roundtrip and Fuzz/out/state.
+# Builds the libFuzzer targets with the address sanitizer: Fuzz/out/roundtrip, Fuzz/out/state and
+# Fuzz/out/artifact.
 # The entl modules are compiled from Sources/ as they are; the invariants come from
 # Tests/EntlTestSupport/Invariants.swift, which `swift test` also runs on every regression input.
 # About two minutes on 2 cores.
@@ -20,8 +21,12 @@ module EntlSyntax EntlSyntax
 module EntlRuntime EntlRuntime
 module EntlCompiler EntlCompiler
 
-for target in roundtrip state; do
-  source=$([ "$target" = roundtrip ] && echo RoundTripFuzz || echo StateFuzz)
+for target in ${TARGETS:-roundtrip state artifact}; do
+  case $target in
+    roundtrip) source=RoundTripFuzz ;;
+    state) source=StateFuzz ;;
+    artifact) source=ArtifactFuzz ;;
+  esac
   # The shared invariants (which import the modules above) and the entry point, in one module.
   swiftc "${FLAGS[@]}" -module-name "fuzz_$target" "$ROOT/Tests/EntlTestSupport/Invariants.swift" "targets/$source.swift" \
     "$OUT/modules/EntlSupport.o" "$OUT/modules/EntlSyntax.o" "$OUT/modules/EntlRuntime.o" "$OUT/modules/EntlCompiler.o" -o "$OUT/$target" \

@@ -2,17 +2,24 @@
 # Runs a fuzz target for a while with a corpus seeded from the examples and fixtures.
 #   Fuzz/run.sh roundtrip 600     # ten minutes of bytes → parse → check → fmt → reparse
 #   Fuzz/run.sh state 600         # ten minutes of bytes → state decoding → evaluation
+#   Fuzz/run.sh artifact 600      # ten minutes of bytes → built-graph decoding → every query
 # A crash leaves its input in Fuzz/out/crashes/; copy it to Tests/Fixtures/fuzz/<target>/ so that
 # `swift test` (FuzzRegressionTests) checks it from then on.
 set -euo pipefail
 cd "$(dirname "$0")"
-TARGET=${1:?roundtrip or state}
+TARGET=${1:?roundtrip, state or artifact}
 SECONDS_TO_RUN=${2:-60}
 [ -x "out/$TARGET" ] || ./build.sh
 CORPUS=out/corpus/$TARGET
 mkdir -p "$CORPUS" out/crashes
 if [ "$TARGET" = roundtrip ]; then
   find ../examples ../Tests/Fixtures -name '*.entl' -exec cp {} "$CORPUS/" \;
+elif [ "$TARGET" = artifact ]; then
+  # The seeds are the built examples (the entlc of this checkout builds them).
+  (cd .. && swift build -q --product entlc)
+  for f in ../examples/*.entl ../Tests/Fixtures/valid/*.entl; do
+    ../.build/debug/entlc build "$f" -o "$CORPUS/$(basename "$f" .entl).graph.json" 2>/dev/null || true
+  done
 else
   find ../examples ../Tests/Fixtures -name '*.json' -exec cp {} "$CORPUS/" \;
   i=0
@@ -20,6 +27,6 @@ else
     < <(cat ../Tests/Fixtures/states/*.jsonl)
 fi
 cp ../Tests/Fixtures/fuzz/"$TARGET"/* "$CORPUS/" 2>/dev/null || true
-DICT=$([ "$TARGET" = roundtrip ] && echo entl.dict || echo state.dict)
+case $TARGET in roundtrip) DICT=entl.dict ;; state) DICT=state.dict ;; *) DICT=artifact.dict ;; esac
 ASAN_OPTIONS=detect_leaks=0 "./out/$TARGET" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
   -dict="$DICT" -artifact_prefix=out/crashes/ -print_final_stats=1 "$CORPUS"

@@ -51,7 +51,6 @@ enum Lowering {
         var products: [Product] = []
         var entitlements: [Entitlement] = []
         var features: [Feature] = []
-        var storeIDs: [String: [String: Int]] = [:]
         var pendingGrants: [(feature: String, grant: EntlRuntime.Grant)] = []
         var pendingConversions: [(system: Int, feature: String, amount: Int64, credits: Int64)] = []
         var grantOrder = 0
@@ -87,7 +86,6 @@ enum Lowering {
                     case .duration(let n, let unit): product.duration = step(n.value, unit.value)
                     case .storeID(let store, let id):
                         product.storeIDs.append(StoreID(store: store.name, id: id.value))
-                        if storeIDs[store.name, default: [:]][id.value] == nil { storeIDs[store.name, default: [:]][id.value] = index }
                     default: break
                     }
                 }
@@ -99,12 +97,12 @@ enum Lowering {
                     return nil
                 }.first
                 entitlements.append(Entitlement(name: e.name.name, displayName: displayName, docs: docs(e.docs),
-                                                constraint: constraint(e.expression), behind: [], watchedProducts: []))
+                                                constraint: constraint(e.expression)))
                 addGrants(e.items, source: .entitlement(entitlements.count - 1))
             case .feature(let f) where featureIndex[f.name.name] == features.count:
                 var feature = Feature(name: f.name.name, displayName: nil, docs: docs(f.docs), kind: .boolean, event: nil,
                                       unitSingular: nil, unitPlural: nil, requires: f.requires.map(constraint), grants: [],
-                                      conversions: [], creditRoutes: [], watchedProducts: [])
+                                      conversions: [])
                 var usage = Usage.singleUse
                 for item in f.items {
                     switch item.kind {
@@ -122,8 +120,7 @@ enum Lowering {
             case .credits(let c) where featureIndex[c.name.name] == features.count:
                 let index = features.count
                 var feature = Feature(name: c.name.name, displayName: nil, docs: docs(c.docs), kind: .credits, event: nil,
-                                      unitSingular: nil, unitPlural: nil, requires: nil, grants: [], conversions: [],
-                                      creditRoutes: [], watchedProducts: [])
+                                      unitSingular: nil, unitPlural: nil, requires: nil, grants: [], conversions: [])
                 for item in c.items {
                     switch item.kind {
                     case .displayName(let s): feature.displayName = s.value
@@ -144,81 +141,13 @@ enum Lowering {
         for (name, grant) in pendingGrants {
             if let f = featureIndex[name] { features[f].grants.append(grant) }
         }
-        // Conversions in credit-system declaration order, so each feature's routes are too.
         for c in pendingConversions {
             guard let f = featureIndex[c.feature] else { continue }
             features[c.system].conversions.append(Conversion(feature: f, amount: c.amount, credits: c.credits))
-            features[f].creditRoutes.append(CreditRoute(system: c.system, amount: c.amount, credits: c.credits))
-        }
-
-        let order = dependencyOrder(entitlements)
-        var named = [NamedProducts](repeating: NamedProducts(), count: entitlements.count)
-        for e in order {
-            named[e] = NamedProducts(entitlements[e].constraint, nested: named)
-            entitlements[e].behind = named[e].positive.sorted()
-            entitlements[e].watchedProducts = named[e].all.sorted()
-        }
-
-        // §6: a feature watches its granting products, the products behind its granting
-        // entitlements and its requirement, and the same of the credit systems that pay for it.
-        // The balance of a single-use feature or credit system depends on its whole credit
-        // component (uses spill into the systems), so those watch the whole component's products.
-        var own = [Set<Int>](repeating: [], count: features.count)
-        for (i, f) in features.enumerated() {
-            for g in f.grants {
-                switch g.source {
-                case .product(let p): own[i].insert(p)
-                case .entitlement(let e): own[i].formUnion(named[e].all)
-                }
-            }
-            if let r = f.requires { own[i].formUnion(NamedProducts(r, nested: named).all) }
-        }
-        let (componentOf, components) = EnvironmentGraph.creditComponents(features)
-        let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
-        for i in features.indices {
-            var set = own[i]
-            if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
-            for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
-            features[i].watchedProducts = set.sorted()
         }
 
         return EnvironmentGraph(products: products, entitlements: entitlements, features: features,
-                                entitlementOrder: order, storeIDs: storeIDs)
-    }
-
-    /// The products a constraint names, through nested entitlements: those under an even number
-    /// of `not`s (positive: their purchases — or those a purchase-date qualifier admits — can make
-    /// it true, §3) and under an odd number (negative).
-    struct NamedProducts {
-        var positive: Set<BehindProduct> = []
-        var negative: Set<BehindProduct> = []
-        var all: Set<Int> { Set(positive.map(\.product)).union(negative.map(\.product)) }
-
-        init() {}
-
-        /// `nested` holds the sets of the entitlements `c` names (computed first).
-        init(_ c: Constraint, nested: [NamedProducts]) {
-            collect(c, negated: false, nested: nested)
-        }
-
-        private mutating func collect(_ c: Constraint, negated: Bool, nested: [NamedProducts]) {
-            switch c {
-            case .product(let p), .atLeast(let p, _):
-                if negated { negative.insert(BehindProduct(product: p)) } else { positive.insert(BehindProduct(product: p)) }
-            case .purchased(let p, let date):
-                let behind = BehindProduct(product: p, date: date)
-                if negated { negative.insert(behind) } else { positive.insert(behind) }
-            case .entitlement(let e):
-                positive.formUnion(negated ? nested[e].negative : nested[e].positive)
-                negative.formUnion(negated ? nested[e].positive : nested[e].negative)
-            case .not(let inner):
-                collect(inner, negated: !negated, nested: nested)
-            case .and(let terms), .or(let terms):
-                for t in terms { collect(t, negated: negated, nested: nested) }
-            case .everyone:
-                break
-            }
-        }
+                                entitlementOrder: dependencyOrder(entitlements))
     }
 
     /// Entitlements ordered so each follows those it names (iterative depth-first post-order).

@@ -1,21 +1,16 @@
-/// The compiled rule set: what the evaluator runs. `Codable`, so a server or app can load a graph
-/// compiled ahead of time without the compiler.
+/// The compiled rule set: what the evaluator runs. `entlc build` writes it as an artifact and
+/// `RuleGraphArtifact.decode` loads one, checked, without the compiler.
 ///
 /// Each environment has its own self-contained view with dense indices (declaration order):
 /// products, entitlements, and features (credit systems included, as features of kind
 /// `.credits`). Constraints and grants refer to those indices, so the hot path does no string
 /// hashing. Name and store-id lookups happen once, when a state is resolved.
-public struct RuleGraph: Codable, Sendable {
-    /// Bumped when the encoding changes incompatibly.
-    public static let formatVersion = 1
-
-    public var formatVersion: Int
+public struct RuleGraph: Sendable {
     public var app: String?
     public var live: EnvironmentGraph
     public var test: EnvironmentGraph
 
     public init(app: String?, live: EnvironmentGraph, test: EnvironmentGraph) {
-        self.formatVersion = RuleGraph.formatVersion
         self.app = app
         self.live = live
         self.test = test
@@ -26,12 +21,12 @@ public struct RuleGraph: Codable, Sendable {
     }
 }
 
-public enum Environment: String, Codable, Sendable, CaseIterable {
+public enum Environment: String, Sendable, CaseIterable {
     case live, test
 }
 
 /// The graph of one environment. Immutable and shared: passing it around costs one retain.
-public final class EnvironmentGraph: Codable, Sendable {
+public final class EnvironmentGraph: Sendable {
     public let products: [Product]
     public let entitlements: [Entitlement]
     /// Features and credit systems, in declaration order.
@@ -58,8 +53,63 @@ public final class EnvironmentGraph: Codable, Sendable {
     /// The members of each component, in declaration order.
     public let components: [[Int]]
 
-    public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int],
-                storeIDs: [String: [String: Int]]) {
+    /// Links a graph from its core: products, entitlements (name, constraint), features (kind,
+    /// grants, conversions) and a topological entitlement order. Everything else is derived here,
+    /// the one place for the compiler's lowering and the artifact decoder alike: the store-id map
+    /// (first product wins), the purchases behind each entitlement and the products each result
+    /// watches (§3, §6), each metered feature's credit routes, the name indices and the credit
+    /// components.
+    ///
+    /// PRECONDITION: every index is in range and `entitlementOrder` is a topological order of the
+    /// entitlements (the checker or `RuleGraphArtifact.decode` has made sure).
+    public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int]) {
+        var storeIDs: [String: [String: Int]] = [:]
+        for (index, product) in products.enumerated() {
+            for s in product.storeIDs where storeIDs[s.store, default: [:]][s.id] == nil {
+                storeIDs[s.store, default: [:]][s.id] = index
+            }
+        }
+
+        var features = features
+        for i in features.indices { features[i].creditRoutes = [] }
+        // Conversions in credit-system declaration order, so each feature's routes are too.
+        for system in features.indices {
+            for c in features[system].conversions {
+                features[c.feature].creditRoutes.append(CreditRoute(system: system, amount: c.amount, credits: c.credits))
+            }
+        }
+
+        var entitlements = entitlements
+        var named = [NamedProducts](repeating: NamedProducts(), count: entitlements.count)
+        for e in entitlementOrder {
+            named[e] = NamedProducts(entitlements[e].constraint, nested: named)
+            entitlements[e].behind = named[e].positive.sorted()
+            entitlements[e].watchedProducts = named[e].all.sorted()
+        }
+
+        // §6: a feature watches its granting products, the products behind its granting
+        // entitlements and its requirement, and the same of the credit systems that pay for it.
+        // The balance of a single-use feature or credit system depends on its whole credit
+        // component (uses spill into the systems), so those watch the whole component's products.
+        let (componentOf, components) = EnvironmentGraph.creditComponents(features)
+        var own = [Set<Int>](repeating: [], count: features.count)
+        for (i, f) in features.enumerated() {
+            for g in f.grants {
+                switch g.source {
+                case .product(let p): own[i].insert(p)
+                case .entitlement(let e): own[i].formUnion(named[e].all)
+                }
+            }
+            if let r = f.requires { own[i].formUnion(NamedProducts(r, nested: named).all) }
+        }
+        let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
+        for i in features.indices {
+            var set = own[i]
+            if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
+            for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
+            features[i].watchedProducts = set.sorted()
+        }
+
         self.products = products
         self.entitlements = entitlements
         self.features = features
@@ -78,7 +128,42 @@ public final class EnvironmentGraph: Codable, Sendable {
             for (id, product) in storeIDs[store]! { owners[id, default: []].append((store, product)) }
         }
         self.idOwners = owners
-        (self.componentOf, self.components) = EnvironmentGraph.creditComponents(features)
+        (self.componentOf, self.components) = (componentOf, components)
+    }
+
+    /// The products a constraint names, through nested entitlements: those under an even number
+    /// of `not`s (positive: their purchases — or those a purchase-date qualifier admits — can make
+    /// it true, §3) and under an odd number (negative).
+    struct NamedProducts {
+        var positive: Set<BehindProduct> = []
+        var negative: Set<BehindProduct> = []
+        var all: Set<Int> { Set(positive.map(\.product)).union(negative.map(\.product)) }
+
+        init() {}
+
+        /// `nested` holds the sets of the entitlements `c` names (computed first).
+        init(_ c: Constraint, nested: [NamedProducts]) {
+            collect(c, negated: false, nested: nested)
+        }
+
+        private mutating func collect(_ c: Constraint, negated: Bool, nested: [NamedProducts]) {
+            switch c {
+            case .product(let p), .atLeast(let p, _):
+                if negated { negative.insert(BehindProduct(product: p)) } else { positive.insert(BehindProduct(product: p)) }
+            case .purchased(let p, let date):
+                let behind = BehindProduct(product: p, date: date)
+                if negated { negative.insert(behind) } else { positive.insert(behind) }
+            case .entitlement(let e):
+                positive.formUnion(negated ? nested[e].negative : nested[e].positive)
+                negative.formUnion(negated ? nested[e].positive : nested[e].negative)
+            case .not(let inner):
+                collect(inner, negated: !negated, nested: nested)
+            case .and(let terms), .or(let terms):
+                for t in terms { collect(t, negated: negated, nested: nested) }
+            case .everyone:
+                break
+            }
+        }
     }
 
     /// Union-find over single-use features and credit systems, joined by conversions.
@@ -114,32 +199,9 @@ public final class EnvironmentGraph: Codable, Sendable {
         }
         return (componentOf, components)
     }
-
-    // The name indices are derived: encode the core, rebuild the rest on decode.
-    private enum CodingKeys: String, CodingKey {
-        case products, entitlements, features, entitlementOrder, storeIDs
-    }
-
-    public required convenience init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(products: try c.decode([Product].self, forKey: .products),
-                  entitlements: try c.decode([Entitlement].self, forKey: .entitlements),
-                  features: try c.decode([Feature].self, forKey: .features),
-                  entitlementOrder: try c.decode([Int].self, forKey: .entitlementOrder),
-                  storeIDs: try c.decode([String: [String: Int]].self, forKey: .storeIDs))
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(products, forKey: .products)
-        try c.encode(entitlements, forKey: .entitlements)
-        try c.encode(features, forKey: .features)
-        try c.encode(entitlementOrder, forKey: .entitlementOrder)
-        try c.encode(storeIDs, forKey: .storeIDs)
-    }
 }
 
-public enum ProductKind: String, Codable, Sendable {
+public enum ProductKind: String, Sendable, CaseIterable {
     case nonConsumable = "non_consumable"
     case consumable
     case subscription
@@ -147,7 +209,7 @@ public enum ProductKind: String, Codable, Sendable {
 }
 
 /// A reset interval or billing period: a whole number of months, or a fixed number of seconds.
-public enum Interval: String, Codable, Sendable, CaseIterable {
+public enum Interval: String, Sendable, CaseIterable {
     case minute, hour, day, week, month, quarter
     case halfYear = "half_year"
     case year
@@ -173,7 +235,7 @@ public enum Interval: String, Codable, Sendable, CaseIterable {
 }
 
 /// A calendar length: months (day clamped at month ends) or seconds, never both.
-public struct CalendarStep: Codable, Sendable, Hashable {
+public struct CalendarStep: Sendable, Hashable {
     public var months: Int64
     public var seconds: Int64
 
@@ -183,7 +245,7 @@ public struct CalendarStep: Codable, Sendable, Hashable {
     }
 }
 
-public struct StoreID: Codable, Sendable, Hashable {
+public struct StoreID: Sendable, Hashable {
     public var store: String
     public var id: String
 
@@ -193,7 +255,7 @@ public struct StoreID: Codable, Sendable, Hashable {
     }
 }
 
-public struct Product: Codable, Sendable {
+public struct Product: Sendable {
     public var name: String
     public var displayName: String?
     public var docs: String?
@@ -219,7 +281,7 @@ public struct Product: Codable, Sendable {
 }
 
 /// A compiled purchase constraint over product and entitlement indices.
-public indirect enum Constraint: Codable, Sendable, Hashable {
+public indirect enum Constraint: Sendable, Hashable {
     case product(Int)
     case entitlement(Int)
     /// At least `quantity` units of a consumable held.
@@ -285,7 +347,7 @@ extension Constraint {
 }
 
 /// `purchased before T` (`before`) or `purchased since T`: which purchases of a product qualify.
-public struct PurchaseDateFilter: Codable, Sendable, Hashable, Comparable {
+public struct PurchaseDateFilter: Sendable, Hashable, Comparable {
     public var before: Bool
     public var instant: Instant
 
@@ -306,7 +368,7 @@ public struct PurchaseDateFilter: Codable, Sendable, Hashable, Comparable {
 
 /// A product whose purchases are behind an entitlement (§3): all of them, or only those a
 /// purchase-date qualifier admits.
-public struct BehindProduct: Codable, Sendable, Hashable, Comparable {
+public struct BehindProduct: Sendable, Hashable, Comparable {
     public var product: Int
     /// Nil: every purchase of the product.
     public var date: PurchaseDateFilter?
@@ -327,7 +389,7 @@ public struct BehindProduct: Codable, Sendable, Hashable, Comparable {
     }
 }
 
-public struct Entitlement: Codable, Sendable {
+public struct Entitlement: Sendable {
     public var name: String
     public var displayName: String?
     public var docs: String?
@@ -343,43 +405,19 @@ public struct Entitlement: Codable, Sendable {
     /// Every product its constraint names, through nested entitlements (for `valid_until`).
     public var watchedProducts: [Int]
 
-    public init(name: String, displayName: String?, docs: String?, constraint: Constraint, behind: [BehindProduct],
-                watchedProducts: [Int]) {
+    /// `behind` and `watchedProducts` are derived when the graph is linked (`EnvironmentGraph.init`).
+    public init(name: String, displayName: String?, docs: String?, constraint: Constraint) {
         self.name = name
         self.displayName = displayName
         self.docs = docs
         self.constraint = constraint
         self.program = constraint.program
-        self.behind = behind
-        self.watchedProducts = watchedProducts
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case name, displayName, docs, constraint, behind, watchedProducts
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(name: try c.decode(String.self, forKey: .name),
-                  displayName: try c.decodeIfPresent(String.self, forKey: .displayName),
-                  docs: try c.decodeIfPresent(String.self, forKey: .docs),
-                  constraint: try c.decode(Constraint.self, forKey: .constraint),
-                  behind: try c.decode([BehindProduct].self, forKey: .behind),
-                  watchedProducts: try c.decode([Int].self, forKey: .watchedProducts))
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encodeIfPresent(displayName, forKey: .displayName)
-        try c.encodeIfPresent(docs, forKey: .docs)
-        try c.encode(constraint, forKey: .constraint)
-        try c.encode(behind, forKey: .behind)
-        try c.encode(watchedProducts, forKey: .watchedProducts)
+        self.behind = []
+        self.watchedProducts = []
     }
 }
 
-public enum FeatureKind: String, Codable, Sendable {
+public enum FeatureKind: String, Sendable, CaseIterable {
     case boolean
     /// Metered, consumed in uses (API calls).
     case singleUse = "single_use"
@@ -391,7 +429,7 @@ public enum FeatureKind: String, Codable, Sendable {
     public var isMetered: Bool { self != .boolean }
 }
 
-public struct Feature: Codable, Sendable {
+public struct Feature: Sendable {
     public var name: String
     public var displayName: String?
     public var docs: String?
@@ -411,9 +449,9 @@ public struct Feature: Codable, Sendable {
     /// products named in granting entitlements and in `requires`, and those of its credit systems.
     public var watchedProducts: [Int]
 
+    /// `creditRoutes` and `watchedProducts` are derived when the graph is linked (`EnvironmentGraph.init`).
     public init(name: String, displayName: String?, docs: String?, kind: FeatureKind, event: String?, unitSingular: String?,
-                unitPlural: String?, requires: Constraint?, grants: [Grant], conversions: [Conversion],
-                creditRoutes: [CreditRoute], watchedProducts: [Int]) {
+                unitPlural: String?, requires: Constraint?, grants: [Grant], conversions: [Conversion]) {
         self.name = name
         self.displayName = displayName
         self.docs = docs
@@ -424,8 +462,8 @@ public struct Feature: Codable, Sendable {
         self.requires = requires
         self.grants = grants
         self.conversions = conversions
-        self.creditRoutes = creditRoutes
-        self.watchedProducts = watchedProducts
+        self.creditRoutes = []
+        self.watchedProducts = []
     }
 
     public func unit(_ count: Int64) -> String {
@@ -434,21 +472,21 @@ public struct Feature: Codable, Sendable {
 }
 
 /// One `grants` item, stored with the feature it grants.
-public struct Grant: Codable, Sendable {
-    public enum Source: Codable, Sendable, Hashable {
+public struct Grant: Sendable {
+    public enum Source: Sendable, Hashable {
         /// A product-level grant: once per owned purchase.
         case product(Int)
         case entitlement(Int)
     }
 
-    public enum Amount: Codable, Sendable, Hashable {
+    public enum Amount: Sendable, Hashable {
         /// Boolean features.
         case none
         case count(Int64)
         case unlimited
     }
 
-    public enum Carry: Codable, Sendable, Hashable {
+    public enum Carry: Sendable, Hashable {
         case uncapped
         case upTo(Int64)
     }
@@ -473,7 +511,7 @@ public struct Grant: Codable, Sendable {
 }
 
 /// `FEATURE AMOUNT = CREDITS` in a credit system.
-public struct Conversion: Codable, Sendable, Hashable {
+public struct Conversion: Sendable, Hashable {
     public var feature: Int
     public var amount: Int64
     public var credits: Int64
@@ -486,7 +524,7 @@ public struct Conversion: Codable, Sendable, Hashable {
 }
 
 /// A credit system that can pay for a feature: `amount` units cost `credits` credits.
-public struct CreditRoute: Codable, Sendable, Hashable {
+public struct CreditRoute: Sendable, Hashable {
     public var system: Int
     public var amount: Int64
     public var credits: Int64

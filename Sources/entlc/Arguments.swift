@@ -14,6 +14,8 @@ struct OptionSpec: Sendable {
     /// Takes a value (`--format json` or `--format=json`); otherwise a flag.
     var takesValue: Bool = false
     var repeatable: Bool = false
+    /// A one-letter spelling (`-o` for `--output`), stored under `name`.
+    var short: String? = nil
 }
 
 /// Options and positional arguments of one command line.
@@ -40,7 +42,10 @@ struct ParsedArguments {
     /// after `--` everything is.
     init(_ args: [String], options: [OptionSpec]) throws(CLIError) {
         var byName: [String: OptionSpec] = [:]
-        for o in options { byName[o.name] = o }
+        for o in options {
+            byName[o.name] = o
+            if let short = o.short { byName[short] = o }
+        }
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -64,6 +69,7 @@ struct ParsedArguments {
                 let hint = Suggestions.closest(to: name, among: options.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
                 throw CLIError("unknown option `\(name)`\(hint)")
             }
+            name = spec.name
             if spec.takesValue {
                 let value: String
                 if let inline {

@@ -23,6 +23,7 @@ enum ChangesCommand {
 
         """,
         options: [
+            RuleLoader.graphOption,
             OptionSpec(name: "--from", takesValue: true), OptionSpec(name: "--to", takesValue: true),
             OptionSpec(name: "--state", takesValue: true), OptionSpec(name: "--from-time", takesValue: true),
             OptionSpec(name: "--to-time", takesValue: true), OptionSpec(name: "--at", takesValue: true),
@@ -40,7 +41,7 @@ enum ChangesCommand {
         guard usesPair != usesSpan else {
             throw CLIError("give --from OLD.json --to NEW.json, or --state S.json --from-time T1 --to-time T2")
         }
-        let graph = try RuleLoader.compile(args.positionals).graph
+        let graph = try RuleLoader.graph(args)
         let events: [ChangeEvent]
         if usesPair {
             guard let from = pair.0, let to = pair.1 else { throw CLIError("give both --from and --to") }

@@ -59,7 +59,7 @@ enum EvalCommand {
             OptionSpec(name: "--override", takesValue: true, repeatable: true),
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
             OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--consume"),
-            OptionSpec(name: "--id", takesValue: true),
+            OptionSpec(name: "--id", takesValue: true), RuleLoader.graphOption,
         ],
         run: run)
 
@@ -91,7 +91,7 @@ enum EvalCommand {
             return i
         }
         let overrides = try parseOverrides(args.all("--override"))
-        let graph = try RuleLoader.compile(args.positionals).graph
+        let graph = try RuleLoader.graph(args)
         try validate(query, in: graph, environment: environment)
         try validate(overrides, in: graph, environment: environment)
         if case .feature(let f, _) = query, args.value("--amount") != nil, kind(of: f, in: graph) == .boolean {

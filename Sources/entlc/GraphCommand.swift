@@ -23,13 +23,13 @@ enum GraphCommand {
         EXIT: 0, or 2 for bad arguments or rules that do not compile.
 
         """,
-        options: [OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true)],
+        options: [RuleLoader.graphOption, OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true)],
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["dot", "mermaid", "json"]) ?? "dot"
         let environment = try args.choice("--env", in: ["live", "test"]).flatMap(Environment.init(rawValue:)) ?? .live
-        let graph = try RuleLoader.compile(args.positionals).graph
+        let graph = try RuleLoader.graph(args)
         let picture = GraphPicture(graph, environment: environment)
         switch format {
         case "mermaid": Terminal.emit(picture.mermaid)

@@ -125,9 +125,15 @@ enum FileSystem {
                 offset += n
             }
         }
-        // Keep the original file's permissions.
+        // Keep the original file's permissions; a new file gets the usual ones (0666 less the umask).
         var info = stat()
-        if stat(path, &info) == 0 { fchmod(fd, info.st_mode & 0o7777) }
+        if stat(path, &info) == 0 {
+            fchmod(fd, info.st_mode & 0o7777)
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            fchmod(fd, 0o666 & ~mask)
+        }
         if fsync(fd) != 0 { ok = false }
         close(fd)
         guard ok, rename(temp, path) == 0 else {
@@ -208,5 +214,23 @@ extension RuleLoader {
             throw CLIError("the rules do not compile (\(diagnostics.errorCount) error\(diagnostics.errorCount == 1 ? "" : "s"))")
         }
         return (graph, compilation.checked)
+    }
+}
+
+extension RuleLoader {
+    /// The option that names a built graph (`entlc build`) instead of rule files.
+    static let graphOption = OptionSpec(name: "--graph", takesValue: true)
+
+    /// The rule graph a running command evaluates: the artifact `--graph FILE` names (checked by
+    /// the runtime's decoder, no compiler involved), or the RULES compiled.
+    static func graph(_ args: ParsedArguments) throws(CLIError) -> RuleGraph {
+        guard let path = args.value("--graph") else { return try compile(args.positionals).graph }
+        guard args.positionals.isEmpty else { throw CLIError("give either RULES or --graph FILE, not both") }
+        let bytes = try FileSystem.contents(ofInput: path)
+        do throws(RuleGraphArtifactError) {
+            return try RuleGraphArtifact(bytes: bytes).graph
+        } catch {
+            throw CLIError("`\(path)` is not a usable rule graph: \(error)")
+        }
     }
 }

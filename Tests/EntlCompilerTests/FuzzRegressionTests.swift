@@ -1,3 +1,6 @@
+import EntlCompiler
+import EntlRuntime
+import EntlSyntax
 import EntlTestSupport
 import Foundation
 import Testing
@@ -48,6 +51,23 @@ import Testing
         #expect(inputs.count > 10)
         for (name, bytes) in inputs {
             #expect(stateProblem(bytes) == nil, "\(name)")
+        }
+    }
+
+    /// The built examples, and every artifact input a fuzzer found.
+    @Test func artifactDecodingAndEvaluation() throws {
+        var inputs: [(String, [UInt8])] = []
+        for path in FuzzRegressionTests.files(under: ["examples", "Tests/Fixtures/valid"], endingIn: [".entl"]) {
+            let source = SourceFile(path: path, text: try readRepoFile(path))
+            guard let graph = Compiler.compile([source], lint: false).graph else { continue }
+            inputs.append((path, RuleGraphArtifact.encode(graph, compiler: "entlc test")))
+        }
+        for path in FuzzRegressionTests.files(under: ["Tests/Fixtures/fuzz/artifact"], endingIn: []) {
+            inputs.append((path, try Array(Data(contentsOf: URL(fileURLWithPath: repoPath(path))))))
+        }
+        #expect(inputs.count >= 5)
+        for (name, bytes) in inputs {
+            #expect(artifactProblem(bytes) == nil, "\(name)")
         }
     }
 }

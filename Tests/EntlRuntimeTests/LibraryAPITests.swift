@@ -68,17 +68,6 @@ import Testing
         observation.cancel()
     }
 
-    @Test func aCompiledGraphRoundTripsThroughJSON() throws {
-        let data = try JSONEncoder().encode(graph)
-        let loaded = try JSONDecoder().decode(RuleGraph.self, from: data)
-        let s = state(#"{"purchases": [{"product": "com.x.pro"}], "usage": [{"feature": "api_calls", "amount": 5}]}"#)
-        let a = try Evaluation(graph: graph, state: s, at: at).all()
-        let b = try Evaluation(graph: loaded, state: s, at: at).all()
-        #expect(a == b)
-        #expect(loaded.live.productIndex == graph.live.productIndex)
-        #expect(loaded.formatVersion == RuleGraph.formatVersion)
-    }
-
     @Test func sameInputsGiveByteIdenticalJSON() throws {
         let s = state(#"{"customer": "c", "purchases": [{"product": "pro"}], "usage": [{"feature": "api_calls", "amount": 5}]}"#)
         let one = try Evaluation(graph: graph, state: s, at: at)

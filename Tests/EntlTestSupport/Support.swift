@@ -220,7 +220,7 @@ public func compileGraph(_ text: String, sourceLocation: Testing.SourceLocation 
     let compilation = Compiler.compile([SourceFile(path: "rules.entl", text: text)])
     guard let graph = compilation.graph else {
         Issue.record("rules do not compile: \(compilation.checked.sortedDiagnostics.map(\.message))", sourceLocation: sourceLocation)
-        let empty = EnvironmentGraph(products: [], entitlements: [], features: [], entitlementOrder: [], storeIDs: [:])
+        let empty = EnvironmentGraph(products: [], entitlements: [], features: [], entitlementOrder: [])
         return RuleGraph(app: nil, live: empty, test: empty)
     }
     return graph
