@@ -24,12 +24,22 @@ extension Int64 {
     /// `ceil(self × factor / divisor)` computed exactly in 128 bits, for non-negative operands
     /// and a positive divisor; saturates at `Int64.max`.
     public func multipliedDividedRoundingUp(by factor: Int64, dividedBy divisor: Int64) -> Int64 {
+        multipliedDivided(by: factor, dividedBy: divisor, roundingUp: true)
+    }
+
+    /// `floor(self × factor / divisor)` exactly (128-bit intermediate), saturating at `Int64.max`:
+    /// how many units `self` credits buy (§4.6 shortfall).
+    public func multipliedDividedRoundingDown(by factor: Int64, dividedBy divisor: Int64) -> Int64 {
+        multipliedDivided(by: factor, dividedBy: divisor, roundingUp: false)
+    }
+
+    private func multipliedDivided(by factor: Int64, dividedBy divisor: Int64, roundingUp: Bool) -> Int64 {
         precondition(self >= 0 && factor >= 0 && divisor > 0, "amounts are non-negative, divisors positive")
         let product = UInt64(self).multipliedFullWidth(by: UInt64(factor))
         let d = UInt64(divisor)
         guard product.high < d else { return .max }
         var (q, r) = d.dividingFullWidth(product)
-        if r > 0 { q += 1 }
+        if roundingUp, r > 0 { q += 1 }
         return q > UInt64(Int64.max) ? .max : Int64(q)
     }
 }

@@ -155,34 +155,57 @@ extension Evaluation {
         switch rep {
         case .override(let p)?:
             result.product = graph.products[p].name
+            result.displayName = graph.products[p].displayName
             result.ownership = .purchased
             result.period = "lifetime"
+            result.status = .active
         case .purchase(let j)?:
             let pu = state.purchases[j]
             let p = Int(purchaseProduct[j])
             result.product = graph.products[p].name
+            result.displayName = graph.products[p].displayName
             result.store = store(of: j)
+            result.storeProductID = storeProductID(of: j)
             result.willRenew = willRenew(j)
             result.inGracePeriod = pu.status == .pastDue
             result.ownership = pu.ownership
             result.period = periodName(p)
             result.isTrial = pu.status == .trialing
+            result.trialEnd = result.isTrial ? pu.expiresAt : nil
+            result.status = switch pu.status {
+            case .trialing: .trialing
+            case .pastDue: .pastDue
+            case .canceled: .canceled
+            default: .active
+            }
         case nil where truth != .true:
             // Inactive (or undetermined): report the purchase that ended most recently.
             if let j = mostRecentlyEnded(e) {
                 let pu = state.purchases[j]
                 let p = Int(purchaseProduct[j])
                 result.product = graph.products[p].name
+                result.displayName = graph.products[p].displayName
                 result.store = store(of: j)
+                result.storeProductID = storeProductID(of: j)
                 result.expiresAt = accessEnd(j).instant
                 result.willRenew = willRenew(j)
                 result.ownership = pu.ownership
                 result.period = periodName(p)
             }
         case nil:
-            break  // active with no purchase behind it (through a `not`): nothing to report
+            result.status = .active  // active with no purchase behind it (`everyone`, a `not`): nothing to report
         }
         if truth == .true { result.expiresAt = entitlementValue(e).1.instant }
+        switch truth {
+        case .true: break
+        case .unknown: result.status = .unknown
+        case .false:
+            result.status = result.inBillingRetry ? .billingRetry : result.isRevoked ? .revoked
+                : result.product != nil ? .expired : .neverPurchased
+        }
+        if unlocks, truth != .true {
+            result.unlockedBy = unlockingProducts(entitlement.watchedProducts) { $0.entitlementValue(e).0 == .true }
+        }
 
         switch truth {
         case .true:

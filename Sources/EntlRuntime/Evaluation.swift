@@ -8,6 +8,9 @@ public struct Evaluation: Sendable {
     public let at: Instant
     /// Whether results carry their reasoning trail (`--explain`).
     public let explains: Bool
+    /// Whether results that are not allowed say which products would allow them (`unlocked_by`,
+    /// §4.6): one more evaluation per product that could matter.
+    public let unlocks: Bool
 
     /// Per state purchase: the product index, or -1 when it names none in this environment.
     let purchaseProduct: [Int32]
@@ -29,15 +32,21 @@ public struct Evaluation: Sendable {
     /// - Parameters:
     ///   - environment: wins over the state's `environment`; default live.
     ///   - at: the evaluation instant.
+    ///   - unlock: compute `unlocked_by` for results that are not allowed.
     public init(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, at: Instant,
-                explain: Bool = false) throws(EvaluationError) {
+                explain: Bool = false, unlock: Bool = false) throws(EvaluationError) {
         let env = environment ?? state.environment ?? .live
-        let g = graph[env]
+        try self.init(graph[env], state: state, environment: env, at: at, explain: explain, unlock: unlock)
+    }
+
+    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, explain: Bool,
+         unlock: Bool) throws(EvaluationError) {
         self.graph = g
         self.state = state
         self.environment = env
         self.at = at
         self.explains = explain
+        self.unlocks = unlock
 
         var products = [ProductStanding](repeating: ProductStanding(), count: g.products.count)
         for (product, value) in state.overrides {

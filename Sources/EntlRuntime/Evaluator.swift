@@ -2,7 +2,7 @@
 /// customer a `PurchaseTracker` follows, against a compiled `RuleGraph`.
 ///
 /// ```swift
-/// let graph = try JSONDecoder().decode(RuleGraph.self, from: compiledGraph)  // or Compiler.compile
+/// let graph = try RuleGraphArtifact(bytes: builtGraph).graph  // `entlc build`, or Compiler.compile
 /// let evaluator = Evaluator(graph: graph, tracker: JSONPurchaseTracker(json: stateBytes))
 /// let calls = try evaluator.entitled(feature: "api_calls", requiredBalance: 1)
 /// if calls.allowed { … } else { print(calls.reason) }
@@ -57,8 +57,12 @@ public final class Evaluator: Sendable {
     }
 
     /// One evaluation of the tracker's current state at `at`, to ask several questions of.
-    public func evaluation(at: Instant = .now(), explain: Bool = false) throws(EvaluationError) -> Evaluation {
-        try Evaluation(graph: graph, state: tracker.snapshot, environment: environment, at: at, explain: explain)
+    /// One evaluation of the tracker's current state at `at`, to ask several questions of.
+    /// `unlock`: results that are not allowed say which products would allow them.
+    public func evaluation(at: Instant = .now(), explain: Bool = false, unlock: Bool = false) throws(EvaluationError)
+        -> Evaluation
+    {
+        try Evaluation(graph: graph, state: tracker.snapshot, environment: environment, at: at, explain: explain, unlock: unlock)
     }
 
     /// The cached answer to a question at `at`, or a fresh one (then cached until its `validUntil`).
@@ -104,6 +108,16 @@ public final class Evaluator: Sendable {
                    unwrap: { if case .entitlement(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
             try e.entitlement(name)
         }
+    }
+
+    /// What a paywall shows for a feature that is not allowed: the products (declaration order)
+    /// any one of which, bought now, would allow `requiredBalance` units of it; nil when it is
+    /// allowed already. Computed fresh (one evaluation per product that can matter), not cached:
+    /// what a purchase would do depends on the instant it is made (`purchased before` dates).
+    public func unlockingProducts(feature: String, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
+        -> [String]?
+    {
+        try evaluation(at: at, unlock: true).feature(feature, required: requiredBalance).unlockedBy
     }
 
     /// Every product, entitlement, feature and credit system, in declaration order.

@@ -286,10 +286,15 @@ extension Evaluation {
             name: feature.name, kind: feature.kind, decision: .denied, required: nil, balance: nil, unlimited: false,
             overage: nil, via: nil, creditSystem: nil, creditsRequired: nil, creditBalance: nil,
             validUntil: nextChange(watching: feature.watchedProducts), reason: "", sources: [], explanation: [])
+        result.displayName = feature.displayName
         if feature.kind == .boolean {
             decideBoolean(f, &result)
         } else {
             decideMetered(f, required: required, &result)
+            if feature.unitSingular != nil || feature.unitPlural != nil { result.unit = feature.unit(result.balance ?? 2) }
+        }
+        if unlocks, !result.allowed {
+            result.unlockedBy = unlockingProducts(feature.watchedProducts) { $0.feature(f, required: required).allowed }
         }
         return result
     }
@@ -427,6 +432,14 @@ extension Evaluation {
         }
         if result.decision != .allowed {
             result.decision = uncertain ? .undetermined : .denied
+            // §4.6: the fewest more units that would allow it, with what the best credit system
+            // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
+            var payable: Int64 = 0
+            for route in feature.creditRoutes {
+                let credits = meteredBalance(route.system).low ?? .max
+                payable = max(payable, credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
+            }
+            result.shortfall = max(1, shortfall.subtractingSaturating(payable))
             var reason = "\(units(low)) left, \(required.grouped) needed"
             if let system = result.creditSystem, let need = result.creditsRequired {
                 reason += "; `\(system)` has \(result.creditBalance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"

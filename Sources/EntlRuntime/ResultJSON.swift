@@ -203,6 +203,14 @@ extension EvaluationResult {
 }
 
 extension JSONSink {
+    fileprivate mutating func unlockedBy(_ products: [String]?) {
+        key("unlocked_by")
+        guard let products else { return string(nil) }
+        beginArray()
+        for p in products { string(p) }
+        endArray()
+    }
+
     fileprivate mutating func explanation(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         key("explanation")
@@ -237,9 +245,13 @@ extension EntitlementResult {
         s.key("decision"); s.string(decision.rawValue)
         s.key("allowed"); s.bool(allowed)
         s.key("is_active"); s.bool(isActive)
+        s.key("status"); s.string(status.rawValue)
         s.key("product"); s.string(product)
+        s.key("display_name"); s.string(displayName)
         s.key("store"); s.string(store)
+        s.key("store_product_id"); s.string(storeProductID)
         s.key("expires_at"); s.instant(expiresAt)
+        s.key("trial_end"); s.instant(trialEnd)
         s.key("will_renew"); s.bool(willRenew)
         s.key("in_grace_period"); s.bool(inGracePeriod)
         s.key("in_billing_retry"); s.bool(inBillingRetry)
@@ -247,6 +259,7 @@ extension EntitlementResult {
         s.key("ownership"); s.string(ownership?.rawValue)
         s.key("period"); s.string(period)
         s.key("is_trial"); s.bool(isTrial)
+        s.unlockedBy(unlockedBy)
         s.key("valid_until"); s.instant(validUntil)
         s.key("reason"); s.string(reason)
         s.explanation(explanation)
@@ -270,17 +283,21 @@ extension FeatureResult {
         s.beginObject()
         s.key("kind"); s.string("feature")
         s.key("name"); s.string(name)
+        s.key("display_name"); s.string(displayName)
         s.key("type"); s.string(type)
         s.key("decision"); s.string(decision.rawValue)
         s.key("allowed"); s.bool(allowed)
         s.key("required"); s.int(required)
         s.key("balance"); s.int(balance)
+        s.key("unit"); s.string(unit)
         s.key("unlimited"); s.bool(unlimited)
         s.key("overage"); s.int(overage)
         s.key("via"); s.string(via?.rawValue)
         s.key("credit_system"); s.string(creditSystem)
         s.key("credits_required"); s.int(creditsRequired)
         s.key("credit_balance"); s.int(creditBalance)
+        s.key("shortfall"); s.int(shortfall)
+        s.unlockedBy(unlockedBy)
         s.key("valid_until"); s.instant(validUntil)
         s.key("reason"); s.string(reason)
         s.key("sources")

@@ -42,6 +42,19 @@ public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertib
     public var allowed: Bool { decision == .allowed }
 }
 
+/// One word an app can switch on (§3): the representative purchase's status while active; why
+/// not when inactive (in this order of precedence: billing retry, revoked, expired, never
+/// purchased); `unknown` when undetermined.
+public enum EntitlementStatus: String, Sendable, Hashable, CaseIterable {
+    case active, trialing
+    case pastDue = "past_due"
+    case canceled
+    case billingRetry = "billing_retry"
+    case revoked, expired
+    case neverPurchased = "never_purchased"
+    case unknown
+}
+
 /// `entitlement(_:)`: whether it is active, and the merged state of the purchases behind it (§3).
 public struct EntitlementResult: Sendable, Equatable {
     public var name: String
@@ -57,6 +70,16 @@ public struct EntitlementResult: Sendable, Equatable {
     /// The subscription period, `lifetime`, or nil (consumables, non-renewing products).
     public var period: String?
     public var isTrial: Bool
+    public var status: EntitlementStatus = .neverPurchased
+    /// The representative's `expires_at` while it is trialing.
+    public var trialEnd: Instant?
+    /// The reported product's display name (its `name` item): the plan name a screen shows.
+    public var displayName: String?
+    /// The reported purchase's product id at its store.
+    public var storeProductID: String?
+    /// Not active: the products any one of which, bought now, would make it active (declaration
+    /// order); nil when active or not computed (§4.6).
+    public var unlockedBy: [String]?
     public var validUntil: Instant?
     public var reason: String
     public var explanation: [String]
@@ -138,6 +161,17 @@ public struct FeatureResult: Sendable, Equatable {
     public var creditSystem: String?
     public var creditsRequired: Int64?
     public var creditBalance: Int64?
+    /// The feature's display name (its `name` item).
+    public var displayName: String?
+    /// The unit of the balance (singular or plural as the balance needs), when the feature
+    /// declares one; nil for boolean features.
+    public var unit: String?
+    /// Not allowed, metered: the fewest units of more balance that would allow it, counting
+    /// what the credit systems could pay (§4.6).
+    public var shortfall: Int64?
+    /// Not allowed: the products any one of which, bought now, would allow it (declaration
+    /// order); nil when allowed or not computed (§4.6).
+    public var unlockedBy: [String]?
     public var validUntil: Instant?
     public var reason: String
     public var sources: [BalanceSource]

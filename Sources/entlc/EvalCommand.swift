@@ -38,6 +38,9 @@ enum EvalCommand {
           --format text|json    text (default) or JSON (docs/cli.md); batches always write JSON lines
           --explain             add the reasoning: purchases counted or ignored, grants, burn-down,
                                 credit conversion
+          --unlock              with --states: say what would allow each result that is not
+                                allowed (`unlocked_by`; one state always does)
+          --graph FILE          evaluate a graph built by `entlc build` instead of RULES
           --jobs N              threads for --states (default: one per core); output order and
                                 bytes do not depend on it
           --strict              unknown keys in a state are errors (exit 2), not warnings
@@ -59,7 +62,7 @@ enum EvalCommand {
             OptionSpec(name: "--override", takesValue: true, repeatable: true),
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
             OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--consume"),
-            OptionSpec(name: "--id", takesValue: true), RuleLoader.graphOption,
+            OptionSpec(name: "--id", takesValue: true), RuleLoader.graphOption, OptionSpec(name: "--unlock"),
         ],
         run: run)
 
@@ -79,6 +82,8 @@ enum EvalCommand {
         var at: Instant?
         var overrides: [(String, Override)]
         var explain: Bool
+        /// Compute `unlocked_by` (always for one state; `--unlock` for batches).
+        var unlock: Bool
         var decoding: StateDecodingOptions
     }
 
@@ -99,7 +104,7 @@ enum EvalCommand {
         }
         let options = Options(graph: graph, query: query, format: format, environment: environment, at: at,
                               overrides: overrides, explain: args.has("--explain"),
-                              decoding: StateDecodingOptions(strict: args.has("--strict")))
+                              unlock: args.has("--unlock") || args.value("--states") == nil, decoding: StateDecodingOptions(strict: args.has("--strict")))
 
         switch (args.value("--state"), args.value("--states")) {
         case (nil, nil): throw CLIError("give the customer state with --state FILE (or - for standard input), or --states FILE.jsonl")
@@ -134,7 +139,8 @@ enum EvalCommand {
         try apply(options.overrides, to: &state, graph: options.graph, environment: options.environment)
         do throws(EvaluationError) {
             let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
-                                            at: options.at ?? state.now ?? .now(), explain: options.explain)
+                                            at: options.at ?? state.now ?? .now(), explain: options.explain,
+                                            unlock: options.unlock)
             return (evaluation, try answer(options.query, evaluation))
         } catch {
             throw CLIError("\(StateFile.name(path)): \(error.message)")
@@ -282,7 +288,8 @@ enum EvalCommand {
                 return failure(error.message)
             }
             let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
-                                            at: options.at ?? state.now ?? clock, explain: options.explain)
+                                            at: options.at ?? state.now ?? clock, explain: options.explain,
+                                            unlock: options.unlock)
             evaluation.writeJSONLine(try answer(options.query, evaluation), into: &out)
         } catch let error as StateError {
             failure(error.description)

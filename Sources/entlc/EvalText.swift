@@ -32,10 +32,16 @@ enum EvalText {
         i.map { "  valid until \($0)\n" } ?? ""
     }
 
+    /// "  unlock with: pro_monthly, pro_annual", or that no single purchase would do.
+    static func unlock(_ products: [String]?) -> String {
+        guard let products else { return "" }
+        return products.isEmpty ? "  no single purchase unlocks it\n" : "  unlock with: \(products.joined(separator: ", "))\n"
+    }
+
     static func feature(_ f: FeatureResult, _ evaluation: Evaluation) -> String {
         let decision = f.decision.rawValue + (f.via == .credits ? " via credits" : "")
         guard f.kind != .boolean else {
-            return "\(f.name): \(decision) — \(f.reason)\n" + validUntil(f.validUntil)
+            return "\(f.name): \(decision) — \(f.reason)\n" + unlock(f.unlockedBy) + validUntil(f.validUntil)
         }
         let feature = evaluation.graph.features[evaluation.graph.featureIndex[f.name]!]
         let certain = f.sources.filter(\.certain)
@@ -69,7 +75,8 @@ enum EvalText {
         // The first line already says what is left and needed; an undetermined result also says
         // what it depends on.
         if f.decision == .undetermined, let r = f.reason.firstRange(of: "it depends on") { out += "  \(f.reason[r.lowerBound...])\n" }
-        return out + validUntil(f.validUntil)
+        if let shortfall = f.shortfall { out += "  short by \(shortfall.grouped) \(feature.unit(shortfall))\n" }
+        return out + unlock(f.unlockedBy) + validUntil(f.validUntil)
     }
 
     /// "active until 2026-12-05T09:00:00Z, renews", "trialing until …", "in grace period until …".
@@ -93,7 +100,7 @@ enum EvalText {
             details.append(e.willRenew ? "renews" : "does not renew")
             out += "  " + details.joined(separator: ", ") + "\n"
         }
-        return out + validUntil(e.validUntil)
+        return out + unlock(e.unlockedBy) + validUntil(e.validUntil)
     }
 
     static func product(_ p: ProductResult) -> String {

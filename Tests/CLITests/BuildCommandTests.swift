@@ -73,4 +73,22 @@ import Testing
         #expect(missing.status == 2)
         #expect(missing.stderr == "entlc: error: cannot read `\(dir)/none.json`: no such file or directory\n")
     }
+
+    /// One state always says what would unlock a denied result; a batch only with `--unlock`.
+    @Test func unlockedByInTextOneStateAndBatches() throws {
+        let text = try runEntlc(["eval", "examples/api.entl", "--state", "examples/api.state.json", "--feature", "history_access",
+                                 "--at", "2027-03-01T00:00:00Z"])
+        #expect(text.status == 1)
+        #expect(text.stdout == """
+            history_access: denied — no owned product or active entitlement grants it
+              unlock with: api_pro_monthly, api_pro_annual
+
+            """)
+        let line = #"{"purchases": [], "now": "2026-11-22T12:00:00Z"}"#
+        let plain = try runEntlc(["eval", "examples/api.entl", "--states", "-", "--feature", "history_access"], stdin: line + "\n")
+        #expect(plain.stdout.contains(#""unlocked_by":null"#))
+        let unlock = try runEntlc(["eval", "examples/api.entl", "--states", "-", "--feature", "history_access", "--unlock"],
+                                  stdin: line + "\n")
+        #expect(unlock.stdout.contains(#""unlocked_by":["api_pro_monthly","api_pro_annual"]"#))
+    }
 }

@@ -195,13 +195,15 @@ import Testing
         api_calls: denied — 300 of 15,000 calls left (100,000 needed); forecast_credits has 2,200 of the 498,500 credits needed
           via product call_pack
           via entitlement api_pro ← api_pro_monthly (active until 2026-12-03T10:00:00Z, renews)
+          short by 99,260 calls
+          no single purchase unlocks it
           valid until 2026-12-03T10:00:00Z
 
         """)
         // Undetermined: what it depends on, once.
         let u = try runEntlc(["eval", "Tests/Fixtures/valid/tour.entl", "--state", "Tests/Fixtures/states/spec-example.state.json",
                               "--feature", "attach_photos"])
-        #expect(u.stdout == "attach_photos: undetermined — it depends on `zbucks`, whose status is unknown\n  valid until 2026-11-29T00:00:00Z\n")
+        #expect(u.stdout == "attach_photos: undetermined — it depends on `zbucks`, whose status is unknown\n  no single purchase unlocks it\n  valid until 2026-11-29T00:00:00Z\n")
     }
 
     /// Blank lines (a JSONL file's last newline, or an empty line) hold no customer: skipped, and

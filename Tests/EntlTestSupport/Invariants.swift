@@ -184,7 +184,7 @@ func loadedArtifactProblem(_ bytes: [UInt8]) -> String? {
             if let event = f.event { state.usage.append(UsageRecord(event: event, kind: .amount(1_000_000), at: at)) }
         }
         for moment in [at, Instant(seconds: at.seconds + 45 * day)] {
-            guard let e = try? Evaluation(graph: graph, state: state, environment: env, at: moment, explain: true) else {
+            guard let e = try? Evaluation(graph: graph, state: state, environment: env, at: moment, explain: true, unlock: true) else {
                 return "evaluating a loaded graph failed"
             }
             let all = e.all()

@@ -243,6 +243,6 @@ public func state(_ json: String) -> PurchaseState {
 
 /// Evaluates `graph` against `state` at `at`.
 public func evaluate(_ graph: RuleGraph, _ state: PurchaseState, at: String, environment: Environment? = nil,
-                     explain: Bool = false) throws -> Evaluation {
-    try Evaluation(graph: graph, state: state, environment: environment, at: instant(at), explain: explain)
+                     explain: Bool = false, unlock: Bool = false) throws -> Evaluation {
+    try Evaluation(graph: graph, state: state, environment: environment, at: instant(at), explain: explain, unlock: unlock)
 }

@@ -19,7 +19,7 @@ public func differentialMismatches(_ c: DifferentialCase) -> [String] {
     let reference = ReferenceEvaluator(file: file, state: c.state, environment: c.environment, at: c.at)
     let evaluation: Evaluation
     do {
-        evaluation = try Evaluation(graph: graph, state: c.state, environment: c.environment, at: c.at)
+        evaluation = try Evaluation(graph: graph, state: c.state, environment: c.environment, at: c.at, unlock: true)
     } catch {
         return ["the runtime could not evaluate: \(error)"]
     }
@@ -37,8 +37,10 @@ public func differentialMismatches(_ c: DifferentialCase) -> [String] {
         let horizon = validUntil?.seconds ?? c.at.seconds + 400 * 86_400
         guard horizon - c.at.seconds > 1 else { return [] }
         return (0..<1).map { _ in
-            ReferenceEvaluator(file: file, state: c.state, environment: c.environment,
-                               at: Instant(seconds: r.int64((c.at.seconds + 1)...(horizon - 1))))
+            var later = ReferenceEvaluator(file: file, state: c.state, environment: c.environment,
+                                           at: Instant(seconds: r.int64((c.at.seconds + 1)...(horizon - 1))))
+            later.unlocks = false
+            return later
         }
     }
     for e in reference.entitlements.map(\.name) {
@@ -47,14 +49,20 @@ public func differentialMismatches(_ c: DifferentialCase) -> [String] {
         for later in before(expected.validUntil) {
             var again = later.entitlement(e)
             again.validUntil = expected.validUntil
+            again.unlockedBy = expected.unlockedBy  // what buying does is a question of its instant
             compare("entitlement \(e) at \(Instant(seconds: later.t)), before its valid_until", again, expected)
         }
     }
+    var quiet = reference
+    quiet.unlocks = false
     for f in reference.features {
         let amounts: [Int64] = f.kind == .boolean ? [1] : [1, 2, r.int64(3...60), 1_000_000_000_000_000]
-        for required in amounts {
-            let expected = reference.feature(f.name, required: required)
-            compare("feature \(f.name) required \(required)", stripped(try? evaluation.feature(f.name, required: required)), expected)
+        for (k, required) in amounts.enumerated() {
+            // `unlocked_by` costs an evaluation per product on each side: compared at the first amount.
+            let expected = (k == 0 ? reference : quiet).feature(f.name, required: required)
+            var actual = stripped(try? evaluation.feature(f.name, required: required))
+            if k > 0 { actual?.unlockedBy = nil }
+            compare("feature \(f.name) required \(required)", actual, expected)
             // valid_until: nothing changes strictly before it.
             for later in before(expected.validUntil) {
                 compare("feature \(f.name) required \(required) at \(Instant(seconds: later.t)), before its valid_until",

@@ -13,6 +13,7 @@ public struct ReferenceEvaluator {
         var period: String?
         var duration: ReferenceStep?
         var ids: [(store: String, id: String)]
+        var displayName: String?
     }
 
     struct Grant {
@@ -34,9 +35,14 @@ public struct ReferenceEvaluator {
         var event: String?
         var requires: Expression?
         var routes: [(system: String, amount: Int64, credits: Int64)] = []
+        var displayName: String?
+        var unit: (singular: String, plural: String)?
     }
 
+    let file: RuleFile
     let state: PurchaseState
+    /// Whether results not allowed list what would allow them (off inside that search).
+    var unlocks = true
     let environment: Environment
     let t: Int64
     var products: [Product] = []
@@ -50,6 +56,7 @@ public struct ReferenceEvaluator {
 
     /// Interprets `file` as seen from the evaluated environment (the state's, unless given).
     public init(file: RuleFile, state: PurchaseState, environment: Environment? = nil, at t: Instant) {
+        self.file = file
         self.state = state
         self.environment = environment ?? state.environment ?? .live
         self.t = t.seconds
@@ -71,6 +78,7 @@ public struct ReferenceEvaluator {
                     case .period(let period): product.period = period.value.rawValue
                     case .duration(let n, let unit): product.duration = ReferenceStep(duration: n.value, unit: unit.value.rawValue)
                     case .storeID(let store, let id): product.ids.append((store.name, id.value))
+                    case .displayName(let n): product.displayName = n.value
                     default: break
                     }
                 }
@@ -87,15 +95,26 @@ public struct ReferenceEvaluator {
                         if case .usage(let u) = item.kind, u.value == .continuous { feature.kind = .continuous }
                     }
                 }
-                for item in f.items { if case .event(let e) = item.kind { feature.event = e.value } }
-                features.append(feature)
-            case .credits(let c):
-                features.append(Feature(name: c.name.name, kind: .credits))
-                for item in c.items {
-                    if case .conversion(let f, let amount, let credits) = item.kind {
-                        conversions.append((c.name.name, f.name, amount.value, credits.value))
+                for item in f.items {
+                    switch item.kind {
+                    case .event(let e): feature.event = e.value
+                    case .displayName(let n): feature.displayName = n.value
+                    case .unit(let one, let many): feature.unit = (one.value, many?.value ?? one.value)
+                    default: break
                     }
                 }
+                features.append(feature)
+            case .credits(let c):
+                var system = Feature(name: c.name.name, kind: .credits)
+                for item in c.items {
+                    switch item.kind {
+                    case .conversion(let f, let amount, let credits): conversions.append((c.name.name, f.name, amount.value, credits.value))
+                    case .displayName(let n): system.displayName = n.value
+                    case .unit(let one, let many): system.unit = (one.value, many?.value ?? one.value)
+                    default: break
+                    }
+                }
+                features.append(system)
             default:
                 break
             }
@@ -460,29 +479,67 @@ extension ReferenceEvaluator {
                 r.product = p
                 r.ownership = .purchased
                 r.period = "lifetime"
+                r.status = .active
             case .purchase(let j)?:
                 let p = state.purchases[j]
                 r.product = purchaseTargets[j]
                 r.store = store(of: j)
+                r.storeProductID = storeProductID(of: j)
                 r.willRenew = willRenew(j)
                 r.inGracePeriod = p.status == .pastDue
                 r.ownership = p.ownership
                 r.period = periodName(r.product!)
                 r.isTrial = p.status == .trialing
+                r.trialEnd = r.isTrial ? p.expiresAt : nil
+                // The representative's own status; an owned purchase is one of these four.
+                r.status = EntitlementStatus(rawValue: p.status.rawValue)!
             case nil:
-                break
+                r.status = .active
             }
         } else if let j = mostRecentlyEnded(behind) {
             // Inactive: the purchase behind it that ended last (an end beats none; ties: bought later).
             let p = state.purchases[j]
             r.product = purchaseTargets[j]
             r.store = store(of: j)
+            r.storeProductID = storeProductID(of: j)
             r.expiresAt = Self.instant(accessEnd(j))
             r.willRenew = willRenew(j)
             r.ownership = p.ownership
             r.period = periodName(r.product!)
         }
+        r.displayName = r.product.flatMap { product(named: $0)?.displayName }
+        if active == .unknown {
+            r.status = .unknown
+        } else if active == .false {
+            // In this order of precedence.
+            r.status = r.inBillingRetry ? .billingRetry : r.isRevoked ? .revoked : r.product != nil ? .expired : .neverPurchased
+        }
+        if active != .true { r.unlockedBy = unlocking { $0.value($0.expression(ofEntitlement: name)!).0 == .true } }
         return r
+    }
+
+    /// The purchase's id at its store: what it names its product by, unless that is the rule name
+    /// (docs/state.md: with a store, only that store's ids match).
+    func storeProductID(of j: Int) -> String? {
+        let p = state.purchases[j]
+        if p.store == nil, products.contains(where: { $0.name == p.product }) { return nil }
+        return p.product
+    }
+
+    /// §4.6, by the words: every product (declaration order) such that buying it now — an active
+    /// purchase made at `t`, a subscription for one period — on top of the state makes `allows`
+    /// true of the evaluation.
+    func unlocking(_ allows: (ReferenceEvaluator) -> Bool) -> [String]? {
+        guard unlocks else { return nil }
+        return products.filter { p in
+            var more = state
+            let end = p.kind == .subscription ? p.period.map { ReferenceCalendar.add(t, ReferenceStep(interval: $0)) } : nil
+            more.purchases.append(Purchase(product: p.name, status: .active, purchasedAt: Instant(seconds: t),
+                                           expiresAt: end.map { Instant(seconds: $0) }, environment: environment))
+            var after = ReferenceEvaluator(file: file, state: more, environment: environment, at: Instant(seconds: t))
+            after.unlocks = false
+            return allows(after)
+        }.map(\.name)
     }
 
     /// Of `candidates` (in order), the one with the latest end (having an end beats none), then

@@ -287,6 +287,10 @@ extension ReferenceEvaluator {
         var changes: [Int64] = nextChange(watching: watchedProducts(ofFeature: name)).map { [$0] } ?? []
         var r = decide(name, required: required, changes: &changes)
         r.validUntil = Self.instant(changes.min())
+        let feature = features.first { $0.name == name }!
+        r.displayName = feature.displayName
+        if feature.kind != .boolean, let unit = feature.unit { r.unit = r.balance == 1 ? unit.singular : unit.plural }
+        if !r.allowed { r.unlockedBy = unlocking { $0.feature(name, required: required).allowed } }
         return r
     }
 
@@ -354,6 +358,11 @@ extension ReferenceEvaluator {
             maybe = maybe || systems.contains { s in s.balance.high.map { $0 >= cost(required - high, s) } ?? true }
         }
         r.decision = maybe ? .undetermined : .denied
+        // The fewest more units that allow it: the rest must be what one system can pay in full.
+        let payable = systems.map { s -> Int128 in
+            s.balance.low.map { Int128($0) * Int128(s.amount) / Int128(s.credits) } ?? Int128(Int64.max)
+        }.max() ?? 0
+        r.shortfall = Int64(max(1, Int128(shortfall) - payable))
         return r
     }
 }
