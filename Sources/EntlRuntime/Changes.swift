@@ -6,6 +6,21 @@ public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
         case featureUnlocked = "feature_unlocked"
         case featureLocked = "feature_locked"
         case balanceChanged = "balance_changed"
+        // Lifecycle events of an entitlement (§7), from its merged fields (§3).
+        case entitlementRenewed = "entitlement_renewed"
+        case entitlementCanceled = "entitlement_canceled"
+        case entitlementUncanceled = "entitlement_uncanceled"
+        case billingIssue = "billing_issue"
+        case billingRecovered = "billing_recovered"
+        case entitlementRevoked = "entitlement_revoked"
+        case productChanged = "product_changed"
+
+        public var isLifecycle: Bool {
+            switch self {
+            case .entitlementActivated, .entitlementDeactivated, .featureUnlocked, .featureLocked, .balanceChanged: false
+            default: true
+            }
+        }
     }
 
     public var kind: Kind
@@ -15,23 +30,38 @@ public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
     /// For `balance_changed`: nil means unlimited.
     public var oldBalance: Int64?
     public var newBalance: Int64?
+    /// For lifecycle events: the entitlement as it is now.
+    public var entitlement: EntitlementResult?
+    /// For `product_changed`: the product that represented it before.
+    public var oldProduct: String?
 
-    public init(kind: Kind, name: String, at: Instant, oldBalance: Int64? = nil, newBalance: Int64? = nil) {
+    public init(kind: Kind, name: String, at: Instant, oldBalance: Int64? = nil, newBalance: Int64? = nil,
+                entitlement: EntitlementResult? = nil, oldProduct: String? = nil) {
         self.kind = kind
         self.name = name
         self.at = at
         self.oldBalance = oldBalance
         self.newBalance = newBalance
+        self.entitlement = entitlement
+        self.oldProduct = oldProduct
     }
 
     /// `{"event": "entitlement_activated", "name": "premium", "at": "…"}`; `balance_changed`
-    /// adds `"old_balance"` and `"new_balance"` (null when unlimited).
+    /// adds `"old_balance"` and `"new_balance"` (null when unlimited); lifecycle events add the
+    /// entitlement's new `status`, `product`, `store_product_id`, `expires_at` and `will_renew`,
+    /// and `product_changed` the `old_product`.
     public var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [("event", .string(kind.rawValue)), ("name", .string(name)),
                                                            ("at", .string(at.rfc3339))]
         if kind == .balanceChanged {
             members.append(("old_balance", .int(oldBalance)))
             members.append(("new_balance", .int(newBalance)))
+        }
+        if kind == .productChanged { members.append(("old_product", .string(oldProduct))) }
+        if let e = entitlement {
+            members += [("status", .string(e.status.rawValue)), ("product", .string(e.product)),
+                        ("store_product_id", .string(e.storeProductID)), ("expires_at", .string(e.expiresAt?.rfc3339)),
+                        ("will_renew", .bool(e.willRenew))]
         }
         return .object(members)
     }
@@ -51,8 +81,11 @@ public enum Changes {
         for r in new {
             guard let before = oldByName[key(r)] else { continue }
             switch (before, r) {
-            case (.entitlement(let a), .entitlement(let b)) where a.allowed != b.allowed:
-                events.append(ChangeEvent(kind: b.allowed ? .entitlementActivated : .entitlementDeactivated, name: b.name, at: at))
+            case (.entitlement(let a), .entitlement(let b)):
+                if a.allowed != b.allowed {
+                    events.append(ChangeEvent(kind: b.allowed ? .entitlementActivated : .entitlementDeactivated, name: b.name, at: at))
+                }
+                events += lifecycle(a, b, at: at)
             case (.feature(let a), .feature(let b)):
                 if a.allowed != b.allowed {
                     events.append(ChangeEvent(kind: b.allowed ? .featureUnlocked : .featureLocked, name: b.name, at: at))
@@ -64,6 +97,33 @@ public enum Changes {
             default:
                 break
             }
+        }
+        return events
+    }
+
+    /// §7 lifecycle events: what happened to the purchase behind an entitlement. Renewals (the
+    /// end moved later, not by a grace period),
+    /// cancellations and product changes are of an entitlement active before and after; a
+    /// billing issue or a revocation of one active before (it may have ended it); a billing
+    /// recovery of one active after.
+    static func lifecycle(_ a: EntitlementResult, _ b: EntitlementResult, at: Instant) -> [ChangeEvent] {
+        var kinds: [ChangeEvent.Kind] = []
+        let (troubled, troubledNow) = (a.inGracePeriod || a.inBillingRetry, b.inGracePeriod || b.inBillingRetry)
+        if a.allowed, b.allowed {
+            // A grace period extends access too, but it is no renewal.
+            if let old = a.expiresAt, let new = b.expiresAt, new > old, a.product == b.product, !troubledNow {
+                kinds.append(.entitlementRenewed)
+            }
+            if a.willRenew != b.willRenew, a.product == b.product {
+                kinds.append(b.willRenew ? .entitlementUncanceled : .entitlementCanceled)
+            }
+        }
+        if a.allowed, !troubled, troubledNow { kinds.append(.billingIssue) }
+        if b.allowed, troubled, !troubledNow { kinds.append(.billingRecovered) }
+        if a.allowed, !a.isRevoked, b.isRevoked { kinds.append(.entitlementRevoked) }
+        var events = kinds.map { ChangeEvent(kind: $0, name: b.name, at: at, entitlement: b) }
+        if a.allowed, b.allowed, let old = a.product, let new = b.product, old != new {
+            events.append(ChangeEvent(kind: .productChanged, name: b.name, at: at, entitlement: b, oldProduct: old))
         }
         return events
     }

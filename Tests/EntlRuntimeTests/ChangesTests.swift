@@ -41,9 +41,10 @@ import Testing
         let after = try Evaluation(graph: graph, state: state(refunded), at: at).all()
         let events = Changes.between(before, after, at: at)
         #expect(events.map { "\($0.kind.rawValue) \($0.name)" } == [
-            "entitlement_deactivated premium", "feature_locked export", "feature_locked calls", "balance_changed calls",
+            "entitlement_deactivated premium", "entitlement_revoked premium", "feature_locked export", "feature_locked calls",
+            "balance_changed calls",
         ])
-        #expect((events[3].oldBalance, events[3].newBalance) == (100, 0))
+        #expect((events[4].oldBalance, events[4].newBalance) == (100, 0))
     }
 
     @Test func usingABalance() throws {
@@ -53,9 +54,10 @@ import Testing
         ])
     }
 
-    @Test func aRenewalThatChangesNothingVisibleIsSilent() throws {
+    /// A renewal changes no access and no balance: only the lifecycle event says it happened.
+    @Test func aRenewalIsOnlyALifecycleEvent() throws {
         let renewed = #"{"purchases": [{"product": "pro", "purchased_at": "2026-11-05T00:00:00Z", "expires_at": "2027-01-05T00:00:00Z"}]}"#
-        #expect(try events(active, renewed) == [])
+        #expect(try events(active, renewed).map { String($0.prefix(31)) } == [#"{"event":"entitlement_renewed","#])
     }
 
     func timeline(_ json: String, _ from: String, _ to: String) throws -> [String] {
