@@ -27,7 +27,7 @@ enum EntlCLI {
     static let version = "0.1.0"
 
     static let commands: [CommandSpec] = [
-        CheckCommand.spec, EvalCommand.spec, TestCommand.spec, BuildCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
+        CheckCommand.spec, EvalCommand.spec, TestCommand.spec, BuildCommand.spec, GenCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
         DiffCommand.spec, ExplainCommand.spec, LspCommand.spec,
     ]
 

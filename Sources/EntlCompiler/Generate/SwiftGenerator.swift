@@ -1,0 +1,181 @@
+import EntlRuntime
+
+/// `entlc gen swift`: typed identifiers for app code, so a renamed feature is a compile error and
+/// not a silent denial. One value type per kind (`EntlProduct`, `EntlEntitlement`, `EntlFeature`,
+/// `EntlCreditSystem`) with a static constant per declaration, and typed queries on `Evaluator`
+/// and `Evaluation` that call the string ones. Deterministic: the same rules give the same bytes.
+public enum SwiftGenerator {
+    /// Swift's keywords (the ones a lower-camel name can spell), written in backticks.
+    static let keywords: Set<String> = [
+        "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do", "else", "enum",
+        "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if", "import", "in", "init", "inout",
+        "internal", "is", "let", "nil", "open", "operator", "private", "protocol", "public", "repeat", "rethrows", "return",
+        "static", "struct", "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
+        "while", "as", "any", "some", "await", "async",
+    ]
+    /// Names a generated type uses itself, or that backticks cannot rescue as a static member.
+    static let reserved: Set<String> = [
+        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit", "subscript",
+        "description", "hashValue", "hash", "Type", "Protocol",
+    ]
+
+    public static func generate(_ graph: RuleGraph, header: String) -> String {
+        let names = GeneratedNames(graph, reserved: reserved)
+        var out = """
+            // \(header)
+            // Do not edit: regenerate with `entlc gen swift` when the rules change.
+
+            import EntlRuntime
+
+
+            """
+        out += type("EntlProduct", doc: "A product of the rule set: what customers buy.",
+                    fields: [("kind", "ProductKind"), ("storeIDs", "[String: String]")],
+                    fieldDocs: ["How it is sold.", "Its product id at each store that sells it."],
+                    entries: names.products.map { e in
+                        (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
+                         [".\(caseName(e.value.kind.rawValue))", dictionary(e.value.storeIDs)])
+                    })
+        out += type("EntlEntitlement", doc: "An entitlement of the rule set: what a purchase unlocks.", fields: [], fieldDocs: [],
+                    entries: names.entitlements.map { e in (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs), []) })
+        out += type("EntlFeature", doc: "A feature of the rule set: what a customer may use.",
+                    fields: [("kind", "FeatureKind"), ("unitSingular", "String?"), ("unitPlural", "String?")],
+                    fieldDocs: ["Boolean, or metered (single use, continuous).", "The unit of one (\"call\").", "The unit of several (\"calls\")."],
+                    entries: names.features.map { e in
+                        (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
+                         [".\(caseName(e.value.kind.rawValue))", literal(e.value.unitSingular), literal(e.value.unitPlural)])
+                    })
+        out += type("EntlCreditSystem", doc: "A credit system of the rule set: a currency that pays for metered features.",
+                    fields: [("unitSingular", "String?"), ("unitPlural", "String?")],
+                    fieldDocs: ["The unit of one (\"credit\").", "The unit of several (\"credits\")."],
+                    entries: names.creditSystems.map { e in
+                        (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
+                         [literal(e.value.unitSingular), literal(e.value.unitPlural)])
+                    })
+        out += queries
+        return out
+    }
+
+    /// A value type with one static constant per declaration, `allCases` and a lookup by name.
+    static func type(_ typeName: String, doc: String, fields: [(String, String)], fieldDocs: [String],
+                     entries: [(identifier: String, name: String, doc: [String], values: [String])]) -> String {
+        var out = "/// \(doc)\npublic struct \(typeName): Hashable, Sendable, CustomStringConvertible {\n"
+        out += "    /// The name in the rules.\n    public let name: String\n"
+        for (i, field) in fields.enumerated() {
+            out += "    /// \(fieldDocs[i])\n    public let \(field.0): \(field.1)\n"
+        }
+        out += "\n    public var description: String { name }\n"
+        for e in entries {
+            out += "\n" + e.doc.map { $0.isEmpty ? "    ///\n" : "    /// \($0)\n" }.joined()
+            let args = [("name", literal(e.name))] + zip(fields.map(\.0), e.values).map { ($0, $1) }
+            out += "    public static let \(escaped(e.identifier)) = \(typeName)("
+                + args.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + ")\n"
+        }
+        out += "\n    /// Every one, in declaration order.\n"
+        out += "    public static let allCases: [\(typeName)] = [" + entries.map { "." + escaped($0.identifier) }.joined(separator: ", ") + "]\n"
+        out += "\n    /// The one with this name in the rules, if any.\n"
+        out += "    public static func named(_ name: String) -> \(typeName)? { allCases.first { $0.name == name } }\n"
+        out += "}\n\n"
+        return out
+    }
+
+    static let queries = """
+        extension Evaluator {
+            /// May the customer use `feature` (`requiredBalance` units of a metered one)?
+            public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
+                -> FeatureResult
+            {
+                try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
+            }
+
+            /// Does the credit system hold `requiredBalance` credits?
+            public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
+                throws(EvaluationError) -> FeatureResult
+            {
+                try entitled(feature: credits.name, requiredBalance: requiredBalance, at: at)
+            }
+
+            /// Does the customer own `product`?
+            public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
+                try entitled(product: product.name, at: at)
+            }
+
+            /// Is the entitlement active, through what, until when?
+            public func entitlement(_ entitlement: EntlEntitlement, at: Instant = .now()) throws(EvaluationError)
+                -> EntitlementResult
+            {
+                try self.entitlement(entitlement.name, at: at)
+            }
+
+            /// The products any one of which, bought now, would allow `feature`; nil when it is allowed.
+            public func unlockingProducts(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now())
+                throws(EvaluationError) -> [EntlProduct]?
+            {
+                try unlockingProducts(feature: feature.name, requiredBalance: requiredBalance, at: at)?.compactMap(EntlProduct.named)
+            }
+        }
+
+        extension Evaluation {
+            public func feature(_ feature: EntlFeature, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
+                try self.feature(feature.name, required: required)
+            }
+
+            public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
+                try self.feature(credits.name, required: required)
+            }
+
+            public func product(_ product: EntlProduct) throws(EvaluationError) -> ProductResult {
+                try self.product(product.name)
+            }
+
+            public func entitlement(_ entitlement: EntlEntitlement) throws(EvaluationError) -> EntitlementResult {
+                try self.entitlement(entitlement.name)
+            }
+        }
+
+        """
+
+    static func escaped(_ identifier: String) -> String {
+        keywords.contains(identifier) ? "`\(identifier)`" : identifier
+    }
+
+    /// `non_consumable` → `nonConsumable`: the runtime's case names.
+    static func caseName(_ raw: String) -> String { GeneratedNames.lowerCamel(raw) }
+
+    static func docLines(_ displayName: String?, _ docs: String?) -> [String] {
+        var lines: [String] = []
+        if let displayName { lines.append(displayName) }
+        if let docs {
+            if !lines.isEmpty { lines.append("") }
+            lines += docs.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        return lines
+    }
+
+    static func literal(_ s: String?) -> String {
+        guard let s else { return "nil" }
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func dictionary(_ ids: [StoreID]) -> String {
+        var seen = Set<String>()
+        let pairs = ids.filter { seen.insert($0.store).inserted }
+        return pairs.isEmpty ? "[:]" : "[" + pairs.map { "\(literal($0.store)): \(literal($0.id))" }.joined(separator: ", ") + "]"
+    }
+}

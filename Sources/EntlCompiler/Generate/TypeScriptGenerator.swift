@@ -1,0 +1,174 @@
+import EntlRuntime
+
+/// `entlc gen typescript`: plain constants and types for web back ends that call `entlc`: one
+/// `as const` object per kind keyed by lower-camel identifiers, a union type of the names, and
+/// the shapes of `entlc eval --format json` with names typed. Deterministic; valid under
+/// `tsc --strict --noEmit`.
+public enum TypeScriptGenerator {
+    public static func generate(_ graph: RuleGraph, header: String) -> String {
+        // Object keys may be reserved words in TypeScript; only the generated shape's own keys are taken.
+        let names = GeneratedNames(graph, reserved: [])
+        var out = "// \(header)\n// Do not edit: regenerate with `entlc gen typescript` when the rules change.\n\n"
+        out += constants("Products", "ProductName", "The products of the rule set: what customers buy.",
+                         names.products.map { e in
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
+                              [("kind", string(e.value.kind.rawValue)), ("storeIds", storeIDs(e.value.storeIDs))])
+                         })
+        out += constants("Entitlements", "EntitlementName", "The entitlements of the rule set: what a purchase unlocks.",
+                         names.entitlements.map { e in (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), []) })
+        out += constants("Features", "FeatureName", "The features of the rule set: what a customer may use.",
+                         names.features.map { e in
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
+                              [("kind", string(e.value.kind.rawValue)), ("unit", unit(e.value))])
+                         })
+        out += constants("CreditSystems", "CreditSystemName", "The credit systems of the rule set.",
+                         names.creditSystems.map { e in
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), [("unit", unit(e.value))])
+                         })
+        out += resultShapes
+        return out
+    }
+
+    static func constants(_ object: String, _ union: String, _ doc: String,
+                          _ entries: [(identifier: String, name: String, doc: [String], fields: [(String, String)])]) -> String {
+        // An empty object literal would type its values `unknown`.
+        guard !entries.isEmpty else {
+            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: \(union) }>> = {};\n\nexport type \(union) = never;\n\n"
+        }
+        var out = "/** \(doc) */\nexport const \(object) = {\n"
+        for e in entries {
+            if let doc = e.doc.first { out += "  /** \(doc) */\n" }
+            let fields = [("name", string(e.name))] + e.fields
+            out += "  \(e.identifier): { " + fields.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + " },\n"
+        }
+        out += "} as const;\n\n"
+        out += "export type \(union) = " + entries.map { string($0.name) }.joined(separator: " | ") + ";\n\n"
+        return out
+    }
+
+    /// One line for a `/** … */` comment ("display name — doc comment"), never closing it early.
+    static func doc(_ displayName: String?, _ docs: String?) -> [String] {
+        let text = [displayName, docs.map { $0.split(separator: "\n").joined(separator: " ") }].compactMap { $0 }
+        return text.isEmpty ? [] : [text.joined(separator: " — ").replacing("*/", with: "*\\/")]
+    }
+
+    static func string(_ s: String) -> String {
+        var bytes: [UInt8] = []
+        JSONValue.string(s).write(into: &bytes, indent: false, level: 0)
+        // JSON string escapes are JavaScript's, except that U+2028 and U+2029 end a line in old engines.
+        return String(decoding: bytes, as: UTF8.self).replacing("\u{2028}", with: "\\u2028")
+            .replacing("\u{2029}", with: "\\u2029")
+    }
+
+    static func unit(_ f: Feature) -> String {
+        guard let one = f.unitSingular ?? f.unitPlural else { return "null" }
+        return "{ singular: \(string(one)), plural: \(string(f.unitPlural ?? one)) }"
+    }
+
+    static func storeIDs(_ ids: [StoreID]) -> String {
+        var seen = Set<String>()
+        let pairs = ids.filter { seen.insert($0.store).inserted }
+        return pairs.isEmpty ? "{}" : "{ " + pairs.map { "\($0.store): \(string($0.id))" }.joined(separator: ", ") + " }"
+    }
+
+    /// The JSON of `entlc eval --format json` (docs/cli.md), names typed.
+    static let resultShapes = """
+        export type Decision = "allowed" | "denied" | "undetermined";
+
+        export type EntitlementStatus =
+          | "active" | "trialing" | "past_due" | "canceled"
+          | "billing_retry" | "revoked" | "expired" | "never_purchased" | "unknown";
+
+        export interface BalanceSource {
+          grant: string;
+          kind: "entitlement" | "product";
+          product: ProductName | null;
+          allowance: number | null;
+          carried: number;
+          used: number;
+          remaining: number | null;
+          window_start: string | null;
+          resets_at: string | null;
+          certain: boolean;
+        }
+
+        export interface ProductResult {
+          kind: "product";
+          name: ProductName;
+          decision: Decision;
+          allowed: boolean;
+          quantity: number | null;
+          valid_until: string | null;
+          reason: string;
+          explanation?: string[];
+        }
+
+        export interface EntitlementResult {
+          kind: "entitlement";
+          name: EntitlementName;
+          decision: Decision;
+          allowed: boolean;
+          is_active: boolean;
+          status: EntitlementStatus;
+          product: ProductName | null;
+          display_name: string | null;
+          store: string | null;
+          store_product_id: string | null;
+          expires_at: string | null;
+          trial_end: string | null;
+          will_renew: boolean;
+          in_grace_period: boolean;
+          in_billing_retry: boolean;
+          is_revoked: boolean;
+          ownership: "purchased" | "family_shared" | null;
+          period: string | null;
+          is_trial: boolean;
+          unlocked_by: ProductName[] | null;
+          valid_until: string | null;
+          reason: string;
+          explanation?: string[];
+        }
+
+        export interface FeatureResult {
+          kind: "feature";
+          name: FeatureName | CreditSystemName;
+          display_name: string | null;
+          type: "boolean" | "metered" | "credits";
+          decision: Decision;
+          allowed: boolean;
+          required: number | null;
+          balance: number | null;
+          unit: string | null;
+          unlimited: boolean;
+          overage: number | null;
+          via: "direct" | "credits" | null;
+          credit_system: CreditSystemName | null;
+          credits_required: number | null;
+          credit_balance: number | null;
+          shortfall: number | null;
+          unlocked_by: ProductName[] | null;
+          valid_until: string | null;
+          reason: string;
+          sources: BalanceSource[];
+          explanation?: string[];
+        }
+
+        export type EvaluationResult = ProductResult | EntitlementResult | FeatureResult;
+
+        /** One `entlc eval --format json` answer, or one line of a batch. */
+        export interface EvalOutput {
+          at: string;
+          environment: "live" | "test";
+          customer: string | null;
+          warnings?: string[];
+          results: EvaluationResult[];
+        }
+
+        /** A batch line that could not be evaluated. */
+        export interface EvalLineError {
+          line: number;
+          error: string;
+        }
+
+        """
+}
