@@ -9,8 +9,7 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "embed", dependencies: [
-            .product(name: "EntlCompiler", package: "entlc"),  // only to compile rules at run time
-            .product(name: "EntlRuntime", package: "entlc"),
+            .product(name: "EntlRuntime", package: "entlc"),  // the runtime alone: no compiler in the app
         ]),
     ]
 )

@@ -1,15 +1,18 @@
-// The example of README.md and docs/library.md, as one program that CI builds and runs from the
-// repository's root: swift run --package-path examples/embed
+// The example of docs/library.md, as one program that CI builds and runs from the repository's
+// root, after building the rules as a release pipeline would:
+//   swift run entlc build examples/photos.entl -o .build/photos.graph.json
+//   swift run --package-path examples/embed embed .build/photos.graph.json
 // Every ```swift block of the documentation is a part of this package (a test checks it).
 
-import EntlCompiler
 import EntlRuntime
-import EntlSyntax
 import Foundation
 
-// Compile the rules (an app can instead load a graph compiled ahead of time).
-let rules = try String(contentsOfFile: "examples/photos.entl", encoding: .utf8)
-let graph = Compiler.compile([SourceFile(path: "photos.entl", text: rules)]).graph!
+// Load the rules CI built and the app shipped (or downloaded): checked, never trusted.
+let artifactPath = CommandLine.arguments.dropFirst().first ?? ".build/photos.graph.json"
+let artifactBytes = Array(try Data(contentsOf: URL(fileURLWithPath: artifactPath)))
+let artifact = try RuleGraphArtifact(bytes: artifactBytes)  // throws RuleGraphArtifactError, never traps
+let graph = artifact.graph
+print("rules \(artifact.sha256.prefix(12)), built by \(artifact.compiler)")
 
 // The customer's purchases: a tracker holding a state (docs/state.md).
 let stateBytes = Array(try Data(contentsOf: URL(fileURLWithPath: "examples/photos.state.json")))
@@ -19,15 +22,28 @@ debug.override("summer_pass", .purchased)
 
 let evaluator = Evaluator(graph: graph, tracker: debug)
 let now = Instant(rfc3339: "2026-11-22T12:00:00Z")!     // in an app: .now(), the default
-let retouch = try evaluator.entitled(feature: "ai_retouch", requiredBalance: 1, at: now)
+// Typed identifiers from `entlc gen swift` (PhotosIdentifiers.swift): a renamed feature is a
+// compile error, not a silent denial.
+let retouch = try evaluator.entitled(.aiRetouch, requiredBalance: 1, at: now)
 if retouch.allowed {
-    print("ai_retouch: \(retouch.balance ?? 0) left, via \(retouch.via!.rawValue)")
+    print("ai_retouch: \(retouch.balance ?? 0) \(retouch.unit ?? "") left, via \(retouch.via!.rawValue)")
 } else {
     print("ai_retouch: \(retouch.reason)")             // denied or undetermined: never access
 }
 // The answer holds until retouch.validUntil; the evaluator answers from its cache until then.
-let premium = try evaluator.entitlement("photos_premium", at: now)
-print("photos_premium: \(premium.decision.rawValue) through \(premium.product ?? "nothing")")
+let premium = try evaluator.entitlement(.photosPremium, at: now)
+switch premium.status {
+case .active, .trialing: print("photos_premium: \(premium.displayName ?? "") until \(premium.expiresAt?.description ?? "forever")")
+case .pastDue, .billingRetry: print("photos_premium: payment issue, update your card")
+case .canceled: print("photos_premium: ends \(premium.expiresAt?.description ?? "")")
+default: print("photos_premium: \(premium.status.rawValue)")
+}
+
+// A paywall: what a new customer could buy to get RAW export.
+let newcomer = Evaluator(graph: graph, tracker: JSONPurchaseTracker())
+if let offers = try newcomer.unlockingProducts(.rawExport, at: now) {
+    print("raw_export: unlock with \(offers.map { $0.storeIDs["app_store"] ?? $0.name })")
+}
 
 // Check and consume in one step: no other consumer can spend the same unit in between. With an
 // id, a retry of the same request records nothing and gets the first answer.
@@ -42,6 +58,11 @@ let subscription = monitor.onChange { events in
 }
 tracker.modify { state in
     state.usage.append(UsageRecord(feature: "ai_retouch", kind: .amount(2), at: now))
+}
+// The store reports that the customer turned off auto-renewal: a lifecycle event.
+tracker.modify { state in
+    state.purchases[0].status = .canceled
+    state.purchases[0].willRenew = false
 }
 // Nothing changes by itself before monitor.nextChange: schedule one refresh() then.
 print("next change: \(monitor.nextChange?.description ?? "none")")
