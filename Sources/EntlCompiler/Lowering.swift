@@ -1,9 +1,10 @@
 import EntlRuntime
 import EntlSyntax
 
-/// Lowers a checked rule set (without errors) to a `RuleGraph`: one self-contained view per
-/// environment, names replaced by dense indices, grants stored with the feature they grant,
-/// entitlements in dependency order, and the products each result must watch (§6) precomputed.
+/// Lowers a checked rule set (without errors) to the core of a `RuleGraph`: one self-contained
+/// view per environment, names replaced by dense indices, grants stored with the feature they
+/// grant, entitlements in dependency order. `EnvironmentGraph.init` links the rest (what each
+/// result watches, §6; credit routes; store ids), as it does for a graph loaded from an artifact.
 ///
 /// INVARIANT: the input checked clean, so every name resolves to the right kind and there is
 /// no entitlement cycle; a reference that does not resolve is skipped, never trapped on.

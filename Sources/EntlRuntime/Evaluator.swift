@@ -57,7 +57,6 @@ public final class Evaluator: Sendable {
     }
 
     /// One evaluation of the tracker's current state at `at`, to ask several questions of.
-    /// One evaluation of the tracker's current state at `at`, to ask several questions of.
     /// `unlock`: results that are not allowed say which products would allow them.
     public func evaluation(at: Instant = .now(), explain: Bool = false, unlock: Bool = false) throws(EvaluationError)
         -> Evaluation
