@@ -14,8 +14,10 @@ error record, never a failed task. Two DataFrames are written:
                unlimited or not metered), valid_until (string, null when nothing changes)
 
 Usage:
-  spark-submit evaluate.py --entlc PATH --rules RULES.entl|DIR --states STATES.jsonl --out DIR \
-      [--at INSTANT] [--env live|test] QUERY...
+  spark-submit evaluate.py --entlc PATH (--graph RULES.graph.json | --rules RULES.entl|DIR) \
+      --states STATES.jsonl --out DIR [--at INSTANT] [--env live|test] QUERY...
+  --graph is what `entlc build` wrote: the executors load it without compiling (and a corrupt
+  file fails the job at once, not customer by customer).
   QUERY is what `entlc eval` takes: --all, --entitlement E, --feature F [--amount N], --product P.
 """
 
@@ -32,7 +34,9 @@ from pyspark.sql import SparkSession, types as T
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--entlc", required=True, help="the entlc binary (shipped to the executors)")
-    parser.add_argument("--rules", required=True, help="a .entl file or a directory of them (shipped)")
+    rules = parser.add_mutually_exclusive_group(required=True)
+    rules.add_argument("--graph", help="the rules as `entlc build` wrote them (shipped; preferred)")
+    rules.add_argument("--rules", help="a .entl file or a directory of them (shipped; compiled on every executor)")
     parser.add_argument("--states", required=True, help="JSONL customer states (any Spark-readable path)")
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--at", help="evaluate at this instant (default: each state's `now`, else the time of the run)")
@@ -40,8 +44,9 @@ def parse_arguments():
     return parser.parse_known_args()
 
 
-def entlc_command(entlc, rules, query, at, env):
-    command = [entlc, "eval", rules, "--states", "-", "--jobs", "1", *query]
+def entlc_command(entlc, rules_option, rules, query, at, env):
+    """[entlc, "eval", "--graph" or "--rules", path, …]; the rules flag is dropped for .entl files."""
+    command = [entlc, "eval", rules_option, rules, "--states", "-", "--jobs", "1", *query]
     if at:
         command += ["--at", at]
     if env:
@@ -54,8 +59,9 @@ def evaluate_partition(command_template):
 
     def run(rows):
         entlc = SparkFiles.get(os.path.basename(command_template[0]))
-        rules = SparkFiles.get(os.path.basename(command_template[2].rstrip("/")))
-        command = [entlc, command_template[1], rules, *command_template[3:]]
+        rules = SparkFiles.get(os.path.basename(command_template[3].rstrip("/")))
+        flag = ["--graph"] if command_template[2] == "--graph" else []
+        command = [entlc, command_template[1], *flag, rules, *command_template[4:]]
         numbers = []
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -138,8 +144,9 @@ def main():
     spark = SparkSession.builder.appName("entlc-evaluate").getOrCreate()
     sc = spark.sparkContext
     sc.addFile(os.path.abspath(arguments.entlc))
-    sc.addFile(os.path.abspath(arguments.rules), recursive=os.path.isdir(arguments.rules))
-    command = entlc_command(os.path.abspath(arguments.entlc), os.path.abspath(arguments.rules), query, arguments.at,
+    rules_option, rules = ("--graph", arguments.graph) if arguments.graph else ("--rules", arguments.rules)
+    sc.addFile(os.path.abspath(rules), recursive=os.path.isdir(rules))
+    command = entlc_command(os.path.abspath(arguments.entlc), rules_option, os.path.abspath(rules), query, arguments.at,
                             arguments.env)
 
     # Number every line of the input (1-based, blank lines counted as entlc counts them), then
