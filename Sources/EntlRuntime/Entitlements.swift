@@ -204,7 +204,7 @@ extension Evaluation {
                 : result.product != nil ? .expired : .neverPurchased
         }
         if unlocks, truth != .true {
-            result.unlockedBy = unlockingProducts(entitlement.watchedProducts) { $0.entitlementValue(e).0 == .true }
+            result.unlockedBy = unlockingProducts(entitlement.unlockCandidates) { $0.entitlementValue(e).0 == .true }
         }
 
         switch truth {

@@ -294,7 +294,7 @@ extension Evaluation {
             if feature.unitSingular != nil || feature.unitPlural != nil { result.unit = feature.unit(result.balance ?? 2) }
         }
         if unlocks, !result.allowed {
-            result.unlockedBy = unlockingProducts(feature.watchedProducts) { $0.feature(f, required: required).allowed }
+            result.unlockedBy = unlockingProducts(feature.unlockCandidates) { $0.feature(f, required: required).allowed }
         }
         return result
     }

@@ -85,6 +85,7 @@ public final class EnvironmentGraph: Sendable {
             named[e] = NamedProducts(entitlements[e].constraint, nested: named)
             entitlements[e].behind = named[e].positive.sorted()
             entitlements[e].watchedProducts = named[e].all.sorted()
+            entitlements[e].unlockCandidates = named[e].positiveProducts.sorted()
         }
 
         // §6: a feature watches its granting products, the products behind its granting
@@ -92,22 +93,33 @@ public final class EnvironmentGraph: Sendable {
         // The balance of a single-use feature or credit system depends on its whole credit
         // component (uses spill into the systems), so those watch the whole component's products.
         let (componentOf, components) = EnvironmentGraph.creditComponents(features)
-        var own = [Set<Int>](repeating: [], count: features.count)
-        for (i, f) in features.enumerated() {
-            for g in f.grants {
-                switch g.source {
-                case .product(let p): own[i].insert(p)
-                case .entitlement(let e): own[i].formUnion(named[e].all)
+        func reach(_ products: (NamedProducts) -> Set<Int>) -> [[Int]] {
+            var own = [Set<Int>](repeating: [], count: features.count)
+            for (i, f) in features.enumerated() {
+                for g in f.grants {
+                    switch g.source {
+                    case .product(let p): own[i].insert(p)
+                    case .entitlement(let e): own[i].formUnion(products(named[e]))
+                    }
                 }
+                if let r = f.requires { own[i].formUnion(products(NamedProducts(r, nested: named))) }
             }
-            if let r = f.requires { own[i].formUnion(NamedProducts(r, nested: named).all) }
+            let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
+            return features.indices.map { i in
+                var set = own[i]
+                if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
+                for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
+                return set.sorted()
+            }
         }
-        let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
-        for i in features.indices {
-            var set = own[i]
-            if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
-            for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
-            features[i].watchedProducts = set.sorted()
+        // §4.6: buying a product only makes its atoms truer, so only products named positively
+        // somewhere can allow what is not allowed — unless credits are involved: losing a grant
+        // can turn a use that spilled into a credit system into overage, leaving credits for
+        // later uses, so there every watched product can matter.
+        for (i, (watched, positive)) in zip(reach(\.all), reach(\.positiveProducts)).enumerated() {
+            features[i].watchedProducts = watched
+            let credits = !features[i].creditRoutes.isEmpty || (componentOf[i] >= 0 && components[componentOf[i]].count > 1)
+            features[i].unlockCandidates = credits ? watched : positive
         }
 
         self.products = products
@@ -137,7 +149,8 @@ public final class EnvironmentGraph: Sendable {
     struct NamedProducts {
         var positive: Set<BehindProduct> = []
         var negative: Set<BehindProduct> = []
-        var all: Set<Int> { Set(positive.map(\.product)).union(negative.map(\.product)) }
+        var all: Set<Int> { positiveProducts.union(negative.map(\.product)) }
+        var positiveProducts: Set<Int> { Set(positive.map(\.product)) }
 
         init() {}
 
@@ -404,6 +417,8 @@ public struct Entitlement: Sendable {
     public var behind: [BehindProduct]
     /// Every product its constraint names, through nested entitlements (for `valid_until`).
     public var watchedProducts: [Int]
+    /// The products named positively: the only ones whose purchase can make it active (§4.6).
+    public var unlockCandidates: [Int]
 
     /// `behind` and `watchedProducts` are derived when the graph is linked (`EnvironmentGraph.init`).
     public init(name: String, displayName: String?, docs: String?, constraint: Constraint) {
@@ -414,6 +429,7 @@ public struct Entitlement: Sendable {
         self.program = constraint.program
         self.behind = []
         self.watchedProducts = []
+        self.unlockCandidates = []
     }
 }
 
@@ -448,6 +464,9 @@ public struct Feature: Sendable {
     /// Products whose purchases' ends can change this feature's result (§6): granting products,
     /// products named in granting entitlements and in `requires`, and those of its credit systems.
     public var watchedProducts: [Int]
+    /// The products whose purchase can allow it (§4.6): of the watched ones, those named
+    /// positively (or granting directly); all of them when credit systems are involved.
+    public var unlockCandidates: [Int]
 
     /// `creditRoutes` and `watchedProducts` are derived when the graph is linked (`EnvironmentGraph.init`).
     public init(name: String, displayName: String?, docs: String?, kind: FeatureKind, event: String?, unitSingular: String?,
@@ -464,6 +483,7 @@ public struct Feature: Sendable {
         self.conversions = conversions
         self.creditRoutes = []
         self.watchedProducts = []
+        self.unlockCandidates = []
     }
 
     public func unit(_ count: Int64) -> String {
