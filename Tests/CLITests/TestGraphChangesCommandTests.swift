@@ -105,6 +105,22 @@ import Testing
         return dir
     }
 
+    /// The store reports a cancellation: no access changes, the lifecycle event says what happened.
+    @Test func aCancellationIsALifecycleEvent() throws {
+        let purchase = #""product": "com.stillwater.plus.monthly", "store": "app_store", "purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z""#
+        let dir = try scratch([
+            "old.json": #"{"now": "2026-11-22T12:00:00Z", "purchases": [{\#(purchase)}]}"#,
+            "new.json": #"{"now": "2026-11-22T12:00:00Z", "purchases": [{\#(purchase), "status": "canceled", "will_renew": false}]}"#,
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["changes", "examples/subscriptions.entl", "--from", dir + "/old.json", "--to", dir + "/new.json"])
+        #expect(r.status == 0)
+        #expect(r.stdout == #"""
+            {"event":"entitlement_canceled","name":"premium","at":"2026-11-22T12:00:00Z","status":"canceled","product":"plus_monthly","store_product_id":"com.stillwater.plus.monthly","expires_at":"2026-12-01T00:00:00Z","will_renew":false}
+
+            """#)
+    }
+
     @Test func betweenTwoStates() throws {
         let dir = try scratch([
             "old.json": #"{"now": "2026-11-22T12:00:00Z", "purchases": []}"#,
