@@ -93,33 +93,37 @@ public final class EnvironmentGraph: Sendable {
         // The balance of a single-use feature or credit system depends on its whole credit
         // component (uses spill into the systems), so those watch the whole component's products.
         let (componentOf, components) = EnvironmentGraph.creditComponents(features)
-        func reach(_ products: (NamedProducts) -> Set<Int>) -> [[Int]] {
-            var own = [Set<Int>](repeating: [], count: features.count)
-            for (i, f) in features.enumerated() {
-                for g in f.grants {
-                    switch g.source {
-                    case .product(let p): own[i].insert(p)
-                    case .entitlement(let e): own[i].formUnion(products(named[e]))
-                    }
+        var own = [Set<Int>](repeating: [], count: features.count)
+        var ownPositive = own
+        for (i, f) in features.enumerated() {
+            for g in f.grants {
+                switch g.source {
+                case .product(let p):
+                    own[i].insert(p)
+                    ownPositive[i].insert(p)
+                case .entitlement(let e):
+                    own[i].formUnion(named[e].all)
+                    ownPositive[i].formUnion(named[e].positiveProducts)
                 }
-                if let r = f.requires { own[i].formUnion(products(NamedProducts(r, nested: named))) }
             }
-            let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
-            return features.indices.map { i in
-                var set = own[i]
-                if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
-                for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
-                return set.sorted()
+            if let r = f.requires {
+                let required = NamedProducts(r, nested: named)
+                own[i].formUnion(required.all)
+                ownPositive[i].formUnion(required.positiveProducts)
             }
         }
-        // §4.6: buying a product only makes its atoms truer, so only products named positively
-        // somewhere can allow what is not allowed — unless credits are involved: losing a grant
-        // can turn a use that spilled into a credit system into overage, leaving credits for
-        // later uses, so there every watched product can matter.
-        for (i, (watched, positive)) in zip(reach(\.all), reach(\.positiveProducts)).enumerated() {
-            features[i].watchedProducts = watched
+        let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
+        for i in features.indices {
+            var set = own[i]
+            if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
+            for route in features[i].creditRoutes { set.formUnion(componentProducts[componentOf[route.system]]) }
+            features[i].watchedProducts = set.sorted()
+            // §4.6: buying a product only makes its atoms truer, so only products named positively
+            // can allow what is not allowed — unless credits are involved: losing a grant can turn
+            // a use that spilled into a credit system into overage, leaving credits for later
+            // uses, so there every watched product can matter.
             let credits = !features[i].creditRoutes.isEmpty || (componentOf[i] >= 0 && components[componentOf[i]].count > 1)
-            features[i].unlockCandidates = credits ? watched : positive
+            features[i].unlockCandidates = credits ? features[i].watchedProducts : ownPositive[i].sorted()
         }
 
         self.products = products

@@ -51,7 +51,7 @@ public struct RuleGraphArtifact: Sendable {
         } catch {
             throw RuleGraphArtifactError(path: "", message: "not JSON: \(error)")
         }
-        let document = try ArtifactNode(root, "").object(["format", "format_version", "compiler", "sha256", "graph"])
+        let document = try ArtifactNode(root, .root).object(["format", "format_version", "compiler", "sha256", "graph"])
         guard try document.member("format").string() == RuleGraphArtifact.formatName else {
             throw RuleGraphArtifactError(path: "format", message: "not an entl rule graph (expected \"\(RuleGraphArtifact.formatName)\")")
         }
@@ -167,37 +167,65 @@ enum ArtifactEncoder {
 
 // MARK: - Reading
 
+/// Where a value is in the document: kept as links and spelled out only for an error.
+indirect enum ArtifactPath {
+    case root
+    case key(ArtifactPath, String)
+    case index(ArtifactPath, Int)
+
+    var description: String {
+        var parts: [String] = []
+        var p = self
+        while true {
+            switch p {
+            case .root:
+                return parts.reversed().joined()
+            case .key(let parent, let key):
+                parts.append(parent.isRoot ? key : "." + key)
+                p = parent
+            case .index(let parent, let i):
+                parts.append("[\(i)]")
+                p = parent
+            }
+        }
+    }
+
+    var isRoot: Bool {
+        if case .root = self { true } else { false }
+    }
+}
+
 /// A JSON value and its place in the document, with typed accessors that throw located errors.
 struct ArtifactNode {
     let value: JSONValue
-    let path: String
+    let place: ArtifactPath
 
-    init(_ value: JSONValue, _ path: String) {
+    init(_ value: JSONValue, _ place: ArtifactPath) {
         self.value = value
-        self.path = path
+        self.place = place
     }
 
-    func fail(_ message: String) -> RuleGraphArtifactError { RuleGraphArtifactError(path: path, message: message) }
-
-    private func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    func fail(_ message: String) -> RuleGraphArtifactError { RuleGraphArtifactError(path: place.description, message: message) }
 
     var isNull: Bool { value == .null }
 
     /// An object with exactly these members (each once, no others).
     func object(_ keys: [String]) throws(RuleGraphArtifactError) -> ArtifactNode {
         guard case .object(let members) = value else { throw fail("expected an object") }
-        var seen = Set<String>()
+        guard members.count != keys.count || zip(members, keys).contains(where: { $0.key != $1 }) else { return self }  // as written
+        var seen = [Bool](repeating: false, count: keys.count)
         for m in members {
-            guard keys.contains(m.key) else { throw fail("unknown member `\(m.key)`") }
-            guard seen.insert(m.key).inserted else { throw fail("member `\(m.key)` appears twice") }
+            guard let k = keys.firstIndex(of: m.key) else { throw fail("unknown member `\(m.key)`") }
+            guard !seen[k] else { throw fail("member `\(m.key)` appears twice") }
+            seen[k] = true
         }
-        if let missing = keys.first(where: { !seen.contains($0) }) { throw fail("missing member `\(missing)`") }
+        if let missing = keys.indices.first(where: { !seen[$0] }) { throw fail("missing member `\(keys[missing])`") }
         return self
     }
 
     func member(_ key: String) throws(RuleGraphArtifactError) -> ArtifactNode {
         guard let v = value[key] else { throw fail("missing member `\(key)`") }
-        return ArtifactNode(v, child(key))
+        return ArtifactNode(v, .key(place, key))
     }
 
     /// The member, or nil when it is null.
@@ -208,7 +236,7 @@ struct ArtifactNode {
 
     func array() throws(RuleGraphArtifactError) -> [ArtifactNode] {
         guard case .array(let items) = value else { throw fail("expected an array") }
-        return items.enumerated().map { ArtifactNode($1, "\(path)[\($0)]") }
+        return items.enumerated().map { ArtifactNode($1, .index(place, $0)) }
     }
 
     func string() throws(RuleGraphArtifactError) -> String {

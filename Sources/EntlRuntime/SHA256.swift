@@ -30,13 +30,31 @@ public struct SHA256: Sendable {
     }
 
     public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        for b in bytes {
-            length &+= 1
-            pending.append(b)
-            if pending.count == 64 {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
+        // Contiguous input: whole blocks are compressed in place, without copying.
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            var i = 0
+            while i < buffer.count {
+                if pending.isEmpty, buffer.count - i >= 64 {
+                    compress(UnsafeBufferPointer(rebasing: buffer[i..<i + 64]))
+                    i += 64
+                    length &+= 64
+                    continue
+                }
+                append(buffer[i])
+                i += 1
             }
+        }
+        if done == nil {
+            for b in bytes { append(b) }
+        }
+    }
+
+    private mutating func append(_ b: UInt8) {
+        length &+= 1
+        pending.append(b)
+        if pending.count == 64 {
+            pending.withUnsafeBufferPointer { compress($0) }
+            pending.removeAll(keepingCapacity: true)
         }
     }
 
@@ -47,7 +65,9 @@ public struct SHA256: Sendable {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        for start in stride(from: 0, to: tail.count, by: 64) { compress(tail[start..<start + 64]) }
+        tail.withUnsafeBufferPointer { buffer in
+            for start in stride(from: 0, to: buffer.count, by: 64) { compress(UnsafeBufferPointer(rebasing: buffer[start..<start + 64])) }
+        }
         var out: [UInt8] = []
         for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
             for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
@@ -66,24 +86,31 @@ public struct SHA256: Sendable {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private mutating func compress<C: RandomAccessCollection>(_ block: C) where C.Element == UInt8, C.Index == Int {
-        var w = [UInt32](repeating: 0, count: 64)
-        let base = block.startIndex
-        for i in 0..<16 {
-            w[i] = UInt32(block[base + 4 * i]) << 24 | UInt32(block[base + 4 * i + 1]) << 16
-                | UInt32(block[base + 4 * i + 2]) << 8 | UInt32(block[base + 4 * i + 3])
-        }
+    /// One 64-byte block; the message schedule lives on the stack.
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for i in 0..<16 {
+                w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8
+                    | UInt32(block[4 * i + 3])
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            rounds(w)
         }
+    }
+
+    private mutating func rounds(_ w: UnsafeMutableBufferPointer<UInt32>) {
+        func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
+        let k = SHA256.k
         var (a, b, c, d, e, f, g, h) = state
         for i in 0..<64 {
             let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
             let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
+            let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
             let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
             let majority = (a & b) ^ (a & c) ^ (b & c)
             let t2 = s0 &+ majority

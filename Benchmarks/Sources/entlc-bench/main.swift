@@ -302,9 +302,32 @@ func changed(_ text: String) -> String {
     return lines.joined(separator: "\n")
 }
 
+/// What an app pays at start-up: loading the rules `entlc build` wrote (parse, check every
+/// index, verify the digest, link) against compiling the source, per rule set, median of runs.
+func loading(_ args: [String]) {
+    let files = Array(args.dropFirst())
+    guard !files.isEmpty else { fail("load RULES.entl…") }
+    print("| rules | source | artifact | compile the source | load the artifact | ratio |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for path in files {
+        let text = try! String(contentsOfFile: path, encoding: .utf8)
+        let source = SourceFile(path: path, text: text)
+        guard let graph = Compiler.compile([source], lint: false).graph else { fail("\(path) does not compile") }
+        let bytes = RuleGraphArtifact.encode(graph, compiler: "entlc-bench")
+        var loaded = 0
+        let runs = 15
+        let compile = measure(runs: runs) { loaded &+= Compiler.compile([source], lint: false).graph?.live.products.count ?? 0 }
+        let load = measure(runs: runs) { loaded &+= (try? RuleGraphArtifact(bytes: bytes))?.graph.live.products.count ?? 0 }
+        precondition(loaded > 0)
+        print("| \((path as NSString).lastPathComponent) | \(text.utf8.count / 1024) KB | \(bytes.count / 1024) KB | "
+              + "\(fmt(compile * 1e3, 2)) ms | \(fmt(load * 1e3, 2)) ms | \(fmt(load / compile))× |")
+    }
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "generate": generate(args)
 case "run": runAll(args)
-default: fail("usage: entlc-bench generate … | run …")
+case "load": loading(args)
+default: fail("usage: entlc-bench generate … | run … | load RULES…")
 }
