@@ -30,17 +30,23 @@ public struct RuleGraphArtifact: Sendable {
 
     /// The artifact's bytes: one line of JSON and a newline.
     public static func encode(_ graph: RuleGraph, compiler: String) -> [UInt8] {
+        build(graph, compiler: compiler).bytes
+    }
+
+    /// The artifact's bytes and the digest written in them (`entlc build` reports it).
+    public static func build(_ graph: RuleGraph, compiler: String) -> (bytes: [UInt8], sha256: String) {
         let content = ArtifactEncoder.graph(graph)
         var bytes: [UInt8] = []
         content.write(into: &bytes, indent: false, level: 0)
+        let digest = SHA256.hexDigest(bytes)
         let document = JSONValue.object([
             ("format", .string(formatName)), ("format_version", .int(Int64(formatVersion))),
-            ("compiler", .string(compiler)), ("sha256", .string(SHA256.hexDigest(bytes))), ("graph", content),
+            ("compiler", .string(compiler)), ("sha256", .string(digest)), ("graph", content),
         ])
         var out: [UInt8] = []
         document.write(into: &out, indent: false, level: 0)
         out.append(UInt8(ascii: "\n"))
-        return out
+        return (out, digest)
     }
 
     /// Loads and checks an artifact.

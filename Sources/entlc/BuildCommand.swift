@@ -27,16 +27,10 @@ enum BuildCommand {
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         guard let output = args.value("--output") else { throw CLIError("give the artifact's path with -o FILE") }
         let graph = try RuleLoader.compile(args.positionals).graph
-        let bytes = RuleGraphArtifact.encode(graph, compiler: "entlc \(EntlCLI.version)")
-        if output == "-" {
-            Terminal.emit(String(decoding: bytes, as: UTF8.self))
-        } else {
-            try FileSystem.writeAtomically(output, bytes)
-        }
+        let (bytes, digest) = RuleGraphArtifact.build(graph, compiler: "entlc \(EntlCLI.version)")
+        try FileSystem.writeOutput(output, bytes)
         // The digest, for a release note or a CDN's integrity check.
-        if let artifact = try? RuleGraphArtifact(bytes: bytes) {
-            Terminal.emitError("built \(output == "-" ? "<stdout>" : output): sha256 \(artifact.sha256)\n")
-        }
+        Terminal.emitError("built \(output == "-" ? "<stdout>" : output): sha256 \(digest)\n")
         return .success
     }
 }

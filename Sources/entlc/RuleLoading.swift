@@ -143,6 +143,15 @@ enum FileSystem {
         }
     }
 
+    /// A command's output: to standard output for `-`, else to the file, atomically.
+    static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+        if path == "-" {
+            Terminal.emit(String(decoding: bytes, as: UTF8.self))
+        } else {
+            try writeAtomically(path, bytes)
+        }
+    }
+
     /// Every `*.entl` file below `directory` (only those directly in it unless `recursive`; at
     /// most `limit`), in sorted path order. Hidden entries (`.git`, `.build`) are skipped;
     /// symbolic links to directories are not followed (no cycles).

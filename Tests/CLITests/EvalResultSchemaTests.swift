@@ -7,12 +7,7 @@ import Testing
 /// the goldens, explained and unlocked results and batch lines validate; a missing, extra or
 /// misspelled field does not.
 @Suite struct EvalResultSchemaTests {
-    static let validator: JSONSchemaValidator = {
-        guard let text = try? readRepoFile("schema/eval-result.schema.json"), let schema = try? JSONParser.parse(text) else {
-            fatalError("schema/eval-result.schema.json does not parse")
-        }
-        return JSONSchemaValidator(schema)
-    }()
+    static let validator = JSONSchemaValidator(repoFile: "schema/eval-result.schema.json")
 
     @Test(arguments: ["api", "crossplatform", "photos", "subscriptions"])
     func goldensAndExplainedOutputValidate(_ name: String) throws {

@@ -7,12 +7,7 @@ import Testing
 /// example and fixture state validates, the misspellings the decoder warns about are refused,
 /// and over random states the schema and the strict decoder agree.
 @Suite struct StateSchemaTests {
-    static let validator: JSONSchemaValidator = {
-        guard let text = try? readRepoFile("schema/state.schema.json"), let schema = try? JSONParser.parse(text) else {
-            fatalError("schema/state.schema.json does not parse")
-        }
-        return JSONSchemaValidator(schema)
-    }()
+    static let validator = JSONSchemaValidator(repoFile: "schema/state.schema.json")
 
     static var stateFiles: [String] {
         let examples = (try? FileManager.default.contentsOfDirectory(atPath: repoPath("examples"))) ?? []

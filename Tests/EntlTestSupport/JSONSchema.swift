@@ -13,6 +13,15 @@ public struct JSONSchemaValidator: Sendable {
         root = schema
     }
 
+    /// The validator of a schema file in the repository (`schema/state.schema.json`); traps when
+    /// it does not parse, since every test of it would be meaningless.
+    public init(repoFile path: String) {
+        guard let text = try? readRepoFile(path), let schema = try? JSONParser.parse(text) else {
+            fatalError("\(path) does not parse")
+        }
+        self.init(schema)
+    }
+
     static let known: Set<String> = [
         "$schema", "$id", "$defs", "$ref", "$comment", "title", "description", "examples", "format", "type", "properties",
         "additionalProperties", "required", "enum", "const", "items", "minItems", "maxItems", "minimum", "maximum", "pattern",

@@ -43,6 +43,12 @@ struct GeneratedNames {
         }
     }
 
+    /// A product's id at each store that sells it: the first one declared per store.
+    static func idPerStore(_ ids: [StoreID]) -> [StoreID] {
+        var seen = Set<String>()
+        return ids.filter { seen.insert($0.store).inserted }
+    }
+
     /// `api_calls` → `apiCalls`, `API_key` → `apiKey`, `proPlan` → `proPlan`, `p2_x` → `p2X`;
     /// underscores at the ends are dropped (`_` alone → `value`).
     static func lowerCamel(_ name: String) -> String {

@@ -174,8 +174,7 @@ public enum SwiftGenerator {
     }
 
     static func dictionary(_ ids: [StoreID]) -> String {
-        var seen = Set<String>()
-        let pairs = ids.filter { seen.insert($0.store).inserted }
+        let pairs = GeneratedNames.idPerStore(ids)
         return pairs.isEmpty ? "[:]" : "[" + pairs.map { "\(literal($0.store)): \(literal($0.id))" }.joined(separator: ", ") + "]"
     }
 }

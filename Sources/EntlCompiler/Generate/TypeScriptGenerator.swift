@@ -66,8 +66,7 @@ public enum TypeScriptGenerator {
     }
 
     static func storeIDs(_ ids: [StoreID]) -> String {
-        var seen = Set<String>()
-        let pairs = ids.filter { seen.insert($0.store).inserted }
+        let pairs = GeneratedNames.idPerStore(ids)
         return pairs.isEmpty ? "{}" : "{ " + pairs.map { "\($0.store): \(string($0.id))" }.joined(separator: ", ") + " }"
     }
 
