@@ -14,21 +14,21 @@ public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String
 
     public init(_ message: String) { self.message = message }
-                
-                public var description: String { message }
-                }
-                
-                /// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
-                public struct ProductResult: Sendable, Equatable {
-                public var name: String
-                public var decision: Decision
-                /// Units held, for consumables.
-                public var quantity: Int64?
-                public var validUntil: Instant?
-                public var reason: String
-                /// The reasoning trail (only when the evaluation was asked to explain).
-                public var explanation: [String]
-                
+
+    public var description: String { message }
+}
+
+/// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
+public struct ProductResult: Sendable, Equatable {
+    public var name: String
+    public var decision: Decision
+    /// Units held, for consumables.
+    public var quantity: Int64?
+    public var validUntil: Instant?
+    public var reason: String
+    /// The reasoning trail (only when the evaluation was asked to explain).
+    public var explanation: [String]
+
     public init(name: String, decision: Decision, quantity: Int64?, validUntil: Instant?, reason: String,
                 explanation: [String]) {
         self.name = name

@@ -88,23 +88,14 @@ func fmt(_ x: Double, _ digits: Int = 2) -> String {
     String(format: "%.\(digits)f", x)
 }
 
-func runAll(_ args: [String]) {
-    guard let entlc = option("--entlc", in: args), let examples = option("--examples", in: args),
-          let out = option("--out", in: args) else { fail("run --entlc PATH --examples DIR --out DIR [--quick]") }
-    let quick = args.contains("--quick")
-    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-    var report = Report()
-
-    // 1. In-process feature checks on a compiled example graph.
+/// Section 1: in-process checks on examples/api.entl (also `entlc-bench checks --examples DIR`).
+func inProcessChecks(examples: String, iterations: Int, runs: Int, report: inout Report, checksum: inout Int64) {
+    func perCall(_ body: () -> Void) -> Double { measure(runs: runs, body) / Double(iterations) }
     let text = try! String(contentsOfFile: "\(examples)/api.entl", encoding: .utf8)
     guard let graph = Compiler.compile([SourceFile(path: "api.entl", text: text)]).graph else { fail("api.entl does not compile") }
     let state = try! PurchaseState(json: Array(try! Data(contentsOf: URL(fileURLWithPath: "\(examples)/api.state.json"))))
     let evaluator = Evaluator(graph: graph, tracker: JSONPurchaseTracker(state))
     let at = Instant(rfc3339: "2026-11-22T12:00:00Z")!
-    let iterations = quick ? 20_000 : 200_000
-    let runs = quick ? 5 : 15
-    var checksum: Int64 = 0
-    func perCall(_ body: () -> Void) -> Double { measure(runs: runs, body) / Double(iterations) }
     // Repeated questions: answered from the evaluator's cache until the result's valid_until.
     let cachedMetered = perCall { for _ in 0..<iterations { checksum &+= (try? evaluator.entitled(feature: "api_calls", at: at).balance) ?? 0 } }
     let cachedBoolean = perCall { for _ in 0..<iterations { checksum &+= (try? evaluator.entitled(feature: "history_access", at: at).allowed) == true ? 1 : 0 } }
@@ -120,6 +111,22 @@ func runAll(_ args: [String]) {
     report.row("`entitled(feature: \"api_calls\")`: metered, credit fallback, 3 usage events", fmt(cachedMetered * 1e9, 0) + " ns", fmt(coldMetered * 1e9, 0) + " ns")
     report.row("`entitled(feature: \"history_access\")`: boolean", fmt(cachedBoolean * 1e9, 0) + " ns", fmt(coldBoolean * 1e9, 0) + " ns")
     report.row("boolean query on one reused `Evaluation`", "—", fmt(reused * 1e9, 0) + " ns")
+}
+
+func runAll(_ args: [String]) {
+    guard let entlc = option("--entlc", in: args), let examples = option("--examples", in: args),
+          let out = option("--out", in: args) else { fail("run --entlc PATH --examples DIR --out DIR [--quick]") }
+    let quick = args.contains("--quick")
+    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    var report = Report()
+
+    // 1. In-process feature checks on a compiled example graph.
+    let iterations = quick ? 20_000 : 200_000
+    let runs = quick ? 5 : 15
+    var checksum: Int64 = 0
+    func perCall(_ body: () -> Void) -> Double { measure(runs: runs, body) / Double(iterations) }
+    inProcessChecks(examples: examples, iterations: iterations, runs: runs, report: &report, checksum: &checksum)
+    let at = Instant(rfc3339: "2026-11-22T12:00:00Z")!
 
     // 2. Elapsed windows cost nothing.
     let minuteRules = "product sub: non_consumable\nfeature pings: metered\nentitlement e = sub { grants pings 1 per minute carry }\n"
@@ -329,5 +336,11 @@ switch args.first {
 case "generate": generate(args)
 case "run": runAll(args)
 case "load": loading(args)
-default: fail("usage: entlc-bench generate … | run … | load RULES…")
+case "checks":
+    guard let examples = option("--examples", in: args) else { fail("checks --examples DIR") }
+    var report = Report(), checksum: Int64 = 0
+    inProcessChecks(examples: examples, iterations: 200_000, runs: 15, report: &report, checksum: &checksum)
+    print(report.lines.joined(separator: "\n"))
+    if checksum == 42 { print("") } // keeps the checks from being optimized away
+default: fail("usage: entlc-bench generate … | run … | load RULES… | checks --examples DIR")
 }
