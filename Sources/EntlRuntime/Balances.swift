@@ -179,7 +179,7 @@ struct ComponentReplay {
     }
 
     /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
-    mutating func run(_ events: [UseEvent], at t: Instant, featureNames: [String], systemUnit: (Int, Int64) -> String) {
+    mutating func run(_ events: [UseEvent], at t: Instant, featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) {
         for event in events {
             let m = event.member
             advance(m, to: event.at)
@@ -193,10 +193,10 @@ struct ComponentReplay {
                     guard available(route.member, at: event.at).map({ $0 >= need }) ?? true else { continue }
                     let system = route.member
                     let (_, systemParts) = take(need, from: system, at: event.at)
-                    let systemName = featureNames[members[system].feature]
+                    let systemName = featureName(members[system].feature)
                     if explain {
                         paid = "; \(need) \(systemUnit(system, need)) from `\(systemName)`"
-                        members[system].trail.append("  \(event.at): \(need) for \(rest) `\(featureNames[members[m].feature])`"
+                        members[system].trail.append("  \(event.at): \(need) for \(rest) `\(featureName(members[m].feature))`"
                                                      + (systemParts.isEmpty ? "" : " ← " + systemParts.joined(separator: ", ")))
                     }
                     rest = 0

@@ -129,24 +129,22 @@ extension Evaluation {
     }
 
     func periodName(_ p: Int) -> String? {
-        let product = graph.products[p]
-        switch product.kind {
-        case .subscription: return product.period?.rawValue
+        switch graph.products[p].kind {
+        case .subscription: return graph.products[p].period?.rawValue
         case .nonConsumable: return "lifetime"
         case .consumable, .nonRenewing: return nil
         }
     }
 
     public func entitlement(_ e: Int) -> EntitlementResult {
-        let entitlement = graph.entitlements[e]
         let truth = entitlementValue(e).0
         let behind = purchasesBehind(e)
         var result = EntitlementResult(
-            name: entitlement.name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
+            name: graph.entitlements[e].name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
             inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
             isRevoked: false, ownership: nil, period: nil, isTrial: false,
-            validUntil: nextChange(watching: entitlement.watchedProducts), reason: "", explanation: [])
-        let anyOwned = entitlement.behind.contains { b in
+            validUntil: nextChange(watching: graph.entitlements[e].watchedProducts), reason: "", explanation: [])
+        let anyOwned = graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
         result.isRevoked = !anyOwned && behind.contains { state.purchases[$0].status == .revoked }
@@ -204,17 +202,17 @@ extension Evaluation {
                 : result.product != nil ? .expired : .neverPurchased
         }
         if unlocks, truth != .true {
-            result.unlockedBy = unlockingProducts(entitlement.unlockCandidates) { $0.entitlementValue(e).0 == .true }
+            result.unlockedBy = unlockingProducts(graph.entitlements[e].unlockCandidates) { $0.entitlementValue(e).0 == .true }
         }
 
         switch truth {
         case .true:
             let via = result.product.map { " through `\($0)`" }
-                ?? (entitlement.constraint.mentionsEveryone ? " for every customer" : "")
+                ?? (graph.entitlements[e].constraint.mentionsEveryone ? " for every customer" : "")
             let until = result.expiresAt.map { " until \($0)" } ?? ""
             result.reason = "active\(via)\(until)"
         case .unknown:
-            result.reason = "it depends on \(unknownProducts(entitlement.watchedProducts))"
+            result.reason = "it depends on \(unknownProducts(graph.entitlements[e].watchedProducts))"
         case .false:
             if result.isRevoked {
                 result.reason = "the purchase behind it was revoked"
@@ -227,14 +225,14 @@ extension Evaluation {
             }
         }
         if explains {
-            result.explanation = ["entitlement `\(entitlement.name)`: \(truth.rawValue)"]
-            for b in entitlement.behind {
+            result.explanation = ["entitlement `\(graph.entitlements[e].name)`: \(truth.rawValue)"]
+            for b in graph.entitlements[e].behind {
                 guard let date = b.date else { continue }
                 let admitted = purchases(of: b.product, date)
                 result.explanation.append("  purchases of `\(graph.products[b.product].name)` made \(date.before ? "before" : "since") "
                                           + "\(date.instant): " + (admitted.isEmpty ? "none" : purchaseList(admitted)))
             }
-            result.explanation += explainProducts(entitlement.watchedProducts)
+            result.explanation += explainProducts(graph.entitlements[e].watchedProducts)
         }
         return result
     }

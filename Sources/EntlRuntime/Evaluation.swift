@@ -19,15 +19,20 @@ public struct Evaluation: Sendable {
     /// are one contiguous run (see `purchases(of:)`).
     let byProduct: [Int32]
     let products: [ProductStanding]
-    /// Entitlement values, computed on first use (dependencies first) and kept.
-    private let entitlements: Locked<[(Truth, End)?]>
+    /// What is computed on first use and kept (one object, its tables made on first use).
+    let memo: Locked<Memo>
     /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
     /// it names none or is a retry.
     let usageFeature: [Int32]
     /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
     let retries: [(record: Int, first: Int)]
-    /// The outcome of each credit component's replay (§5), computed on first use and kept.
-    let componentOutcomes: Locked<[[MeteredOutcome]?]>
+
+    struct Memo {
+        /// Entitlement values, dependencies first; empty until the first is asked for.
+        var entitlements: [(Truth, End)?] = []
+        /// The outcome of each credit component's replay (§5); empty until the first replay.
+        var components: [[MeteredOutcome]?] = []
+    }
 
     /// - Parameters:
     ///   - environment: wins over the state's `environment`; default live.
@@ -50,7 +55,7 @@ public struct Evaluation: Sendable {
 
         var products = [ProductStanding](repeating: ProductStanding(), count: g.products.count)
         for (product, value) in state.overrides {
-            guard let p = g.productIndex[product] else {
+            guard let p = g.productNames[product] else {
                 throw EvaluationError("overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
             }
             products[p].override = value
@@ -107,7 +112,7 @@ public struct Evaluation: Sendable {
         self.byProduct = matched
         self.products = products
 
-        self.entitlements = Locked([(Truth, End)?](repeating: nil, count: g.entitlements.count))
+        self.memo = Locked(Memo())
 
         // §5: a record names a feature by name or event (`feature`), or by event only (`event`);
         // a record repeating an earlier record's `id` is a retry and counts once.
@@ -122,12 +127,11 @@ public struct Evaluation: Sendable {
                 }
                 firstWithID[id] = i
             }
-            let f = record.isEvent ? g.eventIndex[record.name] : g.featureIndex[record.name] ?? g.eventIndex[record.name]
+            let f = record.isEvent ? g.eventNames[record.name] : g.usageNames[record.name]
             usageFeature[i] = Int32(f ?? -1)
         }
         self.usageFeature = usageFeature
         self.retries = retries
-        self.componentOutcomes = Locked([[MeteredOutcome]?](repeating: nil, count: g.components.count))
     }
 
     /// The state indices of the purchases of product `p` (in this environment), in state order
@@ -156,7 +160,7 @@ public struct Evaluation: Sendable {
     func store(of j: Int) -> String? {
         let purchase = state.purchases[j]
         if let s = purchase.store { return s }
-        if graph.productIndex[purchase.product] != nil { return nil }
+        if graph.productNames[purchase.product] != nil { return nil }
         return graph.products[Int(purchaseProduct[j])].storeIDs.first { $0.id == purchase.product }?.store
     }
 
@@ -169,43 +173,51 @@ public struct Evaluation: Sendable {
     /// Kleene truth of entitlement `e` and, when true, when it stops holding by itself (§3).
     /// Computed on first use, its dependencies first (iteratively: no recursion on chain length).
     func entitlementValue(_ e: Int) -> (Truth, End) {
-        entitlements.withLock { values in
-            if let v = values[e] { return v }
+        memo.withLock { memo in
+            if memo.entitlements.isEmpty { memo.entitlements = Array(repeating: nil, count: graph.entitlements.count) }
+            if let v = memo.entitlements[e] { return v }
             var pending = [e]
-            var stack: [(Truth, End)] = []
             while let x = pending.last {
-                if values[x] != nil {
+                if memo.entitlements[x] != nil {
                     pending.removeLast()
                     continue
                 }
                 let program = graph.entitlements[x].program
                 var missing: Int?
                 for op in program {
-                    if case .entitlement(let d) = op, values[Int(d)] == nil {
+                    if case .entitlement(let d) = op, memo.entitlements[Int(d)] == nil {
                         missing = Int(d)
                         break
                     }
                 }
                 // A compiled graph has no cycles; a hand-made one with a cycle yields false.
-                if let d = missing, pending.count <= values.count {
+                if let d = missing, pending.count <= memo.entitlements.count {
                     pending.append(d)
                     continue
                 }
-                values[x] = Evaluation.run(program, products: products, entitlements: values, stack: &stack,
-                                           qualified: qualified)
+                memo.entitlements[x] = Evaluation.run(program, products: products, entitlements: memo.entitlements,
+                                                      qualified: qualified)
                 pending.removeLast()
             }
-            return values[e] ?? (.false, .never)
+            return memo.entitlements[e] ?? (.false, .never)
         }
     }
 
-    /// Runs a postfix constraint program with a stack reused across calls (grown as needed;
-    /// `top` indexes it, so popping several values is one subtraction). A product ends with its
+    /// Runs a postfix constraint program on a stack of its length (on the call stack when short;
+    /// its values are trivial, so assigning to a slot initializes it; `top` indexes it, so popping
+    /// several values is one subtraction). A product ends with its
     /// representative owned purchase, `or` at the latest end among its true branches, `and` at
     /// the earliest end of its parts, `not x` and `x >= N` never.
     static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
-                    stack: inout [(Truth, End)], qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
-        if stack.count < program.count { stack = Array(repeating: (.false, .never), count: program.count) }
+                    qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
+        withUnsafeTemporaryAllocation(of: (Truth, End).self, capacity: program.count) { stack in
+            run(program, products: products, entitlements: entitlements, stack: stack, qualified: qualified)
+        }
+    }
+
+    private static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
+                            stack: UnsafeMutableBufferPointer<(Truth, End)>,
+                            qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
         var top = 0
         for op in program {
             switch op {
@@ -266,18 +278,18 @@ public struct Evaluation: Sendable {
     // MARK: - Queries by name
 
     public func product(_ name: String) throws(EvaluationError) -> ProductResult {
-        guard let p = graph.productIndex[name] else { throw EvaluationError("unknown product `\(name)`") }
+        guard let p = graph.productNames[name] else { throw EvaluationError("unknown product `\(name)`") }
         return product(p)
     }
 
     public func entitlement(_ name: String) throws(EvaluationError) -> EntitlementResult {
-        guard let e = graph.entitlementIndex[name] else { throw EvaluationError("unknown entitlement `\(name)`") }
+        guard let e = graph.entitlementNames[name] else { throw EvaluationError("unknown entitlement `\(name)`") }
         return entitlement(e)
     }
 
     /// A feature or credit system. `required` is the amount needed (metered; ignored for boolean).
     public func feature(_ name: String, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
-        guard let f = graph.featureIndex[name] else { throw EvaluationError("unknown feature `\(name)`") }
+        guard let f = graph.featureNames[name] else { throw EvaluationError("unknown feature `\(name)`") }
         guard required >= 1 else { throw EvaluationError("the required amount must be at least 1") }
         return feature(f, required: required)
     }

@@ -111,12 +111,14 @@ extension Evaluation {
     /// (`low`) and over certain and uncertain ones (`high`). A single-use feature or credit system
     /// is replayed with its whole credit component (computed once per evaluation).
     func meteredBalance(_ f: Int) -> MeteredOutcome {
-        let feature = graph.features[f]
-        if feature.kind == .continuous { return continuousBalance(f, candidates(of: f)) }
+        if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
         let c = graph.componentOf[f]
-        let outcomes = componentOutcomes.withLock { memo in memo[c] } ?? {
+        let outcomes = memo.withLock { $0.components.isEmpty ? nil : $0.components[c] } ?? {
             let computed = replayComponent(c)
-            componentOutcomes.withLock { $0[c] = computed }
+            memo.withLock { memo in
+                if memo.components.isEmpty { memo.components = Array(repeating: nil, count: graph.components.count) }
+                memo.components[c] = computed
+            }
             return computed
         }()
         return outcomes[graph.components[c].firstIndex(of: f)!]
@@ -162,7 +164,7 @@ extension Evaluation {
                     routes: graph.features[f].kind == .credits ? [] : routes))
             }
             var r = ComponentReplay(members: built, ledgers: ledgers, names: names, explain: explain)
-            r.run(events, at: at, featureNames: graph.features.map(\.name)) { m, n in graph.features[members[m]].unit(n) }
+            r.run(events, at: at, featureName: { graph.features[$0].name }) { m, n in graph.features[members[m]].unit(n) }
             return (r, kept)
         }
 
@@ -281,31 +283,29 @@ extension Evaluation {
     // MARK: - Decisions
 
     public func feature(_ f: Int, required: Int64) -> FeatureResult {
-        let feature = graph.features[f]
         var result = FeatureResult(
-            name: feature.name, kind: feature.kind, decision: .denied, required: nil, balance: nil, unlimited: false,
+            name: graph.features[f].name, kind: graph.features[f].kind, decision: .denied, required: nil, balance: nil, unlimited: false,
             overage: nil, via: nil, creditSystem: nil, creditsRequired: nil, creditBalance: nil,
-            validUntil: nextChange(watching: feature.watchedProducts), reason: "", sources: [], explanation: [])
-        result.displayName = feature.displayName
-        if feature.kind == .boolean {
+            validUntil: nextChange(watching: graph.features[f].watchedProducts), reason: "", sources: [], explanation: [])
+        result.displayName = graph.features[f].displayName
+        if graph.features[f].kind == .boolean {
             decideBoolean(f, &result)
         } else {
             decideMetered(f, required: required, &result)
-            if feature.unitSingular != nil || feature.unitPlural != nil { result.unit = feature.unit(result.balance ?? 2) }
+            if graph.features[f].unitSingular != nil || graph.features[f].unitPlural != nil { result.unit = graph.features[f].unit(result.balance ?? 2) }
         }
         if unlocks, !result.allowed {
-            result.unlockedBy = unlockingProducts(feature.unlockCandidates) { $0.feature(f, required: required).allowed }
+            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) { $0.feature(f, required: required).allowed }
         }
         return result
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
-        let feature = graph.features[f]
-        let requirement = feature.requires.map(truth(of:))
+        let requirement = graph.features[f].requires.map(truth(of:))
         // A grant counts when its product is owned (once is enough) or its entitlement active.
         var granting: Grant.Source?
         var uncertain = false
-        for g in feature.grants {
+        for g in graph.features[f].grants {
             let t: Truth = switch g.source {
             case .product(let p): products[p].truth
             case .entitlement(let e): entitlementValue(e).0
@@ -335,20 +335,20 @@ extension Evaluation {
                 result.reason = "its requirement holds"
             } else if uncertain || requirement == .unknown {
                 result.decision = .undetermined
-                result.reason = "it depends on \(unknownProducts(feature.watchedProducts))"
+                result.reason = "it depends on \(unknownProducts(graph.features[f].watchedProducts))"
             } else {
-                result.reason = feature.requires == nil
+                result.reason = graph.features[f].requires == nil
                     ? "no owned product or active entitlement grants it"
                     : "no owned product or active entitlement grants it, and its requirement does not hold"
             }
         }
         if explains {
-            result.explanation = ["feature `\(feature.name)`: \(result.decision.rawValue)"]
+            result.explanation = ["feature `\(graph.features[f].name)`: \(result.decision.rawValue)"]
             for c in candidates(of: f) {
                 result.explanation.append("  granted by \(c.sourceKind) `\(c.sourceName)`" + (c.certain ? "" : " (uncertain)"))
             }
             if let requirement { result.explanation.append("  requirement: \(requirement.rawValue)") }
-            result.explanation += explainProducts(feature.watchedProducts)
+            result.explanation += explainProducts(graph.features[f].watchedProducts)
         }
     }
 
@@ -360,7 +360,6 @@ extension Evaluation {
     }
 
     private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {
-        let feature = graph.features[f]
         let direct = meteredBalance(f)
         result.required = required
         result.balance = direct.low
@@ -370,15 +369,15 @@ extension Evaluation {
         // §6: the inputs of the feature's balance, and those of every credit system that can pay
         // for it (whether or not it is needed now).
         result.validUntil = earliest(result.validUntil, direct.inputsChange)
-        for route in feature.creditRoutes {
+        for route in graph.features[f].creditRoutes {
             result.validUntil = earliest(result.validUntil, meteredBalance(route.system).inputsChange)
         }
         var trail: [String] = []
         if explains {
-            trail.append("feature `\(feature.name)` (\(feature.kind.rawValue)), \(required) needed")
+            trail.append("feature `\(graph.features[f].name)` (\(graph.features[f].kind.rawValue)), \(required) needed")
             for s in direct.sources {
                 let amount = s.allowance.map(String.init) ?? "unlimited"
-                let per = s.interval.map { " per \($0.rawValue)" } ?? (feature.kind == .continuous ? "" : " once")
+                let per = s.interval.map { " per \($0.rawValue)" } ?? (graph.features[f].kind == .continuous ? "" : " once")
                 trail.append("  grant from \(s.kind) `\(s.grant)`\(s.product.map { $0 == s.grant ? "" : " (\($0))" } ?? ""): "
                              + "\(amount)\(per)\(s.certain ? "" : " (uncertain)")"
                              + (s.windowStart.map { ", window \($0) – \(s.resetsAt.map(\.description) ?? "")" } ?? ""))
@@ -387,28 +386,28 @@ extension Evaluation {
             trail.append("  balance: \(direct.low.map(String.init) ?? "unlimited")"
                          + (direct.hasUncertain ? " (up to \(direct.high.map(String.init) ?? "unlimited") if unknown purchases count)" : ""))
         }
-        let units = { (n: Int64) in "\(n.grouped) \(feature.unit(n))" }
+        let units = { (n: Int64) in "\(n.grouped) \(graph.features[f].unit(n))" }
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
-            result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(feature.unit(2))"
+            result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(graph.features[f].unit(2))"
             if explains {
                 trail.append("  → allowed via direct")
-                result.explanation = trail + explainProducts(feature.watchedProducts)
+                result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
             }
             return
         }
         // §4.4: credits pay the shortfall, in the declaration order of the systems.
         let shortfall = required - low
         var uncertain = direct.high.map { $0 >= required } ?? true
-        for route in feature.creditRoutes {
+        for route in graph.features[f].creditRoutes {
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
             let system = meteredBalance(route.system)
             let systemFeature = graph.features[route.system]
             let covers = system.low.map { $0 >= need } ?? true
             if explains {
-                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
-                             + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing cost \(need); "
+                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(graph.features[f].unit(route.amount)) = "
+                             + "\(route.credits) credits, so the \(shortfall) \(graph.features[f].unit(shortfall)) missing cost \(need); "
                              + "balance \(system.low.map(String.init) ?? "unlimited")")
                 trail += system.trail
             }
@@ -435,7 +434,7 @@ extension Evaluation {
             // §4.6: the fewest more units that would allow it, with what the best credit system
             // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
             var payable: Int64 = 0
-            for route in feature.creditRoutes {
+            for route in graph.features[f].creditRoutes {
                 let credits = meteredBalance(route.system).low ?? .max
                 payable = max(payable, credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
             }
@@ -444,12 +443,12 @@ extension Evaluation {
             if let system = result.creditSystem, let need = result.creditsRequired {
                 reason += "; `\(system)` has \(result.creditBalance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
             }
-            if uncertain { reason += "; it depends on \(unknownProducts(feature.watchedProducts))" }
+            if uncertain { reason += "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" }
             result.reason = reason
         }
         if explains {
             trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))
-            result.explanation = trail + explainProducts(feature.watchedProducts)
+            result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
         }
     }
 }

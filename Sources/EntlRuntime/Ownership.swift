@@ -166,10 +166,10 @@ struct OwnershipResolver {
     /// stores map to different products is an error naming both).
     func product(of purchase: Purchase, index: Int) throws(EvaluationError) -> Match {
         if let store = purchase.store {
-            if let p = graph.storeIDs[store]?[purchase.product] { return .product(p) }
+            if let p = graph.storeProductIDs[store, purchase.product] { return .product(p) }
             return .none(.noStoreID)
         }
-        if let p = graph.productIndex[purchase.product] { return .product(p) }
+        if let p = graph.productNames[purchase.product] { return .product(p) }
         if let owners = graph.idOwners[purchase.product], let first = owners.first {
             if let other = owners.first(where: { $0.product != first.product }) {
                 throw EvaluationError(

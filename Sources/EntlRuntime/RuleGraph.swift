@@ -53,6 +53,15 @@ public final class EnvironmentGraph: Sendable {
     /// The members of each component, in declaration order.
     public let components: [[Int]]
 
+    /// The name indices as `NameTable`s, for the lookups every evaluation makes.
+    let productNames: NameTable, entitlementNames: NameTable, featureNames: NameTable
+    /// (store, store product id) → product index.
+    let storeProductIDs: NameTable
+    /// What a usage record's `feature` names: a feature or credit system, else a feature's event.
+    let usageNames: NameTable
+    /// What a usage record's `event` names.
+    let eventNames: NameTable
+
     /// Links a graph from its core: products, entitlements (name, constraint), features (kind,
     /// grants, conversions) and a topological entitlement order. Everything else is derived here,
     /// the one place for the compiler's lowering and the artifact decoder alike: the store-id map
@@ -145,6 +154,12 @@ public final class EnvironmentGraph: Sendable {
         }
         self.idOwners = owners
         (self.componentOf, self.components) = (componentOf, components)
+        self.productNames = NameTable(productIndex)
+        self.entitlementNames = NameTable(entitlementIndex)
+        self.featureNames = NameTable(featureIndex)
+        self.storeProductIDs = NameTable(pairs: storeIDs)
+        self.usageNames = NameTable(featureIndex.merging(events) { feature, _ in feature })
+        self.eventNames = NameTable(events)
     }
 
     /// The products a constraint names, through nested entitlements: those under an even number

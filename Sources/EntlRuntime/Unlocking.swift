@@ -4,9 +4,8 @@ extension Evaluation {
     /// A purchase of product `p` made at the evaluation instant: active, bought now, one unit; a
     /// subscription runs one billing period (a non-renewing product its `duration`).
     func boughtNow(_ p: Int) -> Purchase {
-        let product = graph.products[p]
-        let end = product.kind == .subscription ? product.period.map { at.adding($0.step) } : nil
-        return Purchase(product: product.name, status: .active, purchasedAt: at, expiresAt: end, environment: environment)
+        let end = graph.products[p].kind == .subscription ? graph.products[p].period.map { at.adding($0.step) } : nil
+        return Purchase(product: graph.products[p].name, status: .active, purchasedAt: at, expiresAt: end, environment: environment)
     }
 
     /// The products among `candidates` (declaration order) any one of which, bought now on top of
@@ -27,6 +26,6 @@ extension Evaluation {
     /// (with a `store`, a purchase always does); nil when it names the product by its rule name.
     func storeProductID(of j: Int) -> String? {
         let purchase = state.purchases[j]
-        return purchase.store != nil || graph.productIndex[purchase.product] == nil ? purchase.product : nil
+        return purchase.store != nil || graph.productNames[purchase.product] == nil ? purchase.product : nil
     }
 }

@@ -1,0 +1,159 @@
+/// Names → indices for the lookups every evaluation makes (a purchase's product name or store id,
+/// a usage record's feature or event, a query by name): an open-addressed table over UTF-8 bytes
+/// with a cheap hash (FNV-1a), built once per graph.
+///
+/// The standard dictionary hashes a `String` with SipHash and compares by canonical equivalence,
+/// which is most of a cold check's time. Comparing bytes agrees with it on ASCII, so this table
+/// holds the ASCII keys and answers ASCII queries; everything else goes to the dictionary it was
+/// built from: a query that is not ASCII, and a miss when some key is not ASCII (it might be
+/// canonically equal to an ASCII query, as KELVIN SIGN is to `K`). Same answers, always.
+///
+/// A key may be a pair (`store`, `id`), looked up in a nested dictionary: its bytes are the
+/// first's, a 0 byte, the second's, and only pairs whose first part has no 0 byte are in the
+/// table (so the first 0 byte is where the parts meet).
+struct NameTable: Sendable {
+    private struct Slot {
+        var start: UInt32 = 0
+        var length: UInt32 = 0
+        var hash: UInt32 = 0
+        /// -1: empty.
+        var value: Int32 = -1
+    }
+
+    private enum Fallback {
+        case names([String: Int])
+        case pairs([String: [String: Int]])
+    }
+
+    private let fallback: Fallback
+    private let bytes: [UInt8]
+    private let slots: [Slot]
+    private let mask: Int
+    /// Whether every key is in the table (then an ASCII miss is a miss).
+    private let complete: Bool
+
+    init(_ dictionary: [String: Int]) {
+        self.init(dictionary.map { (Array($0.key.utf8), $0.value) }, fallback: .names(dictionary))
+    }
+
+    /// A table of pairs (`store`, `id`) → index.
+    init(pairs: [String: [String: Int]]) {
+        var keys: [([UInt8], Int)] = []
+        for (first, inner) in pairs {
+            for (second, value) in inner {
+                // A first part with a 0 byte would make the meeting point ambiguous.
+                keys.append((first.utf8.contains(0) ? [0x80] : Array(first.utf8) + [0] + Array(second.utf8), value))
+            }
+        }
+        self.init(keys, fallback: .pairs(pairs))
+    }
+
+    /// `keys`: the bytes of each key (any byte ≥ 0x80 keeps it out of the table) and its value.
+    private init(_ keys: [([UInt8], Int)], fallback: Fallback) {
+        self.fallback = fallback
+        var count = 8
+        while count < keys.count * 2 { count *= 2 }
+        var slots = [Slot](repeating: Slot(), count: count)
+        var bytes: [UInt8] = []
+        var complete = true
+        // Sorted, so the table's layout does not depend on the dictionary's iteration order.
+        for (key, value) in keys.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+            var h = NameTable.Hash()
+            h.combine(key)
+            guard h.ascii, value <= Int32.max else {
+                complete = false
+                continue
+            }
+            var i = Int(h.value) & (count - 1)
+            while slots[i].value >= 0 { i = (i + 1) & (count - 1) }
+            slots[i] = Slot(start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value, value: Int32(value))
+            bytes.append(contentsOf: key)
+        }
+        self.bytes = bytes
+        self.slots = slots
+        self.mask = count - 1
+        self.complete = complete
+    }
+
+    subscript(_ name: String) -> Int? {
+        let found: Int?? = name.utf8.withContiguousStorageIfAvailable { key in
+            var h = Hash()
+            h.combine(key)
+            return h.ascii ? probe(h.value) { compare($0, key, nil) } : nil
+        } ?? nil
+        if let found, found != nil || complete { return found }
+        guard case .names(let dictionary) = fallback else { return nil }
+        return dictionary[name]
+    }
+
+    subscript(_ first: String, _ second: String) -> Int? {
+        let found: Int?? = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in
+                var h = Hash()
+                h.combine(a)
+                guard !a.contains(0) else { return nil }
+                h.combine(CollectionOfOne(0))
+                h.combine(b)
+                return h.ascii ? probe(h.value) { compare($0, a, b) } : nil
+            } ?? nil
+        } ?? nil
+        if let found, found != nil || complete { return found }
+        guard case .pairs(let dictionary) = fallback else { return nil }
+        return dictionary[first]?[second]
+    }
+
+    /// The value of the slot `matches` accepts, among those with hash `h`.
+    private func probe(_ h: UInt32, _ matches: (Slot) -> Bool) -> Int? {
+        var i = Int(h) & mask
+        while true {
+            let slot = slots[i]
+            if slot.value < 0 { return nil }
+            if slot.hash == h, matches(slot) { return Int(slot.value) }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Whether a slot's key is `a`, or `a`, 0, `b`.
+    private func compare(_ slot: Slot, _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Bool {
+        let length = a.count + (b.map { $0.count + 1 } ?? 0)
+        guard Int(slot.length) == length else { return false }
+        return bytes.withUnsafeBufferPointer { all in
+            let key = all.baseAddress! + Int(slot.start)
+            guard NameTable.equal(key, a) else { return false }
+            guard let b else { return true }
+            return key[a.count] == 0 && NameTable.equal(key + a.count + 1, b)
+        }
+    }
+
+    /// Whether the `b.count` bytes at `a` are `b`'s, eight at a time.
+    private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = b.baseAddress else { return true }
+        let (x, y) = (UnsafeRawPointer(a), UnsafeRawPointer(base))
+        var i = 0
+        while i + 8 <= b.count {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < b.count {
+            if a[i] != base[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// FNV-1a over bytes, noting whether they were all ASCII.
+    struct Hash {
+        private var state: UInt64 = 0xcbf2_9ce4_8422_2325
+        private var seen: UInt8 = 0
+
+        mutating func combine(_ bytes: some Sequence<UInt8>) {
+            for b in bytes {
+                state = (state ^ UInt64(b)) &* 0x100_0000_01b3
+                seen |= b
+            }
+        }
+
+        var value: UInt32 { UInt32(truncatingIfNeeded: state ^ (state >> 32)) }
+        var ascii: Bool { seen < 0x80 }
+    }
+}

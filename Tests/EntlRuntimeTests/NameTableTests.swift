@@ -1,0 +1,68 @@
+@testable import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// `NameTable` answers exactly as the dictionary it replaces, canonical equivalence included.
+@Suite struct NameTableTests {
+    static let keys = [
+        "pro", "pro_monthly", "a_rather_long_product_name_beyond_the_small_string_limit", "", "x",
+        "caf\u{E9}", "\u{212A}elvin", "price_forecast_pro_monthly",
+    ]
+    static let dictionary = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+
+    @Test(arguments: [
+        "pro", "pro_monthly", "a_rather_long_product_name_beyond_the_small_string_limit", "", "x", "price_forecast_pro_monthly",
+        "pr", "prox", "Pro", "a_rather_long_product_name_beyond_the_small_string_limiT",
+        "caf\u{E9}", "cafe\u{301}", "cafe", "Kelvin", "\u{212A}elvin", "k",
+    ])
+    func answersAsTheDictionary(query: String) {
+        let table = NameTable(NameTableTests.dictionary)
+        #expect(table[query] == NameTableTests.dictionary[query])
+    }
+
+    @Test func onlyASCIIKeysAnswerWithoutTheDictionary() {
+        let ascii = ["one": 1, "two": 2, "three": 3]
+        let table = NameTable(ascii)
+        #expect(table["one"] == 1 && table["three"] == 3 && table["four"] == nil && table["t"] == nil)
+        // A query that is not ASCII goes to the dictionary (here: a miss).
+        #expect(table["\u{F6}ne"] == nil)
+    }
+
+    @Test func pairsMatchBothPartsAndNothingElse() {
+        let table = NameTable(pairs: ["stripe": ["price_a": 0, "b": 1], "app_store": ["price_a": 2], "caf\u{E9}": ["\u{212A}": 3], "a\u{0}b": ["c": 4], "a": ["b\u{0}c": 5]])
+        #expect(table["stripe", "price_a"] == 0)
+        #expect(table["app_store", "price_a"] == 2)
+        #expect(table["stripe", "b"] == 1)
+        #expect(table["stripe", "price_b"] == nil)
+        #expect(table["stripeprice_a", ""] == nil)
+        #expect(table["stripe\u{0}price_a", ""] == nil)
+        #expect(table["stripe\u{0}price", "a"] == nil)
+        #expect(table["play", "price_a"] == nil)
+        // Canonically equal parts, as the nested dictionary of the graph finds them.
+        #expect(table["cafe\u{301}", "K"] == 3)
+        #expect(table["caf\u{E9}", "\u{212A}"] == 3)
+        // A 0 byte inside a part does not blur where the parts meet.
+        #expect(table["a\u{0}b", "c"] == 4)
+        #expect(table["a", "b\u{0}c"] == 5)
+    }
+
+    @Test func manyKeysStillFindEachOne() {
+        let many = Dictionary(uniqueKeysWithValues: (0..<5_000).map { ("product_\($0)", $0) })
+        let table = NameTable(many)
+        var misses: [Int] = []
+        for i in 0..<5_000 where table["product_\(i)"] != i { misses.append(i) }
+        #expect(misses == [])
+        #expect(table["product_5000"] == nil)
+    }
+
+    @Test func aPurchaseNamedByACanonicallyEqualStoreIDIsMatched() throws {
+        let graph = compileGraph("""
+            product pro: non_consumable { id stripe "caf\u{E9}" }
+            feature f: boolean
+            entitlement e = pro { grants f }
+            """)
+        let state = PurchaseState(purchases: [Purchase(product: "cafe\u{301}", store: "stripe")])
+        let evaluation = try Evaluation(graph: graph, state: state, at: Instant(rfc3339: "2026-01-01T00:00:00Z")!)
+        #expect(try evaluation.feature("f").decision == .allowed)
+    }
+}
