@@ -349,6 +349,18 @@ struct JSONScanner {
         let quote = index
         index += 1
         var i = index
+        // Eight bytes at a time while none is a quote, a backslash, a control byte or non-ASCII.
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+            while i + 8 <= bytes.count {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if v & highs != 0 || hasZero(v ^ (ones &* 0x22)) || hasZero(v ^ (ones &* 0x5C))
+                    || (v &- ones &* 0x20) & ~v & highs != 0 { break }
+                i += 8
+            }
+        }
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }

@@ -125,11 +125,6 @@ private struct StateReader {
         self.options = options
     }
 
-    /// Whether a key spells `literal` (no String is made).
-    func matches(_ key: JSONScanner.StringBytes, _ literal: StaticString) -> Bool {
-        s.matches(key, literal)
-    }
-
     /// Runs a scanner step, turning a JSON syntax error into a located decode error.
     private mutating func scan<T>(_ body: (inout JSONScanner) throws -> T) throws(DecodeError) -> T {
         do {
@@ -172,9 +167,10 @@ private struct StateReader {
         return true
     }
 
-    /// Calls `body` for each member of the object at the cursor with the key's bytes, and
-    /// rejects duplicate keys; errors from `body` are placed under the key.
-    private mutating func members(_ body: (inout StateReader, JSONScanner.StringBytes) throws(DecodeError) -> Void)
+    /// Calls `body` for each member of the object at the cursor with the index of its key in
+    /// `known` (nil for any other key) and the key's bytes, and rejects duplicate keys (known ones
+    /// by a bit each, others by comparing them); errors from `body` are placed under the key.
+    private mutating func members(_ known: KeySet, _ body: (inout StateReader, Int?, JSONScanner.StringBytes) throws(DecodeError) -> Void)
         throws(DecodeError)
     {
         guard s.peek() == UInt8(ascii: "{") else { throw mismatch("an object") }
@@ -182,6 +178,7 @@ private struct StateReader {
         s.index += 1
         let base = keys.count
         defer { keys.removeSubrange(base...) }
+        var seen: UInt64 = 0
         if s.peek() == UInt8(ascii: "}") {
             s.index += 1
         } else {
@@ -192,19 +189,44 @@ private struct StateReader {
                 let key = try scan { try $0.stringBytes() }
                 let scanner = s
                 let name = { scanner.text(key) }
-                if keys[base...].contains(where: { scanner.equal($0, key) }) {
-                    throw DecodeError(path: name(), message: "duplicate key \"\(name())\"")
+                let index = s.withBytes(key, known.index)
+                if let index {
+                    if seen & (1 << index) != 0 { throw DecodeError(path: name(), message: "duplicate key \"\(name())\"") }
+                    seen |= 1 << index
+                } else {
+                    if keys[base...].contains(where: { scanner.equal($0, key) }) {
+                        throw DecodeError(path: name(), message: "duplicate key \"\(name())\"")
+                    }
+                    keys.append(key)
                 }
-                keys.append(key)
                 try scan { try $0.expect(UInt8(ascii: ":"), "`:` after the key") }
                 do {
-                    try body(&self, key)
+                    try body(&self, index, key)
                 } catch {
                     throw error.under(name())
                 }
             } while try scan({ try $0.more(closing: UInt8(ascii: "}"), "}") })
         }
         s.leave()
+    }
+
+    /// The keys an object may have (at most 64), matched as bytes: by length, then byte by byte.
+    struct KeySet: Sendable {
+        let names: [String]
+        private let bytes: [[UInt8]]
+
+        init(_ names: [String]) {
+            precondition(names.count <= 64)
+            self.names = names
+            bytes = names.map { Array($0.utf8) }
+        }
+
+        func index(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+            for (i, k) in bytes.enumerated() where k.count == key.count {
+                if k.withUnsafeBufferPointer({ k in (0..<key.count).allSatisfy { k[$0] == key[$0] } }) { return i }
+            }
+            return nil
+        }
     }
 
     /// An unknown key: its value is skipped (it must still be valid JSON) and the key is a
@@ -237,10 +259,12 @@ private struct StateReader {
         zip(a.utf8, b.utf8).prefix { $0 == $1 }.count
     }
 
-    static let stateKeys = ["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides"]
-    static let purchaseKeys = ["product", "store", "status", "purchased_at", "period_start", "expires_at", "grace_until",
-                               "will_renew", "ownership", "quantity", "environment"]
-    static let usageKeys = ["feature", "event", "amount", "level", "at", "id"]
+    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides", "$schema"])
+    static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at", "grace_until",
+                                      "will_renew", "ownership", "quantity", "environment"])
+    static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
+    /// An object whose keys are names (overrides): none is known.
+    static let noKeys = KeySet([])
 
     /// Calls `body` with each element's index for each element of the array at the cursor (or
     /// nothing for `null`); errors from `body` are placed under the element's index.
@@ -325,15 +349,35 @@ private struct StateReader {
         return value
     }
 
-    private mutating func choice<T: RawRepresentable & CaseIterable>(_: T.Type, noun: String) throws(DecodeError) -> T?
-    where T.RawValue == String {
-        guard let text = try string() else { return nil }
-        guard let v = T(rawValue: text) else {
-            let options = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw DecodeError(path: "", message: "unknown \(noun) \"\(text)\" (expected one of: \(options))")
+    /// One of an enumeration's raw values, matched as bytes (no String is made).
+    private mutating func choice<T>(_ spellings: Spellings<T>, noun: String) throws(DecodeError) -> T? {
+        if try null() { return nil }
+        guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        let text = try scan { try $0.stringBytes() }
+        guard let v = s.withBytes(text, spellings.match) else {
+            let options = spellings.entries.map { String(decoding: $0.bytes, as: UTF8.self) }.joined(separator: ", ")
+            throw DecodeError(path: "", message: "unknown \(noun) \"\(s.text(text))\" (expected one of: \(options))")
         }
         return v
     }
+
+    /// An enumeration's raw values as bytes. They are ASCII without `K`, `;` or a backquote (the
+    /// ASCII characters something else is canonically equal to), so matching bytes is matching strings.
+    struct Spellings<T: Sendable>: Sendable {
+        let entries: [(bytes: [UInt8], value: T)]
+
+        func match(_ b: UnsafeBufferPointer<UInt8>) -> T? {
+            for entry in entries where entry.bytes.count == b.count {
+                if entry.bytes.withUnsafeBufferPointer({ e in (0..<b.count).allSatisfy { e[$0] == b[$0] } }) { return entry.value }
+            }
+            return nil
+        }
+    }
+
+    static let statuses = Spellings<PurchaseStatus>()
+    static let ownerships = Spellings<Ownership>()
+    static let environments = Spellings<Environment>()
+    static let overrides = Spellings<Override>()
 
     // MARK: - docs/state.md
 
@@ -345,33 +389,28 @@ private struct StateReader {
             throw DecodeError(path: "", message: "the state must be a JSON object, found " + e.message.dropFirst("expected an object, found ".count))
         }
         var state = PurchaseState()
-        try members { (r, key) throws(DecodeError) in
-            if r.matches(key, "customer") {
-                state.customer = try r.string()
-            } else if r.matches(key, "customer_since") {
-                state.customerSince = try r.instant()
-            } else if r.matches(key, "now") {
-                state.now = try r.instant()
-            } else if r.matches(key, "environment") {
-                state.environment = try r.choice(Environment.self, noun: "environment")
-            } else if r.matches(key, "purchases") {
+        try members(StateReader.stateKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: state.customer = try r.string()
+            case 1: state.customerSince = try r.instant()
+            case 2: state.now = try r.instant()
+            case 3: state.environment = try r.choice(StateReader.environments, noun: "environment")
+            case 4:
                 try r.elements(limit: r.limits.purchases, "purchases") { (r, i) throws(DecodeError) in
                     state.purchases.append(try r.purchase(i))
                 }
-            } else if r.matches(key, "usage") {
+            case 5:
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
                     state.usage.append(try r.usage(i))
                 }
-            } else if r.matches(key, "$schema") {
-                _ = try r.string()  // where an editor finds the JSON Schema; nothing to evaluate
-            } else if r.matches(key, "overrides") {
+            case 6:
                 if try r.null() { return }
-                try r.members { (r, key) throws(DecodeError) in
-                    guard let value = try r.choice(Override.self, noun: "override") else { return }
+                try r.members(StateReader.noKeys) { (r, _, key) throws(DecodeError) in
+                    guard let value = try r.choice(StateReader.overrides, noun: "override") else { return }
                     state.setOverride(r.s.text(key), value)
                 }
-            } else {
-                try r.unknown(key, place: { "" }, known: StateReader.stateKeys)
+            case 7: _ = try r.string()  // `$schema`: where an editor finds the JSON Schema; nothing to evaluate
+            default: try r.unknown(key, place: { "" }, known: StateReader.stateKeys.names)
             }
         }
         try scan { try $0.end() }
@@ -382,31 +421,20 @@ private struct StateReader {
     private mutating func purchase(_ index: Int) throws(DecodeError) -> Purchase {
         var p = Purchase(product: "")
         var product: String?
-        try members { (r, key) throws(DecodeError) in
-            if r.matches(key, "product") {
-                product = try r.string()
-            } else if r.matches(key, "store") {
-                p.store = try r.string()
-            } else if r.matches(key, "status") {
-                p.status = try r.choice(PurchaseStatus.self, noun: "status") ?? .active
-            } else if r.matches(key, "purchased_at") {
-                p.purchasedAt = try r.instant()
-            } else if r.matches(key, "period_start") {
-                p.periodStart = try r.instant()
-            } else if r.matches(key, "expires_at") {
-                p.expiresAt = try r.instant()
-            } else if r.matches(key, "grace_until") {
-                p.graceUntil = try r.instant()
-            } else if r.matches(key, "will_renew") {
-                p.willRenew = try r.bool()
-            } else if r.matches(key, "ownership") {
-                p.ownership = try r.choice(Ownership.self, noun: "ownership") ?? .purchased
-            } else if r.matches(key, "quantity") {
-                p.quantity = try r.amount() ?? 1
-            } else if r.matches(key, "environment") {
-                p.environment = try r.choice(Environment.self, noun: "environment") ?? .live
-            } else {
-                try r.unknown(key, place: { "purchases[\(index)]" }, known: StateReader.purchaseKeys)
+        try members(StateReader.purchaseKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: product = try r.string()
+            case 1: p.store = try r.string()
+            case 2: p.status = try r.choice(StateReader.statuses, noun: "status") ?? .active
+            case 3: p.purchasedAt = try r.instant()
+            case 4: p.periodStart = try r.instant()
+            case 5: p.expiresAt = try r.instant()
+            case 6: p.graceUntil = try r.instant()
+            case 7: p.willRenew = try r.bool()
+            case 8: p.ownership = try r.choice(StateReader.ownerships, noun: "ownership") ?? .purchased
+            case 9: p.quantity = try r.amount() ?? 1
+            case 10: p.environment = try r.choice(StateReader.environments, noun: "environment") ?? .live
+            default: try r.unknown(key, place: { "purchases[\(index)]" }, known: StateReader.purchaseKeys.names)
             }
         }
         guard let product else { throw DecodeError(path: "", message: "missing \"product\"") }
@@ -418,21 +446,15 @@ private struct StateReader {
         var feature: String?, event: String?, id: String?
         var amount: Int64?, level: Int64?
         var at: Instant?
-        try members { (r, key) throws(DecodeError) in
-            if r.matches(key, "feature") {
-                feature = try r.string()
-            } else if r.matches(key, "event") {
-                event = try r.string()
-            } else if r.matches(key, "amount") {
-                amount = try r.amount()
-            } else if r.matches(key, "level") {
-                level = try r.amount()
-            } else if r.matches(key, "at") {
-                at = try r.instant()
-            } else if r.matches(key, "id") {
-                id = try r.string()
-            } else {
-                try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys)
+        try members(StateReader.usageKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: feature = try r.string()
+            case 1: event = try r.string()
+            case 2: amount = try r.amount()
+            case 3: level = try r.amount()
+            case 4: at = try r.instant()
+            case 5: id = try r.string()
+            default: try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys.names)
             }
         }
         let kind: UsageRecord.Kind
@@ -448,5 +470,11 @@ private struct StateReader {
         case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
         }
+    }
+}
+
+extension StateReader.Spellings where T: RawRepresentable & CaseIterable, T.RawValue == String {
+    init() {
+        entries = T.allCases.map { (Array($0.rawValue.utf8), $0) }
     }
 }
