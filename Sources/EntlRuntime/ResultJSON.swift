@@ -70,8 +70,11 @@ public struct JSONTree: JSONSink {
 /// Writes compact JSON bytes directly.
 public struct JSONBytes: JSONSink {
     public var bytes: [UInt8]
-    /// Per open container: whether a value was written (so the next one needs a comma).
-    private var filled: [Bool] = []
+    /// Per open container, one bit (the lowest for the innermost): whether a value was written,
+    /// so the next one needs a comma. Bits pushed out past 64 levels wait in `deeper`.
+    private var filled: UInt64 = 0
+    private var deeper: [Bool] = []
+    private var depth = 0
     private var afterKey = false
 
     public init(bytes: [UInt8] = []) {
@@ -83,42 +86,40 @@ public struct JSONBytes: JSONSink {
             afterKey = false
             return
         }
-        if let last = filled.last {
-            if last { bytes.append(UInt8(ascii: ",")) }
-            filled[filled.count - 1] = true
-        }
+        if filled & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
+        filled |= 1
     }
 
-    public mutating func beginObject() {
+    private mutating func open(_ byte: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
-        filled.append(false)
+        bytes.append(byte)
+        if depth >= 63 { deeper.append(filled >> 63 != 0) }
+        depth += 1
+        filled <<= 1
     }
 
-    public mutating func endObject() {
-        filled.removeLast()
-        bytes.append(UInt8(ascii: "}"))
+    private mutating func close(_ byte: UInt8) {
+        depth -= 1
+        filled >>= 1
+        if depth >= 63, let outer = deeper.popLast(), outer { filled |= 1 << 63 }
+        bytes.append(byte)
     }
 
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        filled.append(false)
-    }
-
-    public mutating func endArray() {
-        filled.removeLast()
-        bytes.append(UInt8(ascii: "]"))
-    }
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func key(_ key: StaticString) {
-        separate()
+        if filled & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
+        filled |= 1
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: JSONBytes.keyEnd)
         afterKey = true
     }
+
+    private static let keyEnd: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ":")]
 
     public mutating func string(_ value: String?) {
         separate()

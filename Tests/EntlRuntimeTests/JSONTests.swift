@@ -62,4 +62,27 @@ import Testing
         }
         """)
     }
+
+    /// Commas are right at every depth, past the 64 levels kept in one word too: each level holds
+    /// a number, the next level, and a key after it.
+    @Test(arguments: [1, 63, 64, 65, 130])
+    func compactBytesSeparateValuesAtAnyDepth(levels: Int) throws {
+        var sink = JSONBytes()
+        for i in 0..<levels {
+            sink.beginObject()
+            sink.key("n"); sink.int(Int64(i))
+            sink.key("next")
+        }
+        sink.beginArray(); sink.endArray()
+        for _ in 0..<levels {
+            sink.key("after"); sink.bool(true)
+            sink.endObject()
+        }
+        var text = ""
+        for i in 0..<levels { text += "{\"n\":\(i),\"next\":" }
+        text += "[]" + String(repeating: ",\"after\":true}", count: levels)
+        #expect(String(decoding: sink.bytes, as: UTF8.self) == text)
+        #expect(try JSONParser.parse(sink.bytes) != .null)
+    }
 }
+
