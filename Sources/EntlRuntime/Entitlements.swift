@@ -21,7 +21,7 @@ extension Evaluation {
             case .purchased?:
                 offer(.override(product: p), (.never, nil, p, -1))
             case nil:
-                for j in purchases(of: p, behind.date) where standings[j] == .owned {
+                for j in purchases(of: p) where standings[j] == .owned && admits(behind.date, j) {
                     offer(.purchase(j), (accessEnd(j), state.purchases[j].purchasedAt, p, j))
                 }
             default:
@@ -34,14 +34,20 @@ extension Evaluation {
     /// The state indices of the purchases of `p` a purchase-date qualifier admits (all of them
     /// without one; a purchase without `purchased_at` is admitted by none).
     func purchases(of p: Int, _ date: PurchaseDateFilter?) -> [Int] {
-        guard let date else { return Array(purchases(of: p)) }
-        return purchases(of: p).filter { state.purchases[$0].purchasedAt.map(date.admits) ?? false }
+        purchases(of: p).filter { admits(date, $0) }
     }
 
-    /// The purchases behind entitlement `e` (§3), in order, each once.
-    func purchasesBehind(_ e: Int) -> [Int] {
-        var seen: Set<Int> = []
-        return graph.entitlements[e].behind.flatMap { purchases(of: $0.product, $0.date) }.filter { seen.insert($0).inserted }
+    /// Whether a purchase-date qualifier (if any) admits purchase `j`.
+    func admits(_ date: PurchaseDateFilter?, _ j: Int) -> Bool {
+        guard let date else { return true }
+        return state.purchases[j].purchasedAt.map(date.admits) ?? false
+    }
+
+    /// Whether a purchase behind entitlement `e` (§3) has `status`.
+    func anyPurchaseBehind(_ e: Int, withStatus status: PurchaseStatus) -> Bool {
+        graph.entitlements[e].behind.contains { b in
+            purchases(of: b.product).contains { state.purchases[$0].status == status && admits(b.date, $0) }
+        }
     }
 
     /// §2 rule 9: `P purchased before T` (or since): true when an owned purchase of P qualifies;
@@ -94,7 +100,7 @@ extension Evaluation {
     func mostRecentlyEnded(_ e: Int) -> Int? {
         var best: (index: Int, end: Instant?, bought: Instant?)?
         for behind in graph.entitlements[e].behind {
-            for j in purchases(of: behind.product, behind.date) {
+            for j in purchases(of: behind.product) where admits(behind.date, j) {
                 let pu = state.purchases[j]
                 let end = accessEnd(j).instant
                 guard let b = best else {
@@ -138,16 +144,15 @@ extension Evaluation {
 
     public func entitlement(_ e: Int) -> EntitlementResult {
         let truth = entitlementValue(e).0
-        let behind = purchasesBehind(e)
         var result = EntitlementResult(
             name: graph.entitlements[e].name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
-            inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
+            inGracePeriod: false, inBillingRetry: anyPurchaseBehind(e, withStatus: .billingRetry),
             isRevoked: false, ownership: nil, period: nil, isTrial: false,
             validUntil: nextChange(watching: graph.entitlements[e].watchedProducts), reason: "", explanation: [])
         let anyOwned = graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
-        result.isRevoked = !anyOwned && behind.contains { state.purchases[$0].status == .revoked }
+        result.isRevoked = !anyOwned && anyPurchaseBehind(e, withStatus: .revoked)
 
         let rep = truth == .true ? representative(of: e) : nil
         switch rep {
