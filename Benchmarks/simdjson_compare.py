@@ -6,6 +6,9 @@ script; prints MB/s and the ratio.
 
     Benchmarks/.venv/bin/python Benchmarks/simdjson_compare.py ENTLC RULES STATES.jsonl QUERY [RUNS]
     e.g. … .build/release/entlc Benchmarks/out/batch-rules.entl Benchmarks/out/states-4.jsonl "--entitlement e0" 5
+
+With ENTLC_BEFORE=PATH (an entlc built from an earlier commit), that binary runs too, interleaved
+with the others, for a before/after measured side by side.
 """
 import os
 import statistics
@@ -32,21 +35,31 @@ def simdjson_parse():
     return time.perf_counter() - start
 
 
-def entlc_eval():
+before = os.environ.get("ENTLC_BEFORE")
+
+
+def entlc_eval(binary=entlc):
     start = time.perf_counter()
-    subprocess.run([entlc, "eval", rules, "--states", states, *query.split(), "--jobs", "1",
+    subprocess.run([binary, "eval", rules, "--states", states, *query.split(), "--jobs", "1",
                     "--at", "2026-11-22T12:00:00Z"], stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
 
 
-times = {"simdjson": [], "entlc": []}
-for _ in range(runs):  # interleaved, so both see the same machine
+times = {"simdjson": [], "entlc": [], "before": []}
+for _ in range(runs):  # interleaved, so all see the same machine
     times["simdjson"].append(simdjson_parse())
     times["entlc"].append(entlc_eval())
+    if before:
+        times["before"].append(entlc_eval(before))
 s, e = statistics.median(times["simdjson"]), statistics.median(times["entlc"])
 print(f"{size / 1e6:.1f} MB of JSONL, one core, median of {runs}:\n")
 print("| run | median | throughput |")
 print("| --- | --- | --- |")
 print(f"| pysimdjson {version('pysimdjson')}: parse every line, nothing else | {s * 1000:.0f} ms | {size / s / 1e6:.0f} MB/s |")
 print(f"| `entlc eval --states --jobs 1 {query}` end to end, output included | {e * 1000:.0f} ms | {size / e / 1e6:.0f} MB/s |")
+if before:
+    b = statistics.median(times["before"])
+    print(f"| the same, entlc before (`{before}`) | {b * 1000:.0f} ms | {size / b / 1e6:.0f} MB/s |")
 print(f"\nentlc takes **{e / s:.1f}×** the time of parsing alone (goal: ≤ 4×).")
+if before:
+    print(f"Before: **{b / s:.1f}×**; this build is **{b / e:.2f}×** as fast.")

@@ -115,11 +115,10 @@ public struct JSONBytes: JSONSink {
         filled |= 1
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: JSONBytes.keyEnd)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
-
-    private static let keyEnd: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ":")]
 
     public mutating func string(_ value: String?) {
         separate()
