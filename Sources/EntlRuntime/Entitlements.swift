@@ -145,7 +145,8 @@ extension Evaluation {
     public func entitlement(_ e: Int) -> EntitlementResult {
         let truth = entitlementValue(e).0
         var result = EntitlementResult(
-            name: graph.entitlements[e].name, decision: truth.decision, product: nil, store: nil, expiresAt: nil, willRenew: false,
+            name: graph.entitlements[e].name, decision: truth.decision, product: nil, store: nil, expiresAt: nil,
+            willRenew: false,
             inGracePeriod: false, inBillingRetry: anyPurchaseBehind(e, withStatus: .billingRetry),
             isRevoked: false, ownership: nil, period: nil, isTrial: false,
             validUntil: nextChange(watching: graph.entitlements[e].watchedProducts), reason: "", explanation: [])

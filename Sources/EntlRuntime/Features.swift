@@ -284,7 +284,8 @@ extension Evaluation {
 
     public func feature(_ f: Int, required: Int64) -> FeatureResult {
         var result = FeatureResult(
-            name: graph.features[f].name, kind: graph.features[f].kind, decision: .denied, required: nil, balance: nil, unlimited: false,
+            name: graph.features[f].name, kind: graph.features[f].kind, decision: .denied, required: nil, balance: nil,
+            unlimited: false,
             overage: nil, via: nil, creditSystem: nil, creditsRequired: nil, creditBalance: nil,
             validUntil: nextChange(watching: graph.features[f].watchedProducts), reason: "", sources: [], explanation: [])
         result.displayName = graph.features[f].displayName
@@ -292,10 +293,14 @@ extension Evaluation {
             decideBoolean(f, &result)
         } else {
             decideMetered(f, required: required, &result)
-            if graph.features[f].unitSingular != nil || graph.features[f].unitPlural != nil { result.unit = graph.features[f].unit(result.balance ?? 2) }
+            if graph.features[f].unitSingular != nil || graph.features[f].unitPlural != nil {
+                result.unit = graph.features[f].unit(result.balance ?? 2)
+            }
         }
         if unlocks, !result.allowed {
-            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) { $0.feature(f, required: required).allowed }
+            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) {
+                $0.feature(f, required: required).allowed
+            }
         }
         return result
     }
@@ -390,7 +395,8 @@ extension Evaluation {
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
-            result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(graph.features[f].unit(2))"
+            result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" }
+                ?? "unlimited \(graph.features[f].unit(2))"
             if explains {
                 trail.append("  → allowed via direct")
                 result.explanation = trail + explainProducts(graph.features[f].watchedProducts)

@@ -131,7 +131,8 @@ struct NameTable: Sendable {
         let (x, y) = (UnsafeRawPointer(a), UnsafeRawPointer(base))
         var i = 0
         while i + 8 <= b.count {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            let (u, v) = (x.loadUnaligned(fromByteOffset: i, as: UInt64.self), y.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if u != v { return false }
             i += 8
         }
         while i < b.count {

@@ -170,8 +170,9 @@ private struct StateReader {
     /// Calls `body` for each member of the object at the cursor with the index of its key in
     /// `known` (nil for any other key) and the key's bytes, and rejects duplicate keys (known ones
     /// by a bit each, others by comparing them); errors from `body` are placed under the key.
-    private mutating func members(_ known: KeySet, _ body: (inout StateReader, Int?, JSONScanner.StringBytes) throws(DecodeError) -> Void)
-        throws(DecodeError)
+    private mutating func members(
+        _ known: KeySet, _ body: (inout StateReader, Int?, JSONScanner.StringBytes) throws(DecodeError) -> Void
+    ) throws(DecodeError)
     {
         guard s.peek() == UInt8(ascii: "{") else { throw mismatch("an object") }
         try scan { try $0.enter() }
@@ -259,7 +260,8 @@ private struct StateReader {
         zip(a.utf8, b.utf8).prefix { $0 == $1 }.count
     }
 
-    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides", "$schema"])
+    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides",
+                                   "$schema"])
     static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at", "grace_until",
                                       "will_renew", "ownership", "quantity", "environment"])
     static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
@@ -355,23 +357,20 @@ private struct StateReader {
         guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
         let text = try scan { try $0.stringBytes() }
         guard let v = s.withBytes(text, spellings.match) else {
-            let options = spellings.entries.map { String(decoding: $0.bytes, as: UTF8.self) }.joined(separator: ", ")
+            let options = spellings.keys.names.joined(separator: ", ")
             throw DecodeError(path: "", message: "unknown \(noun) \"\(s.text(text))\" (expected one of: \(options))")
         }
         return v
     }
 
-    /// An enumeration's raw values as bytes. They are ASCII without `K`, `;` or a backquote (the
-    /// ASCII characters something else is canonically equal to), so matching bytes is matching strings.
+    /// An enumeration's raw values as a key set. They are ASCII without `K`, `;` or a backquote
+    /// (the ASCII characters something else is canonically equal to), so matching bytes is
+    /// matching strings.
     struct Spellings<T: Sendable>: Sendable {
-        let entries: [(bytes: [UInt8], value: T)]
+        let keys: KeySet
+        let values: [T]
 
-        func match(_ b: UnsafeBufferPointer<UInt8>) -> T? {
-            for entry in entries where entry.bytes.count == b.count {
-                if entry.bytes.withUnsafeBufferPointer({ e in (0..<b.count).allSatisfy { e[$0] == b[$0] } }) { return entry.value }
-            }
-            return nil
-        }
+        func match(_ b: UnsafeBufferPointer<UInt8>) -> T? { keys.index(b).map { values[$0] } }
     }
 
     static let statuses = Spellings<PurchaseStatus>()
@@ -475,6 +474,7 @@ private struct StateReader {
 
 extension StateReader.Spellings where T: RawRepresentable & CaseIterable, T.RawValue == String {
     init() {
-        entries = T.allCases.map { (Array($0.rawValue.utf8), $0) }
+        values = Array(T.allCases)
+        keys = StateReader.KeySet(values.map(\.rawValue))
     }
 }
