@@ -205,9 +205,9 @@ public struct Evaluation: Sendable {
 
     /// Runs a postfix constraint program on a stack of its length (on the call stack when short;
     /// its values are trivial, so assigning to a slot initializes it; `top` indexes it, so popping
-    /// several values is one subtraction). A product ends with its
-    /// representative owned purchase, `or` at the latest end among its true branches, `and` at
-    /// the earliest end of its parts, `not x` and `x >= N` never.
+    /// several values is one subtraction). A product ends with its representative owned purchase,
+    /// `or` at the latest end among its true branches, `and` at the earliest end of its parts,
+    /// `not x` and `x >= N` never.
     static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
                     qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
         withUnsafeTemporaryAllocation(of: (Truth, End).self, capacity: program.count) { stack in

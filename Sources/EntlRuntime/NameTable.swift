@@ -76,30 +76,34 @@ struct NameTable: Sendable {
     }
 
     subscript(_ name: String) -> Int? {
-        let found: Int?? = name.utf8.withContiguousStorageIfAvailable { key in
-            var h = Hash()
-            h.combine(key)
-            return h.ascii ? probe(h.value) { compare($0, key, nil) } : nil
-        } ?? nil
-        if let found, found != nil || complete { return found }
+        if let decided = name.utf8.withContiguousStorageIfAvailable({ answer($0, nil) }) ?? nil { return decided }
         guard case .names(let dictionary) = fallback else { return nil }
         return dictionary[name]
     }
 
     subscript(_ first: String, _ second: String) -> Int? {
-        let found: Int?? = first.utf8.withContiguousStorageIfAvailable { a in
-            second.utf8.withContiguousStorageIfAvailable { b in
-                var h = Hash()
-                h.combine(a)
-                guard !a.contains(0) else { return nil }
-                h.combine(CollectionOfOne(0))
-                h.combine(b)
-                return h.ascii ? probe(h.value) { compare($0, a, b) } : nil
-            } ?? nil
+        let decided = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in answer(a, b) } ?? nil
         } ?? nil
-        if let found, found != nil || complete { return found }
+        if let decided { return decided }
         guard case .pairs(let dictionary) = fallback else { return nil }
         return dictionary[first]?[second]
+    }
+
+    /// The table's answer for the key `a` (or the pair `a`, `b`) — found or absent — or nil when
+    /// the dictionary must decide: the key is not ASCII, its first part has a 0 byte, or it is
+    /// absent while some key is not in the table.
+    private func answer(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Int?? {
+        var h = Hash()
+        h.combine(a)
+        if let b {
+            guard !a.contains(0) else { return nil }
+            h.combine(CollectionOfOne(0))
+            h.combine(b)
+        }
+        guard h.ascii else { return nil }
+        let found = probe(h.value) { compare($0, a, b) }
+        return found != nil || complete ? .some(found) : nil
     }
 
     /// The value of the slot `matches` accepts, among those with hash `h`.

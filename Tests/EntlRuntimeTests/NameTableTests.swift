@@ -28,6 +28,18 @@ import Testing
         #expect(table["\u{F6}ne"] == nil)
     }
 
+    /// With every key ASCII, a query that is not still goes to the dictionary: KELVIN SIGN is
+    /// canonically equal to `K`, so it finds the key `K` there.
+    @Test func aQueryThatIsNotASCIIAsksTheDictionaryEvenWhenEveryKeyIsASCII() {
+        let ascii = ["K": 1, "Kb": 2]
+        let table = NameTable(ascii)
+        #expect(ascii["\u{212A}"] == 1)
+        #expect(table["\u{212A}"] == 1)
+        #expect(table["\u{212A}b"] == 2)
+        let pairs = NameTable(pairs: ["stripe": ["K": 3]])
+        #expect(pairs["stripe", "\u{212A}"] == 3)
+    }
+
     @Test func pairsMatchBothPartsAndNothingElse() {
         let table = NameTable(pairs: ["stripe": ["price_a": 0, "b": 1], "app_store": ["price_a": 2], "caf\u{E9}": ["\u{212A}": 3], "a\u{0}b": ["c": 4], "a": ["b\u{0}c": 5]])
         #expect(table["stripe", "price_a"] == 0)
