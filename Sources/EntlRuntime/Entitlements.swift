@@ -213,21 +213,23 @@ extension Evaluation {
 
         switch truth {
         case .true:
-            let via = result.product.map { " through `\($0)`" }
-                ?? (graph.entitlements[e].constraint.mentionsEveryone ? " for every customer" : "")
-            let until = result.expiresAt.map { " until \($0)" } ?? ""
-            result.reason = "active\(via)\(until)"
+            let product = result.product, until = result.expiresAt
+            let everyone = graph.entitlements[e].constraint.mentionsEveryone
+            result.why = Reason(formed: {
+                "active" + (product.map { " through `\($0)`" } ?? (everyone ? " for every customer" : ""))
+                    + (until.map { " until \($0)" } ?? "")
+            })
         case .unknown:
             result.reason = "it depends on \(unknownProducts(graph.entitlements[e].watchedProducts))"
         case .false:
             if result.isRevoked {
-                result.reason = "the purchase behind it was revoked"
+                result.why = "the purchase behind it was revoked"
             } else if result.inBillingRetry {
-                result.reason = "a payment failed (billing retry)"
+                result.why = "a payment failed (billing retry)"
             } else if let end = result.expiresAt {
-                result.reason = "expired \(end)"
+                result.why = Reason(formed: { "expired \(end)" })
             } else {
-                result.reason = "no purchase satisfies its constraint"
+                result.why = "no purchase satisfies its constraint"
             }
         }
         if explains {
@@ -236,7 +238,7 @@ extension Evaluation {
                 guard let date = b.date else { continue }
                 let admitted = purchases(of: b.product, date)
                 result.explanation.append("  purchases of `\(graph.products[b.product].name)` made \(date.before ? "before" : "since") "
-                                          + "\(date.instant): " + (admitted.isEmpty ? "none" : purchaseList(admitted)))
+                                          + "\(date.instant): " + (admitted.isEmpty ? "none" : Evaluation.purchaseList(admitted)))
             }
             result.explanation += explainProducts(graph.entitlements[e].watchedProducts)
         }

@@ -3,7 +3,7 @@
 /// answered from those tables. Same inputs, same results.
 public struct Evaluation: Sendable {
     public let graph: EnvironmentGraph
-    public let state: PurchaseState
+    public var state: PurchaseState { tables.state }
     public let environment: Environment
     public let at: Instant
     /// Whether results carry their reasoning trail (`--explain`).
@@ -11,28 +11,15 @@ public struct Evaluation: Sendable {
     /// Whether results that are not allowed say which products would allow them (`unlocked_by`,
     /// §4.6): one more evaluation per product that could matter.
     public let unlocks: Bool
+    /// The purchases resolved against the graph, and what is computed on first use.
+    let tables: EvaluationTables
 
-    /// Per state purchase: the product index, or -1 when it names none in this environment.
-    let purchaseProduct: [Int32]
-    let standings: [PurchaseStanding]
-    /// The matched purchases' state indices, sorted by (product, index): each product's purchases
-    /// are one contiguous run (see `purchases(of:)`).
-    let byProduct: [Int32]
-    let products: [ProductStanding]
-    /// What is computed on first use and kept (one object, its tables made on first use).
-    let memo: Locked<Memo>
-    /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
-    /// it names none or is a retry.
-    let usageFeature: [Int32]
-    /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
-    let retries: [(record: Int, first: Int)]
-
-    struct Memo {
-        /// Entitlement values, dependencies first; empty until the first is asked for.
-        var entitlements: [(Truth, End)?] = []
-        /// The outcome of each credit component's replay (§5); empty until the first replay.
-        var components: [[MeteredOutcome]?] = []
-    }
+    var purchaseProduct: UnsafeBufferPointer<Int32> { tables.purchaseProduct }
+    var standings: UnsafeBufferPointer<PurchaseStanding> { tables.standings }
+    var byProduct: UnsafeBufferPointer<Int32> { tables.byProduct }
+    var products: UnsafeBufferPointer<ProductStanding> { tables.products }
+    var usageFeature: UnsafeBufferPointer<Int32> { tables.usageFeature }
+    var retries: [(record: Int, first: Int)] { tables.retries }
 
     /// - Parameters:
     ///   - environment: wins over the state's `environment`; default live.
@@ -47,96 +34,16 @@ public struct Evaluation: Sendable {
     init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, explain: Bool,
          unlock: Bool) throws(EvaluationError) {
         self.graph = g
-        self.state = state
         self.environment = env
         self.at = at
         self.explains = explain
         self.unlocks = unlock
-
-        var products = [ProductStanding](repeating: ProductStanding(), count: g.products.count)
-        for (product, value) in state.overrides {
-            guard let p = g.productNames[product] else {
-                throw EvaluationError("overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
-            }
-            products[p].override = value
-        }
-        let resolver = OwnershipResolver(graph: g, environment: env)
-        var purchaseProduct = [Int32](repeating: -1, count: state.purchases.count)
-        var standings = [PurchaseStanding](repeating: .unknown, count: state.purchases.count)
-        var matched: [Int32] = []
-        matched.reserveCapacity(state.purchases.count)
-        for (j, purchase) in state.purchases.enumerated() {
-            guard purchase.environment == env else {
-                standings[j] = .ignored(.environment(purchase.environment, evaluating: env))
-                continue
-            }
-            switch try resolver.product(of: purchase, index: j) {
-            case .none(let why):
-                standings[j] = .ignored(why)
-            case .product(let p):
-                purchaseProduct[j] = Int32(p)
-                matched.append(Int32(j))
-                let kind = g.products[p].kind, duration = g.products[p].duration
-                let standing = OwnershipResolver.standing(purchase, kind, duration, at: at)
-                standings[j] = standing
-                switch standing {
-                case .owned:
-                    let end = OwnershipResolver.accessEnd(purchase, kind, duration)
-                    products[p].ownedEnd = products[p].ownedCount == 0 ? end : max(products[p].ownedEnd, end)
-                    products[p].ownedCount += 1
-                    if kind == .consumable {
-                        products[p].ownedQuantity = products[p].ownedQuantity.addingSaturating(purchase.quantity)
-                    }
-                case .unknown:
-                    products[p].unknownCount += 1
-                    if kind == .consumable {
-                        products[p].unknownQuantity = products[p].unknownQuantity.addingSaturating(purchase.quantity)
-                    }
-                default:
-                    break
-                }
-            }
-        }
-        // The few matched purchases, by product then state order (insertion sort: stable, no buffer).
-        for i in matched.indices.dropFirst() {
-            let item = matched[i]
-            var k = i
-            while k > 0, purchaseProduct[Int(matched[k - 1])] > purchaseProduct[Int(item)] {
-                matched[k] = matched[k - 1]
-                k -= 1
-            }
-            matched[k] = item
-        }
-        self.purchaseProduct = purchaseProduct
-        self.standings = standings
-        self.byProduct = matched
-        self.products = products
-
-        self.memo = Locked(Memo())
-
-        // §5: a record names a feature by name or event (`feature`), or by event only (`event`);
-        // a record repeating an earlier record's `id` is a retry and counts once.
-        var usageFeature = [Int32](repeating: -1, count: state.usage.count)
-        var firstWithID: [String: Int] = [:]
-        var retries: [(record: Int, first: Int)] = []
-        for (i, record) in state.usage.enumerated() {
-            if let id = record.id {
-                if let first = firstWithID[id] {
-                    retries.append((i, first))
-                    continue
-                }
-                firstWithID[id] = i
-            }
-            let f = record.isEvent ? g.eventNames[record.name] : g.usageNames[record.name]
-            usageFeature[i] = Int32(f ?? -1)
-        }
-        self.usageFeature = usageFeature
-        self.retries = retries
+        self.tables = try EvaluationTables(g, state: state, environment: env, at: at)
     }
 
     /// The state indices of the purchases of product `p` (in this environment), in state order
     /// (a view into `byProduct`: no allocation).
-    func purchases(of p: Int) -> LazyMapCollection<ArraySlice<Int32>, Int> {
+    func purchases(of p: Int) -> LazyMapCollection<Slice<UnsafeBufferPointer<Int32>>, Int> {
         let product = Int32(p)
         // Lower bound of the run of `p` in `byProduct`.
         var lo = 0, hi = byProduct.count
@@ -173,33 +80,33 @@ public struct Evaluation: Sendable {
     /// Kleene truth of entitlement `e` and, when true, when it stops holding by itself (§3).
     /// Computed on first use, its dependencies first (iteratively: no recursion on chain length).
     func entitlementValue(_ e: Int) -> (Truth, End) {
-        memo.withLock { memo in
-            if memo.entitlements.isEmpty { memo.entitlements = Array(repeating: nil, count: graph.entitlements.count) }
-            if let v = memo.entitlements[e] { return v }
-            var pending = [e]
-            while let x = pending.last {
-                if memo.entitlements[x] != nil {
-                    pending.removeLast()
-                    continue
-                }
-                let program = graph.entitlements[x].program
-                var missing: Int?
-                for op in program {
-                    if case .entitlement(let d) = op, memo.entitlements[Int(d)] == nil {
-                        missing = Int(d)
-                        break
+        tables.withEntitlements { memo in
+            if let v = memo[e] { return v }
+            // The entitlements waiting for a dependency (none, most often: no allocation).
+            var pending: [Int] = []
+            var x = e
+            while true {
+                if memo[x] == nil {
+                    let program = graph.entitlements[x].program
+                    var missing: Int?
+                    for op in program {
+                        if case .entitlement(let d) = op, memo[Int(d)] == nil {
+                            missing = Int(d)
+                            break
+                        }
                     }
+                    // A compiled graph has no cycles; a hand-made one with a cycle yields false.
+                    if let d = missing, pending.count < memo.count {
+                        pending.append(x)
+                        x = d
+                        continue
+                    }
+                    memo[x] = run(program, entitlements: UnsafeBufferPointer(memo))
                 }
-                // A compiled graph has no cycles; a hand-made one with a cycle yields false.
-                if let d = missing, pending.count <= memo.entitlements.count {
-                    pending.append(d)
-                    continue
-                }
-                memo.entitlements[x] = Evaluation.run(program, products: products, entitlements: memo.entitlements,
-                                                      qualified: qualified)
-                pending.removeLast()
+                guard let next = pending.popLast() else { break }
+                x = next
             }
-            return memo.entitlements[e] ?? (.false, .never)
+            return memo[e] ?? (.false, .never)
         }
     }
 
@@ -208,16 +115,14 @@ public struct Evaluation: Sendable {
     /// several values is one subtraction). A product ends with its representative owned purchase,
     /// `or` at the latest end among its true branches, `and` at the earliest end of its parts,
     /// `not x` and `x >= N` never.
-    static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
-                    qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
+    func run(_ program: [ConstraintOp], entitlements: UnsafeBufferPointer<(Truth, End)?>) -> (Truth, End) {
         withUnsafeTemporaryAllocation(of: (Truth, End).self, capacity: program.count) { stack in
-            run(program, products: products, entitlements: entitlements, stack: stack, qualified: qualified)
+            run(program, entitlements: entitlements, stack: stack)
         }
     }
 
-    private static func run(_ program: [ConstraintOp], products: [ProductStanding], entitlements: [(Truth, End)?],
-                            stack: UnsafeMutableBufferPointer<(Truth, End)>,
-                            qualified: (Int, PurchaseDateFilter) -> (Truth, End)) -> (Truth, End) {
+    private func run(_ program: [ConstraintOp], entitlements: UnsafeBufferPointer<(Truth, End)?>,
+                     stack: UnsafeMutableBufferPointer<(Truth, End)>) -> (Truth, End) {
         var top = 0
         for op in program {
             switch op {
@@ -312,23 +217,30 @@ public struct Evaluation: Sendable {
     public func product(_ p: Int) -> ProductResult {
         let s = products[p]
         let kind = graph.products[p].kind
-        var reason: String
+        let reason: Reason
         switch (s.override, s.truth) {
-        case (let o?, _): reason = "overridden to \(o.rawValue)"
+        case (let o?, _): reason = Reason(formed: { "overridden to \(o.rawValue)" })
+        case (nil, .true) where kind == .consumable:
+            let held = s.quantity
+            reason = Reason(formed: { "\(held) held" })
         case (nil, .true):
-            reason = kind == .consumable ? "\(s.quantity) held" : "owned through \(purchaseList(purchases(of: p, .owned)))"
-        case (nil, .unknown): reason = "the status of \(purchaseList(purchases(of: p, .unknown))) is unknown"
+            let owned = purchases(of: p, .owned)
+            reason = Reason(formed: { "owned through \(Evaluation.purchaseList(owned))" })
+        case (nil, .unknown):
+            let unknown = purchases(of: p, .unknown), held = s.quantity, consumable = kind == .consumable
+            reason = Reason(formed: {
+                (consumable ? "\(held) held for certain; " : "") + "the status of \(Evaluation.purchaseList(unknown)) is unknown"
+            })
         case (nil, .false): reason = purchases(of: p).isEmpty ? "no purchase" : "no purchase is owned now"
         }
-        if kind == .consumable, s.truth == .unknown, s.override == nil {
-            reason = "\(s.quantity) held for certain; the status of \(purchaseList(purchases(of: p, .unknown))) is unknown"
-        }
-        return ProductResult(name: graph.products[p].name, decision: s.truth.decision,
-                             quantity: kind == .consumable ? s.quantity : nil, validUntil: nextChange(watching: [p]),
-                             reason: reason, explanation: explains ? explainProducts([p]) : [])
+        var result = ProductResult(name: graph.products[p].name, decision: s.truth.decision,
+                                   quantity: kind == .consumable ? s.quantity : nil, validUntil: nextChange(watching: [p]),
+                                   reason: "", explanation: explains ? explainProducts([p]) : [])
+        result.why = reason
+        return result
     }
 
-    func purchaseList(_ indices: [Int]) -> String {
+    static func purchaseList(_ indices: [Int]) -> String {
         let shown = indices.prefix(3).map { "purchase #\($0)" }
         return shown.joined(separator: ", ") + (indices.count > 3 ? " and \(indices.count - 3) more" : "")
     }

@@ -113,14 +113,7 @@ extension Evaluation {
     func meteredBalance(_ f: Int) -> MeteredOutcome {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
         let c = graph.componentOf[f]
-        let outcomes = memo.withLock { $0.components.isEmpty ? nil : $0.components[c] } ?? {
-            let computed = replayComponent(c)
-            memo.withLock { memo in
-                if memo.components.isEmpty { memo.components = Array(repeating: nil, count: graph.components.count) }
-                memo.components[c] = computed
-            }
-            return computed
-        }()
+        let outcomes = tables.component(c, count: graph.components.count) { replayComponent(c) }
         return outcomes[graph.components[c].firstIndex(of: f)!]
     }
 
@@ -322,27 +315,28 @@ extension Evaluation {
         case .product(let p)?:
             result.decision = .allowed
             result.via = .direct
-            result.reason = "granted by product `\(graph.products[p].name)`"
+            let name = graph.products[p].name
+            result.why = Reason(formed: { "granted by product `\(name)`" })
         case .entitlement(let e)?:
             result.decision = .allowed
             result.via = .direct
-            var behind = ""
-            switch representative(of: e) {
-            case .purchase(let j)?: behind = " (\(graph.products[Int(purchaseProduct[j])].name))"
-            case .override(let p)?: behind = " (\(graph.products[p].name))"
-            case nil: break
+            let name = graph.entitlements[e].name
+            let behind: String? = switch representative(of: e) {
+            case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
+            case .override(let p)?: graph.products[p].name
+            case nil: nil
             }
-            result.reason = "granted by entitlement `\(graph.entitlements[e].name)`" + behind
+            result.why = Reason(formed: { "granted by entitlement `\(name)`" + (behind.map { " (\($0))" } ?? "") })
         case nil:
             if requirement == .true {
                 result.decision = .allowed
                 result.via = .direct
-                result.reason = "its requirement holds"
+                result.why = "its requirement holds"
             } else if uncertain || requirement == .unknown {
                 result.decision = .undetermined
                 result.reason = "it depends on \(unknownProducts(graph.features[f].watchedProducts))"
             } else {
-                result.reason = graph.features[f].requires == nil
+                result.why = graph.features[f].requires == nil
                     ? "no owned product or active entitlement grants it"
                     : "no owned product or active entitlement grants it, and its requirement does not hold"
             }
@@ -391,12 +385,16 @@ extension Evaluation {
             trail.append("  balance: \(direct.low.map(String.init) ?? "unlimited")"
                          + (direct.hasUncertain ? " (up to \(direct.high.map(String.init) ?? "unlimited") if unknown purchases count)" : ""))
         }
-        let units = { (n: Int64) in "\(n.grouped) \(graph.features[f].unit(n))" }
+        // The reasons capture the graph (one reference) and numbers, never the evaluation.
+        let graph = self.graph
+        let units = { @Sendable (n: Int64) in "\(n.grouped) \(graph.features[f].unit(n))" }
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
-            result.reason = direct.low.map { "\(units($0)) left, \(required.grouped) needed" }
-                ?? "unlimited \(graph.features[f].unit(2))"
+            let left = direct.low
+            result.why = Reason(formed: {
+                left.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(graph.features[f].unit(2))"
+            })
             if explains {
                 trail.append("  → allowed via direct")
                 result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
@@ -425,8 +423,11 @@ extension Evaluation {
             if covers {
                 result.decision = .allowed
                 result.via = .credits
-                result.reason = "\(units(low)) left, so \(need.grouped) \(systemFeature.unit(need)) from "
-                    + "`\(systemFeature.name)` pay for " + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
+                let payer = route.system
+                result.why = Reason(formed: {
+                    "\(units(low)) left, so \(need.grouped) \(graph.features[payer].unit(need)) from "
+                        + "`\(graph.features[payer].name)` pay for " + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
+                })
                 break
             }
             // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
@@ -445,12 +446,15 @@ extension Evaluation {
                 payable = max(payable, credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
-            var reason = "\(units(low)) left, \(required.grouped) needed"
-            if let system = result.creditSystem, let need = result.creditsRequired {
-                reason += "; `\(system)` has \(result.creditBalance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
-            }
-            if uncertain { reason += "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" }
-            result.reason = reason
+            let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
+            let depends = uncertain ? "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" : ""
+            result.why = Reason(formed: {
+                var reason = "\(units(low)) left, \(required.grouped) needed"
+                if let system, let need {
+                    reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
+                }
+                return reason + depends
+            })
         }
         if explains {
             trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))

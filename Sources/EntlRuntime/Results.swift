@@ -18,6 +18,36 @@ public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { message }
 }
 
+/// Why a result is what it is, in one line. Formed when read: most checks never read it, and
+/// forming the text cost a third of a boolean check. A fixed text costs nothing; a formed one, the
+/// closure that captures its parts. Two reasons are equal when their texts are.
+public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral {
+    private enum Form {
+        case fixed(StaticString)
+        case text(String)
+        case formed(@Sendable () -> String)
+    }
+
+    private let form: Form
+
+    public init(stringLiteral text: StaticString) { form = .fixed(text) }
+
+    public init(_ text: String) { form = .text(text) }
+
+    /// A reason formed by `text` when it is read (capture the parts, not the evaluation).
+    public init(formed text: @escaping @Sendable () -> String) { form = .formed(text) }
+
+    public var description: String {
+        switch form {
+        case .fixed(let t): t.description
+        case .text(let t): t
+        case .formed(let f): f()
+        }
+    }
+
+    public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
+}
+
 /// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
 public struct ProductResult: Sendable, Equatable {
     public var name: String
@@ -25,7 +55,12 @@ public struct ProductResult: Sendable, Equatable {
     /// Units held, for consumables.
     public var quantity: Int64?
     public var validUntil: Instant?
-    public var reason: String
+    /// Why, in one line (formed when read).
+    public var reason: String {
+        get { why.description }
+        set { why = Reason(newValue) }
+    }
+    public var why: Reason
     /// The reasoning trail (only when the evaluation was asked to explain).
     public var explanation: [String]
 
@@ -35,7 +70,7 @@ public struct ProductResult: Sendable, Equatable {
         self.decision = decision
         self.quantity = quantity
         self.validUntil = validUntil
-        self.reason = reason
+        self.why = Reason(reason)
         self.explanation = explanation
     }
 
@@ -81,7 +116,12 @@ public struct EntitlementResult: Sendable, Equatable {
     /// order); nil when active or not computed (§4.6).
     public var unlockedBy: [String]?
     public var validUntil: Instant?
-    public var reason: String
+    /// Why, in one line (formed when read).
+    public var reason: String {
+        get { why.description }
+        set { why = Reason(newValue) }
+    }
+    public var why: Reason
     public var explanation: [String]
 
     public init(name: String, decision: Decision, product: String?, store: String?, expiresAt: Instant?,
@@ -100,7 +140,7 @@ public struct EntitlementResult: Sendable, Equatable {
         self.period = period
         self.isTrial = isTrial
         self.validUntil = validUntil
-        self.reason = reason
+        self.why = Reason(reason)
         self.explanation = explanation
     }
 
@@ -173,7 +213,12 @@ public struct FeatureResult: Sendable, Equatable {
     /// order); nil when allowed or not computed (§4.6).
     public var unlockedBy: [String]?
     public var validUntil: Instant?
-    public var reason: String
+    /// Why, in one line (formed when read).
+    public var reason: String {
+        get { why.description }
+        set { why = Reason(newValue) }
+    }
+    public var why: Reason
     public var sources: [BalanceSource]
     public var explanation: [String]
 
@@ -193,7 +238,7 @@ public struct FeatureResult: Sendable, Equatable {
         self.creditsRequired = creditsRequired
         self.creditBalance = creditBalance
         self.validUntil = validUntil
-        self.reason = reason
+        self.why = Reason(reason)
         self.sources = sources
         self.explanation = explanation
     }

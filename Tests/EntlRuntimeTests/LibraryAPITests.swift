@@ -19,6 +19,20 @@ import Testing
     let graph = compileGraph(LibraryAPITests.rules)
     let at = instant("2026-06-10T00:00:00Z")
 
+    @Test func aReasonIsFormedWhenReadAndComparedByItsText() throws {
+        let fixed: Reason = "no purchase"
+        let text = Reason("no purchase")
+        let formed = Reason(formed: { "no " + "purchase" })
+        #expect(fixed == text && text == formed && formed.description == "no purchase")
+        #expect(Reason("no purchase") != Reason("no purchases"))
+        let e = try evaluate(graph, state(#"{"purchases": [{"product": "lifetime"}]}"#), at: "2026-06-10T00:00:00Z")
+        var r = try e.feature("export")
+        #expect(r.reason == "granted by entitlement `premium` (lifetime)")
+        #expect(r.why == Reason("granted by entitlement `premium` (lifetime)"))
+        r.reason = "changed"
+        #expect(r.why.description == "changed" && r.reason == "changed")
+    }
+
     @Test func evaluatorAnswersFromTheTrackersSnapshot() throws {
         let tracker = try JSONPurchaseTracker(json: Array(#"""
             {"purchases": [{"product": "com.x.pro", "store": "app_store", "purchased_at": "2026-06-01T00:00:00Z",

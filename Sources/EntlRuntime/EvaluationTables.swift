@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What an evaluation resolves once (§2): per state purchase its product and standing, the
+/// matched purchases grouped by product, per product its standing, per usage record its feature,
+/// and the memo of entitlement values — every table in one allocation. An `Array` per table cost
+/// an allocation, a release and a generic-metadata lookup in the Swift runtime each, which was
+/// most of what building an evaluation cost.
+///
+/// The tables are written by `init` and only read afterwards, except the memo, which is filled
+/// on first use under the lock (an `Evaluation` is `Sendable`; its first queries may race).
+final class EvaluationTables: @unchecked Sendable {
+    let state: PurchaseState
+    /// Per state purchase: the product index, or -1 when it names none in this environment.
+    let purchaseProduct: UnsafeBufferPointer<Int32>
+    let standings: UnsafeBufferPointer<PurchaseStanding>
+    /// The matched purchases' state indices, sorted by (product, index): each product's purchases
+    /// are one contiguous run.
+    let byProduct: UnsafeBufferPointer<Int32>
+    let products: UnsafeBufferPointer<ProductStanding>
+    /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
+    /// it names none or is a retry.
+    let usageFeature: UnsafeBufferPointer<Int32>
+    /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
+    let retries: [(record: Int, first: Int)]
+
+    /// Entitlement values, filled on first use (under `mutex`).
+    private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
+    /// The outcome of each credit component's replay (§5); empty until the first replay (under `mutex`).
+    private var components: [[MeteredOutcome]?] = []
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let storage: UnsafeMutableRawPointer
+
+    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant) throws(EvaluationError) {
+        let purchaseCount = state.purchases.count, usageCount = state.usage.count
+        var layout = Layout()
+        let productsAt = layout.place(ProductStanding.self, g.products.count)
+        let standingsAt = layout.place(PurchaseStanding.self, purchaseCount)
+        let entitlementsAt = layout.place((Truth, End)?.self, g.entitlements.count)
+        let mutexAt = layout.place(pthread_mutex_t.self, 1)
+        let purchaseProductAt = layout.place(Int32.self, purchaseCount)
+        let byProductAt = layout.place(Int32.self, purchaseCount)
+        let usageFeatureAt = layout.place(Int32.self, usageCount)
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(layout.size, 1), alignment: layout.alignment)
+        var built = false
+        defer { if !built { storage.deallocate() } }
+
+        let products = (storage + productsAt).bindMemory(to: ProductStanding.self, capacity: g.products.count)
+        products.initialize(repeating: ProductStanding(), count: g.products.count)
+        let standings = (storage + standingsAt).bindMemory(to: PurchaseStanding.self, capacity: purchaseCount)
+        standings.initialize(repeating: .unknown, count: purchaseCount)
+        let purchaseProduct = (storage + purchaseProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
+        purchaseProduct.initialize(repeating: -1, count: purchaseCount)
+        let matched = (storage + byProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
+        let usageFeature = (storage + usageFeatureAt).bindMemory(to: Int32.self, capacity: usageCount)
+        usageFeature.initialize(repeating: -1, count: usageCount)
+
+        for (product, value) in state.overrides {
+            guard let p = g.productNames[product] else {
+                throw EvaluationError("overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
+            }
+            products[p].override = value
+        }
+        let resolver = OwnershipResolver(graph: g, environment: env)
+        var matchedCount = 0
+        // Purchases read in place (an array element read by subscript is a copy: a retain of each
+        // of its strings).
+        try state.purchases.withUnsafeBufferPointer { (purchases) throws(EvaluationError) in
+            for j in 0..<purchaseCount {
+                let purchase = purchases.baseAddress! + j
+                guard purchase.pointee.environment == env else {
+                    standings[j] = .ignored(.environment(purchase.pointee.environment, evaluating: env))
+                    continue
+                }
+                switch try resolver.product(of: purchase.pointee, index: j) {
+                case .none(let why):
+                    standings[j] = .ignored(why)
+                case .product(let p):
+                    purchaseProduct[j] = Int32(p)
+                    // The few matched purchases, by product then state order (insertion sort: stable).
+                    var k = matchedCount
+                    while k > 0, purchaseProduct[Int(matched[k - 1])] > Int32(p) {
+                        matched[k] = matched[k - 1]
+                        k -= 1
+                    }
+                    matched[k] = Int32(j)
+                    matchedCount += 1
+                    let kind = g.products[p].kind, duration = g.products[p].duration
+                    let standing = OwnershipResolver.standing(purchase.pointee, kind, duration, at: at)
+                    standings[j] = standing
+                    switch standing {
+                    case .owned:
+                        let end = OwnershipResolver.accessEnd(purchase.pointee, kind, duration)
+                        products[p].ownedEnd = products[p].ownedCount == 0 ? end : max(products[p].ownedEnd, end)
+                        products[p].ownedCount += 1
+                        if kind == .consumable {
+                            products[p].ownedQuantity = products[p].ownedQuantity.addingSaturating(purchase.pointee.quantity)
+                        }
+                    case .unknown:
+                        products[p].unknownCount += 1
+                        if kind == .consumable {
+                            products[p].unknownQuantity = products[p].unknownQuantity.addingSaturating(purchase.pointee.quantity)
+                        }
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+
+        // §5: a record names a feature by name or event (`feature`), or by event only (`event`);
+        // a record repeating an earlier record's `id` is a retry and counts once.
+        var firstWithID: [String: Int] = [:]
+        var retries: [(record: Int, first: Int)] = []
+        state.usage.withUnsafeBufferPointer { usage in
+            for i in 0..<usageCount {
+                if let id = usage[i].id {
+                    if let first = firstWithID[id] {
+                        retries.append((i, first))
+                        continue
+                    }
+                    firstWithID[id] = i
+                }
+                let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
+                usageFeature[i] = Int32(f ?? -1)
+            }
+        }
+
+        let entitlements = (storage + entitlementsAt).bindMemory(to: (Truth, End)?.self, capacity: g.entitlements.count)
+        entitlements.initialize(repeating: nil, count: g.entitlements.count)
+        let mutex = (storage + mutexAt).bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+
+        self.state = state
+        self.purchaseProduct = UnsafeBufferPointer(start: purchaseProduct, count: purchaseCount)
+        self.standings = UnsafeBufferPointer(start: standings, count: purchaseCount)
+        self.byProduct = UnsafeBufferPointer(start: matched, count: matchedCount)
+        self.products = UnsafeBufferPointer(start: products, count: g.products.count)
+        self.usageFeature = UnsafeBufferPointer(start: usageFeature, count: usageCount)
+        self.retries = retries
+        self.entitlements = UnsafeMutableBufferPointer(start: entitlements, count: g.entitlements.count)
+        self.mutex = mutex
+        self.storage = storage
+        built = true
+    }
+
+    deinit {
+        // Every table holds plain values: nothing to deinitialize but the mutex.
+        pthread_mutex_destroy(mutex)
+        storage.deallocate()
+    }
+
+    /// Runs `body` on the memo of entitlement values under the lock.
+    func withEntitlements<T>(_ body: (UnsafeMutableBufferPointer<(Truth, End)?>) -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(entitlements)
+    }
+
+    /// The replay of credit component `c`, computed by `replay` on first use and kept. The lock
+    /// is not held while replaying (a replay asks for entitlement values); two threads asking at
+    /// once may both replay, with the same outcome.
+    func component(_ c: Int, count: Int, replay: () -> [MeteredOutcome]) -> [MeteredOutcome] {
+        pthread_mutex_lock(mutex)
+        let known = components.isEmpty ? nil : components[c]
+        pthread_mutex_unlock(mutex)
+        if let known { return known }
+        let computed = replay()
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if components.isEmpty { components = Array(repeating: nil, count: count) }
+        components[c] = computed
+        return computed
+    }
+
+    /// Byte offsets of typed tables in one allocation, each aligned for its type.
+    private struct Layout {
+        var size = 0
+        var alignment = 1
+
+        mutating func place<T>(_: T.Type, _ count: Int) -> Int {
+            let a = MemoryLayout<T>.alignment
+            let offset = (size + a - 1) & ~(a - 1)
+            size = offset + MemoryLayout<T>.stride * count
+            alignment = max(alignment, a)
+            return offset
+        }
+    }
+}

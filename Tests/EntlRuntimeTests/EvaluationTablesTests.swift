@@ -1,0 +1,72 @@
+@testable import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// The tables an evaluation resolves once, in one allocation.
+@Suite struct EvaluationTablesTests {
+    static let rules = """
+    product a: non_consumable { id stripe "a_id" }
+    product b: consumable
+    product c: subscription { period month }
+    entitlement one = a
+    entitlement two = one and b >= 2
+    entitlement three = two or c
+    """
+
+    @Test func theTablesHoldPlainValues() {
+        // The tables are freed without deinitializing their elements: each type must be trivial.
+        #expect(_isPOD(ProductStanding.self))
+        #expect(_isPOD(PurchaseStanding.self))
+        #expect(_isPOD((Truth, End)?.self))
+        #expect(_isPOD(Int32.self))
+    }
+
+    @Test func purchasesAreGroupedByProductInStateOrder() throws {
+        let graph = compileGraph(EvaluationTablesTests.rules)
+        let e = try evaluate(graph, state("""
+        {"purchases": [
+          {"product": "c", "status": "active", "purchased_at": "2026-01-01T00:00:00Z", "expires_at": "2026-02-01T00:00:00Z"},
+          {"product": "b", "quantity": 1},
+          {"product": "nothing"},
+          {"product": "a_id", "store": "stripe"},
+          {"product": "b", "quantity": 2, "status": "revoked"},
+          {"product": "c", "status": "unknown"},
+          {"product": "b", "quantity": 3}
+        ]}
+        """), at: "2026-01-15T00:00:00Z")
+        #expect(Array(e.purchaseProduct) == [2, 1, -1, 0, 1, 2, 1])
+        #expect(Array(e.byProduct) == [3, 1, 4, 6, 0, 5])
+        var runs: [[Int]] = []
+        for p in 0..<3 { runs.append(Array(e.purchases(of: p))) }
+        #expect(runs == [[3], [1, 4, 6], [0, 5]])
+        #expect(e.standings[2] == .ignored(.noProduct))
+        #expect(e.standings[4] == .notOwned(.status(.revoked)))
+        #expect(e.products[1].ownedQuantity == 4 && e.products[1].ownedCount == 2)
+        #expect(e.products[2].ownedCount == 1 && e.products[2].unknownCount == 1)
+    }
+
+    @Test func anEntitlementAskedFirstComputesItsDependenciesFirst() throws {
+        let graph = compileGraph(EvaluationTablesTests.rules)
+        let s = state(#"{"purchases": [{"product": "a"}, {"product": "b", "quantity": 2}]}"#)
+        let e = try evaluate(graph, s, at: "2026-01-15T00:00:00Z")
+        #expect(e.entitlementValue(2).0 == .true)
+        #expect(e.entitlementValue(1).0 == .true && e.entitlementValue(0).0 == .true)
+        let without = try evaluate(graph, state(#"{"purchases": [{"product": "b", "quantity": 2}]}"#), at: "2026-01-15T00:00:00Z")
+        #expect(without.entitlementValue(2).0 == .false)
+    }
+
+    @Test func concurrentFirstQueriesAgree() async throws {
+        let graph = compileGraph(EvaluationTablesTests.rules)
+        let s = state(#"{"purchases": [{"product": "a"}, {"product": "b", "quantity": 2, "status": "unknown"}]}"#)
+        let e = try evaluate(graph, s, at: "2026-01-15T00:00:00Z")
+        let answers = await withTaskGroup(of: [Decision].self) { group in
+            for _ in 0..<8 {
+                group.addTask { ["one", "two", "three"].map { try! e.entitlement($0).decision } }
+            }
+            var all: [[Decision]] = []
+            for await a in group { all.append(a) }
+            return all
+        }
+        for a in answers { #expect(a == [.allowed, .undetermined, .undetermined]) }
+    }
+}
