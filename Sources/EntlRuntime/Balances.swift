@@ -13,6 +13,9 @@ struct Ledger {
 
     private(set) var started = false
     private(set) var window: Int64 = 0
+    /// The current window's start (nil for a lifetime allowance) and end (never for one).
+    private(set) var currentStart: Instant?
+    private(set) var currentEnd: End = .never
     private(set) var balance: Int64 = 0
     /// The balance the current window started with (allowance + carried).
     private(set) var opening: Int64 = 0
@@ -31,26 +34,33 @@ struct Ledger {
         existsFrom.map { instant >= $0 } ?? true
     }
 
-    func index(of instant: Instant) -> Int64 {
-        windows?.index(containing: instant) ?? 0
-    }
-
-    /// Moves to the window containing `instant`. The first window of the grant's history is the
-    /// one containing `historyStart`; it starts with the full allowance.
+    /// Moves to the window containing `instant` (instants only move forward). The first window
+    /// of the grant's history is the one containing `historyStart`; it starts with the full
+    /// allowance. An instant before the current window's end changes nothing, without calendar
+    /// arithmetic.
     mutating func advance(to instant: Instant, historyStart: Instant) {
-        let target = index(of: instant)
         if !started {
             started = true
-            window = index(of: existsFrom ?? historyStart)
+            enter(existsFrom ?? historyStart)
             balance = allowance
             opening = allowance
             used = 0
         }
-        guard target > window else { return }
-        balance = Ledger.carried(balance, windows: target - window, allowance: allowance, carry: carry)
+        guard case .at(let end) = currentEnd, instant >= end else { return }
+        let before = window
+        enter(instant)
+        guard window > before else { return }
+        balance = Ledger.carried(balance, windows: window - before, allowance: allowance, carry: carry)
         opening = balance
         used = 0
-        window = target
+    }
+
+    /// Makes the window containing `instant` the current one, with its bounds.
+    private mutating func enter(_ instant: Instant) {
+        guard let w = windows?.window(containing: instant) else { return }
+        window = w.index
+        currentStart = w.start
+        currentEnd = .at(w.end)
     }
 
     /// The balance after `n ≥ 1` window boundaries with no use in between, in O(1): without
@@ -85,15 +95,6 @@ struct Ledger {
         windows != nil && Ledger.carried(balance, windows: 1, allowance: allowance, carry: carry) != balance
     }
 
-    /// Where the current window ends (lifetime grants: never).
-    var currentEnd: End {
-        guard let w = windows else { return .never }
-        return .at(w.start(window + 1))
-    }
-
-    var currentStart: Instant? {
-        windows?.start(window)
-    }
 }
 
 /// A use to replay: when, how much, its position in the state (ties keep state order), and the
@@ -126,15 +127,15 @@ struct ComponentReplay {
 
     var members: [Member]
     var ledgers: [Ledger]
-    /// The grant's source name per ledger, for the trail.
-    var names: [String]
+    /// Per ledger, what the caller made it from (its candidate grant).
+    let sources: [Int]
     let explain: Bool
     private var eligible: [Int] = []
 
-    init(members: [Member], ledgers: [Ledger], names: [String], explain: Bool) {
+    init(members: [Member], ledgers: [Ledger], sources: [Int], explain: Bool) {
         self.members = members
         self.ledgers = ledgers
-        self.names = names
+        self.sources = sources
         self.explain = explain
     }
 
@@ -157,7 +158,8 @@ struct ComponentReplay {
     /// Takes up to `amount` from a member's ledgers in consumption order: lower priority first,
     /// then the window that ends soonest (lifetime last), then declaration order (one grant
     /// counted for several purchases in purchase order). Returns what is left and the parts.
-    private mutating func take(_ amount: Int64, from m: Int, at instant: Instant) -> (rest: Int64, parts: [String]) {
+    private mutating func take(_ amount: Int64, from m: Int, at instant: Instant,
+                               grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
         eligible.removeAll(keepingCapacity: true)
         for i in members[m].ledgers where ledgers[i].exists(at: instant) && ledgers[i].balance > 0 { eligible.append(i) }
         eligible.sort { a, b in
@@ -173,17 +175,20 @@ struct ComponentReplay {
         for i in eligible where remaining > 0 {
             let taken = ledgers[i].consume(remaining)
             remaining -= taken
-            if explain { parts.append("\(names[i]) \(taken)") }
+            if explain { parts.append("\(grantName(sources[i])) \(taken)") }
         }
         return (remaining, parts)
     }
 
     /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
-    mutating func run(_ events: [UseEvent], at t: Instant, featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) {
+    /// `grantName` names a ledger's source, `featureName` a feature, `systemUnit` a member's unit
+    /// for an amount (for the trail).
+    mutating func run(_ events: [UseEvent], at t: Instant, grantName: (Int) -> String, featureName: (Int) -> String,
+                      systemUnit: (Int, Int64) -> String) {
         for event in events {
             let m = event.member
             advance(m, to: event.at)
-            var (rest, parts) = take(event.amount, from: m, at: event.at)
+            var (rest, parts) = take(event.amount, from: m, at: event.at, grantName: grantName)
             if rest > 0, members[m].unlimited { rest = 0 }
             var paid = ""
             if rest > 0 {
@@ -192,7 +197,7 @@ struct ComponentReplay {
                     advance(route.member, to: event.at)
                     guard available(route.member, at: event.at).map({ $0 >= need }) ?? true else { continue }
                     let system = route.member
-                    let (_, systemParts) = take(need, from: system, at: event.at)
+                    let (_, systemParts) = take(need, from: system, at: event.at, grantName: grantName)
                     let systemName = featureName(members[system].feature)
                     if explain {
                         paid = "; \(need) \(systemUnit(system, need)) from `\(systemName)`"

@@ -11,44 +11,63 @@ extension Instant {
             let delta = step.seconds.multipliedSaturating(by: k)
             return Instant(seconds: seconds.addingSaturating(delta), nanoseconds: nanoseconds).clamped
         }
-        let days = Instant.floorDiv(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
+        return CalendarParts(self).adding(months: step.months.multipliedSaturating(by: k))
+    }
+
+    var clamped: Instant {
+        if seconds > Instant.distantFuture.seconds { return .distantFuture }
+        if seconds < -Instant.distantFuture.seconds { return Instant(seconds: -Instant.distantFuture.seconds) }
+        return self
+    }
+}
+
+/// An instant as a calendar month (year × 12 + month − 1), a day of that month and a time of
+/// day: what month steps count from. Windows keep their anchor's, so a window boundary costs one
+/// conversion from the calendar, none to it.
+struct CalendarParts: Sendable, Hashable {
+    var months: Int64
+    var day: Int
+    var secondOfDay: Int64
+    var nanoseconds: Int32
+
+    init(_ instant: Instant) {
+        let days = Instant.floorDiv(instant.seconds, 86_400)
         let (y, m, d) = CivilDate.fromDays(days)
-        let totalMonths = (y.multipliedSaturating(by: 12) + Int64(m - 1)).addingSaturating(step.months.multipliedSaturating(by: k))
+        months = y.multipliedSaturating(by: 12) + Int64(m - 1)
+        day = d
+        secondOfDay = instant.seconds - days * 86_400
+        nanoseconds = instant.nanoseconds
+    }
+
+    /// Month steps keep the time of day and clamp the day to the target month's length, counted
+    /// from these parts every time (Jan 31 + 1 month = Feb 28 or 29, + 2 months = Mar 31).
+    /// Saturates at `distantFuture`.
+    func adding(months n: Int64) -> Instant {
+        let totalMonths = months.addingSaturating(n)
         // Years beyond ±10^11 are past anything an instant can mean here.
         guard abs(totalMonths) < 1_200_000_000_000 else {
             return totalMonths > 0 ? .distantFuture : Instant(seconds: -Instant.distantFuture.seconds)
         }
         let year = Instant.floorDiv(totalMonths, 12)
         let month = Int(totalMonths - year * 12) + 1
-        let day = min(d, CivilDate.daysIn(year: year, month: month))
-        let newDays = CivilDate.toDays(year: year, month: month, day: day)
+        let newDays = CivilDate.toDays(year: year, month: month, day: min(day, CivilDate.daysIn(year: year, month: month)))
         return Instant(seconds: newDays * 86_400 + secondOfDay, nanoseconds: nanoseconds).clamped
-    }
-
-    private var clamped: Instant {
-        if seconds > Instant.distantFuture.seconds { return .distantFuture }
-        if seconds < -Instant.distantFuture.seconds { return Instant(seconds: -Instant.distantFuture.seconds) }
-        return self
-    }
-
-    /// Whole months from `self` to `other` by calendar month number (ignores day and time).
-    func calendarMonths(to other: Instant) -> Int64 {
-        let (y1, m1, _) = CivilDate.fromDays(Instant.floorDiv(seconds, 86_400))
-        let (y2, m2, _) = CivilDate.fromDays(Instant.floorDiv(other.seconds, 86_400))
-        return (y2 - y1) * 12 + Int64(m2 - m1)
     }
 }
 
 /// The reset windows of a grant: `[anchor + k·step, anchor + (k+1)·step)` for every integer k,
 /// each computed from the anchor (never chained), found in O(1) whatever the number of windows.
 public struct Windows: Sendable, Hashable {
-    public var anchor: Instant
+    public var anchor: Instant {
+        didSet { anchorParts = CalendarParts(anchor) }
+    }
     public var step: CalendarStep
+    private var anchorParts: CalendarParts
 
     public init(anchor: Instant, step: CalendarStep) {
         self.anchor = anchor
         self.step = step
+        self.anchorParts = CalendarParts(anchor)
     }
 
     /// Calendar-aligned windows, for grants with no purchase date: months (and quarters,
@@ -59,21 +78,38 @@ public struct Windows: Sendable, Hashable {
     }
 
     public func start(_ k: Int64) -> Instant {
-        anchor.adding(step, times: k)
+        if step.months == 0 { return anchor.adding(step, times: k) }
+        return anchorParts.adding(months: step.months.multipliedSaturating(by: k))
     }
 
     /// The index of the window containing `t`.
     public func index(containing t: Instant) -> Int64 {
+        window(containing: t).index
+    }
+
+    /// The window containing `t`: its index, start and end.
+    func window(containing t: Instant) -> (index: Int64, start: Instant, end: Instant) {
         if step.months == 0 {
             // floor((t - anchor) / length): the sub-second part cannot cross a whole-second boundary.
             var diff = t.seconds.subtractingSaturating(anchor.seconds)
             if t.nanoseconds < anchor.nanoseconds { diff = diff.subtractingSaturating(1) }
-            return Instant.floorDiv(diff, step.seconds)
+            let k = Instant.floorDiv(diff, step.seconds)
+            return (k, start(k), start(k + 1))
         }
-        var k = Instant.floorDiv(anchor.calendarMonths(to: t), step.months)
-        // Day clamping can shift a boundary by less than one step: settle on the right window.
-        while start(k) > t { k -= 1 }
-        while start(k + 1) <= t { k += 1 }
-        return k
+        // By calendar month number first (ignoring day and time); day clamping can shift a
+        // boundary by less than one step: settle on the right window.
+        var k = Instant.floorDiv(CalendarParts(t).months - anchorParts.months, step.months)
+        var lower = start(k)
+        while lower > t {
+            k -= 1
+            lower = start(k)
+        }
+        var upper = start(k + 1)
+        while upper <= t {
+            k += 1
+            lower = upper
+            upper = start(k + 1)
+        }
+        return (k, lower, upper)
     }
 }

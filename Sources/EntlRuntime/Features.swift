@@ -3,10 +3,8 @@
 struct Candidate {
     var grant: Grant
     var certain: Bool
-    var sourceName: String
-    var sourceKind: String
-    /// The product behind it.
-    var product: String?
+    /// The product behind it (the product itself, or the entitlement's representative).
+    var product: Int?
     /// The purchase that anchors its windows, if any.
     var purchase: Int?
     /// Units of a consumable that multiply a product-level grant.
@@ -14,6 +12,12 @@ struct Candidate {
     /// No purchase is behind it (an entitlement true through `everyone` or a `not`): its windows
     /// are anchored at the state's `customer_since`, when given, and it exists from then.
     var behindNoPurchase = false
+
+    /// The counted allowance per window (nil: unlimited or none).
+    var counted: Int64? {
+        if case .count(let n) = grant.amount { return n }
+        return nil
+    }
 }
 
 /// A metered feature's (or credit system's) balance at `t` (§5).
@@ -40,50 +44,53 @@ extension Evaluation {
     /// Every grant of feature `f` whose source counts at `t`.
     func candidates(of f: Int) -> [Candidate] {
         var out: [Candidate] = []
+        appendCandidates(of: f, to: &out)
+        return out
+    }
+
+    /// Appends every grant of feature `f` whose source counts at `t`.
+    func appendCandidates(of f: Int, to out: inout [Candidate]) {
         for g in graph.features[f].grants {
             switch g.source {
             case .product(let p):
-                let s = products[p]
-                let name = graph.products[p].name
-                func add(_ certain: Bool, _ purchase: Int?) {
-                    let quantity = graph.products[p].kind == .consumable ? (purchase.map { state.purchases[$0].quantity } ?? 1) : 1
-                    out.append(Candidate(grant: g, certain: certain, sourceName: name, sourceKind: "product", product: name,
-                                         purchase: purchase, quantity: quantity))
-                }
-                switch s.override {
-                case .purchased?: add(true, nil)
-                case .unknown?: add(false, nil)
+                let consumable = graph.products[p].kind == .consumable
+                switch products[p].override {
+                case .purchased?: out.append(Candidate(grant: g, certain: true, product: p, purchase: nil, quantity: 1))
+                case .unknown?: out.append(Candidate(grant: g, certain: false, product: p, purchase: nil, quantity: 1))
                 case .notPurchased?: break
                 case nil:
                     // A product-level grant counts once per owned purchase, with its anchor.
-                    for j in purchases(of: p) {
-                        switch standings[j] {
-                        case .owned: add(true, j)
-                        case .unknown: add(false, j)
-                        default: break
-                        }
+                    for j in purchases(of: p) where standings[j] == .owned || standings[j] == .unknown {
+                        out.append(Candidate(grant: g, certain: standings[j] == .owned, product: p, purchase: j,
+                                             quantity: consumable ? state.purchases[j].quantity : 1))
                     }
                 }
             case .entitlement(let e):
                 let truth = entitlementValue(e).0
                 guard truth != .false else { continue }
                 var purchase: Int?
-                var product: String?
+                var product: Int?
                 switch representative(of: e) {
                 case .purchase(let j)?:
                     purchase = j
-                    product = graph.products[Int(purchaseProduct[j])].name
+                    product = Int(purchaseProduct[j])
                 case .override(let p)?:
-                    product = graph.products[p].name
+                    product = p
                 case nil:
                     break
                 }
-                out.append(Candidate(grant: g, certain: truth == .true, sourceName: graph.entitlements[e].name,
-                                     sourceKind: "entitlement", product: product, purchase: purchase, quantity: 1,
+                out.append(Candidate(grant: g, certain: truth == .true, product: product, purchase: purchase, quantity: 1,
                                      behindNoPurchase: product == nil))
             }
         }
-        return out
+    }
+
+    /// A candidate's grant, by the name of its source, and the kind of that source.
+    func sourceName(_ c: Candidate) -> (name: String, kind: String) {
+        switch c.grant.source {
+        case .product(let p): (graph.products[p].name, "product")
+        case .entitlement(let e): (graph.entitlements[e].name, "entitlement")
+        }
     }
 
     /// The ledger of a candidate: windows anchored at its purchase's `period_start` (else
@@ -98,11 +105,6 @@ extension Evaluation {
         return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
                       priority: c.grant.priority, order: c.grant.order,
                       existsFrom: c.behindNoPurchase ? state.customerSince : purchase?.purchasedAt)
-    }
-
-    func allowance(_ c: Candidate) -> Int64 {
-        if case .count(let n) = c.grant.amount { return n }
-        return 0
     }
 
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
@@ -121,81 +123,93 @@ extension Evaluation {
     /// with certain and uncertain ones (`high`).
     private func replayComponent(_ c: Int) -> [MeteredOutcome] {
         let members = graph.components[c]
-        var memberOf: [Int: Int] = [:]
-        for (i, f) in members.enumerated() { memberOf[f] = i }
-        let memberCandidates = members.map { candidates(of: $0) }
+        // Every member's candidates, member after member (a component has a few members).
+        var candidates: [Candidate] = []
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(members.count)
+        for f in members {
+            let start = candidates.count
+            appendCandidates(of: f, to: &candidates)
+            ranges.append(start..<candidates.count)
+        }
+        // The credit systems that can pay for each member, as members.
+        let routes = members.map { f in
+            graph.features[f].kind == .credits ? [] : graph.features[f].creditRoutes.compactMap { r in
+                members.firstIndex(of: r.system).map { (member: $0, amount: r.amount, credits: r.credits) }
+            }
+        }
+        // The uses at or before `t`, in time order; §6: the inputs of every member change the
+        // balances of all, so a dated use after `t` is an input change.
         var events: [UseEvent] = []
-        for (i, record) in state.usage.enumerated() {
-            let f = Int(usageFeature[i])
-            guard f >= 0, let m = memberOf[f], case .amount(let n) = record.kind else { continue }
-            let when = instant(of: record)
-            if when <= at { events.append(UseEvent(at: when, amount: n, index: i, member: m)) }
+        var inputsChange: Instant?
+        for i in usageFeature.indices where usageFeature[i] >= 0 {
+            guard let m = members.firstIndex(of: Int(usageFeature[i])) else { continue }
+            let when = state.usage[i].at ?? at
+            if when > at {
+                inputsChange = earliest(inputsChange, when)
+            } else if case .amount(let n) = state.usage[i].kind {
+                events.append(UseEvent(at: when, amount: n, index: i, member: m))
+            }
         }
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
-        /// The replay over the candidates `keep` selects; per member, the candidates of its ledgers.
-        func replay(_ keep: (Candidate) -> Bool, explain: Bool) -> (ComponentReplay, [[Candidate]]) {
+        /// The replay over the certain candidates, or over all of them.
+        func replay(certainOnly: Bool, explain: Bool) -> ComponentReplay {
             var built: [ComponentReplay.Member] = []
+            built.reserveCapacity(members.count)
             var ledgers: [Ledger] = []
-            var names: [String] = []
-            var kept: [[Candidate]] = []
+            var sources: [Int] = []
             for (m, f) in members.enumerated() {
-                let selected = memberCandidates[m].filter(keep)
-                let counted = selected.filter { if case .count = $0.grant.amount { true } else { false } }
                 let start = ledgers.count
-                for cand in counted {
-                    ledgers.append(ledger(cand, allowance: allowance(cand)))
-                    names.append(cand.sourceName)
+                var unlimited = false
+                for i in ranges[m] where !certainOnly || candidates[i].certain {
+                    if let n = candidates[i].counted {
+                        ledgers.append(ledger(candidates[i], allowance: n))
+                        sources.append(i)
+                    } else if candidates[i].grant.amount == .unlimited {
+                        unlimited = true
+                    }
                 }
-                kept.append(counted)
-                let routes = graph.features[f].creditRoutes.compactMap { r in
-                    memberOf[r.system].map { (member: $0, amount: r.amount, credits: r.credits) }
-                }
-                built.append(ComponentReplay.Member(
-                    feature: f, isCredits: graph.features[f].kind == .credits,
-                    unlimited: selected.contains { $0.grant.amount == .unlimited }, ledgers: start..<ledgers.count,
-                    routes: graph.features[f].kind == .credits ? [] : routes))
+                built.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits,
+                                                    unlimited: unlimited, ledgers: start..<ledgers.count, routes: routes[m]))
             }
-            var r = ComponentReplay(members: built, ledgers: ledgers, names: names, explain: explain)
-            r.run(events, at: at, featureName: { graph.features[$0].name }) { m, n in graph.features[members[m]].unit(n) }
-            return (r, kept)
+            var r = ComponentReplay(members: built, ledgers: ledgers, sources: sources, explain: explain)
+            r.run(events, at: at, grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
+                graph.features[members[m]].unit(n)
+            }
+            return r
         }
 
-        // §6: the inputs of every member change the balances of all.
-        var inputsChange: Instant?
-        for (i, record) in state.usage.enumerated() where Int(usageFeature[i]) >= 0 && memberOf[Int(usageFeature[i])] != nil {
-            if instant(of: record) > at { inputsChange = earliest(inputsChange, instant(of: record)) }
+        let low = replay(certainOnly: true, explain: explains)
+        let hasUncertain = candidates.contains { !$0.certain }
+        let high = hasUncertain ? replay(certainOnly: false, explain: false) : low
+        // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
+        // exists at `t` changes at its next window boundary (`high` replays every candidate).
+        if let since = state.customerSince, since > at,
+           candidates.contains(where: { $0.behindNoPurchase && $0.counted != nil }) {
+            inputsChange = earliest(inputsChange, since)
         }
-        for c in memberCandidates.joined() {
-            guard case .count = c.grant.amount else { continue }
-            // A grant no purchase is behind starts at `customer_since`.
-            if c.behindNoPurchase, let since = state.customerSince, since > at { inputsChange = earliest(inputsChange, since) }
-            let l = ledger(c, allowance: 0)
-            guard l.exists(at: at), let windows = l.windows else { continue }
-            inputsChange = earliest(inputsChange, windows.start(windows.index(containing: at) + 1))
+        for l in high.ledgers where l.exists(at: at) {
+            if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
 
-        let (low, lowCandidates) = replay({ $0.certain }, explain: explains)
-        let hasUncertain = memberCandidates.contains { $0.contains { !$0.certain } }
-        let (high, highCandidates) = hasUncertain ? replay({ _ in true }, explain: false) : (low, lowCandidates)
         var outcomes: [MeteredOutcome] = []
+        outcomes.reserveCapacity(members.count)
         for m in members.indices {
             var o = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
-            o.hasUncertain = memberCandidates[m].contains { !$0.certain }
+            o.hasUncertain = ranges[m].contains { !candidates[$0].certain }
             // Nothing exceeds an unlimited allowance.
             o.overage = o.low == nil ? 0 : low.members[m].overage
             o.trail = low.members[m].trail
-            let lowLedgers = Array(low.ledgers[low.members[m].ledgers])
-            for (cand, l) in zip(lowCandidates[m], lowLedgers) { o.sources.append(source(cand, l)) }
-            let highLedgers = Array(high.ledgers[high.members[m].ledgers])
-            for (cand, l) in zip(highCandidates[m], highLedgers) where !cand.certain { o.sources.append(source(cand, l)) }
-            for cand in memberCandidates[m] where cand.grant.amount == .unlimited {
-                o.sources.append(BalanceSource(
-                    grant: cand.sourceName, kind: cand.sourceKind, product: cand.product, allowance: nil, carried: 0, used: 0,
-                    remaining: nil, windowStart: nil, resetsAt: nil, interval: cand.grant.interval, certain: cand.certain))
+            for i in low.members[m].ledgers { o.sources.append(source(candidates[low.sources[i]], low.ledgers[i])) }
+            for i in high.members[m].ledgers where !candidates[high.sources[i]].certain {
+                o.sources.append(source(candidates[high.sources[i]], high.ledgers[i]))
             }
-            o.nextBalanceChange = earliest(Evaluation.nextBalanceChange(lowLedgers, at: at),
-                                           Evaluation.nextBalanceChange(highLedgers, at: at))
+            for i in ranges[m] where candidates[i].grant.amount == .unlimited {
+                o.sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
+            }
+            o.nextBalanceChange = earliest(Evaluation.nextBalanceChange(low.ledgers[low.members[m].ledgers], at: at),
+                                           Evaluation.nextBalanceChange(high.ledgers[high.members[m].ledgers], at: at))
             o.inputsChange = inputsChange
             outcomes.append(o)
         }
@@ -203,7 +217,7 @@ extension Evaluation {
     }
 
     /// The first boundary after `at` at which one of `ledgers` (replayed up to `at`) changes.
-    static func nextBalanceChange(_ ledgers: [Ledger], at: Instant) -> Instant? {
+    static func nextBalanceChange(_ ledgers: ArraySlice<Ledger>, at: Instant) -> Instant? {
         var next: Instant?
         for l in ledgers where l.exists(at: at) && l.changesAtNextBoundary {
             next = earliest(next, l.currentEnd.instant)
@@ -211,13 +225,22 @@ extension Evaluation {
         return next
     }
 
+    /// What a replayed candidate contributes at `t`.
     private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
-        let exists = l.exists(at: at)
-        return BalanceSource(
-            grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: l.allowance,
-            carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0, used: exists ? l.used : 0,
-            remaining: exists ? l.balance : 0, windowStart: exists ? l.currentStart : nil,
-            resetsAt: exists ? l.currentEnd.instant : nil, interval: c.grant.interval, certain: c.certain)
+        guard l.exists(at: at) else {
+            return balanceSource(c, allowance: l.allowance, remaining: 0, interval: c.grant.interval)
+        }
+        return balanceSource(c, allowance: l.allowance, carried: max(0, l.opening.subtractingSaturating(l.allowance)),
+                             used: l.used, remaining: l.balance, windowStart: l.currentStart, resetsAt: l.currentEnd.instant,
+                             interval: c.grant.interval)
+    }
+
+    private func balanceSource(_ c: Candidate, allowance: Int64?, carried: Int64 = 0, used: Int64 = 0, remaining: Int64?,
+                               windowStart: Instant? = nil, resetsAt: Instant? = nil, interval: Interval?) -> BalanceSource {
+        let (name, kind) = sourceName(c)
+        return BalanceSource(grant: name, kind: kind, product: c.product.map { graph.products[$0].name }, allowance: allowance,
+                             carried: carried, used: used, remaining: remaining, windowStart: windowStart, resetsAt: resetsAt,
+                             interval: interval, certain: c.certain)
     }
 
     /// §5 continuous: the sum of allowances minus the latest level at or before `t`.
@@ -226,7 +249,7 @@ extension Evaluation {
         outcome.hasUncertain = all.contains { !$0.certain }
         if all.contains(where: { $0.certain && $0.grant.amount == .unlimited }) { outcome.low = nil }
         if all.contains(where: { $0.grant.amount == .unlimited }) { outcome.high = nil }
-        let counted = all.filter { if case .count = $0.grant.amount { true } else { false } }
+        let counted = all.filter { $0.counted != nil }
         var level: Int64 = 0
         var levelAt: Instant?
         for i in usage(of: f) {
@@ -241,7 +264,7 @@ extension Evaluation {
         }
         var certainTotal: Int64 = 0, allTotal: Int64 = 0
         for c in counted {
-            let a = allowance(c).multipliedSaturating(by: c.quantity)
+            let a = (c.counted ?? 0).multipliedSaturating(by: c.quantity)
             allTotal = allTotal.addingSaturating(a)
             if c.certain { certainTotal = certainTotal.addingSaturating(a) }
         }
@@ -252,12 +275,10 @@ extension Evaluation {
         var remainingLevel = level
         let ordered = counted.sorted { ($0.grant.priority, $0.grant.order) < ($1.grant.priority, $1.grant.order) }
         for c in ordered {
-            let a = allowance(c).multipliedSaturating(by: c.quantity)
+            let a = (c.counted ?? 0).multipliedSaturating(by: c.quantity)
             let used = c.certain ? min(a, remainingLevel) : 0
             if c.certain { remainingLevel -= used }
-            outcome.sources.append(BalanceSource(
-                grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: a, carried: 0, used: used,
-                remaining: a - used, windowStart: nil, resetsAt: nil, interval: nil, certain: c.certain))
+            outcome.sources.append(balanceSource(c, allowance: a, used: used, remaining: a - used, interval: nil))
         }
         if explains, let levelAt { outcome.trail.append("  level \(level) at \(levelAt)") }
         for i in usage(of: f) where instant(of: state.usage[i]) > at {
@@ -266,9 +287,7 @@ extension Evaluation {
         // Nothing exceeds an unlimited allowance.
         if outcome.low == nil { outcome.overage = 0 }
         for c in all where c.grant.amount == .unlimited {
-            outcome.sources.append(BalanceSource(
-                grant: c.sourceName, kind: c.sourceKind, product: c.product, allowance: nil, carried: 0, used: 0,
-                remaining: nil, windowStart: nil, resetsAt: nil, interval: c.grant.interval, certain: c.certain))
+            outcome.sources.append(balanceSource(c, allowance: nil, remaining: nil, interval: c.grant.interval))
         }
         return outcome
     }
@@ -344,7 +363,8 @@ extension Evaluation {
         if explains {
             result.explanation = ["feature `\(graph.features[f].name)`: \(result.decision.rawValue)"]
             for c in candidates(of: f) {
-                result.explanation.append("  granted by \(c.sourceKind) `\(c.sourceName)`" + (c.certain ? "" : " (uncertain)"))
+                let (name, kind) = sourceName(c)
+                result.explanation.append("  granted by \(kind) `\(name)`" + (c.certain ? "" : " (uncertain)"))
             }
             if let requirement { result.explanation.append("  requirement: \(requirement.rawValue)") }
             result.explanation += explainProducts(graph.features[f].watchedProducts)
