@@ -165,7 +165,7 @@ struct OwnershipResolver {
     /// store's ids match; without it, a rule-set name wins, then an id of any store (an id that two
     /// stores map to different products is an error naming both).
     @inline(__always)
-    func product(of purchase: borrowing Purchase, index: Int) throws(EvaluationError) -> Match {
+    func product(of purchase: Purchase, index: Int) throws(EvaluationError) -> Match {
         if let store = purchase.store {
             if let p = graph.storeProductIDs[store, purchase.product] { return .product(p) }
             return .none(.noStoreID)
@@ -190,7 +190,7 @@ struct OwnershipResolver {
 
     /// When an owned purchase stops counting by itself (§2, rules 5–8).
     @inline(__always)
-    static func accessEnd(_ purchase: borrowing Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> End {
+    static func accessEnd(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> End {
         if kind == .consumable { return .never }
         if purchase.status == .pastDue { return purchase.graceUntil.map(End.at) ?? .never }
         return effectiveExpiry(purchase, kind, duration).map(End.at) ?? .never
@@ -198,7 +198,7 @@ struct OwnershipResolver {
 
     /// `expires_at`, or for a non-renewing product with a duration, `purchased_at + duration`.
     @inline(__always)
-    static func effectiveExpiry(_ purchase: borrowing Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> Instant? {
+    static func effectiveExpiry(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> Instant? {
         if let e = purchase.expiresAt { return e }
         if kind == .nonRenewing, let d = duration, let bought = purchase.purchasedAt {
             return bought.adding(d)
@@ -209,7 +209,7 @@ struct OwnershipResolver {
     /// §2 rules 2–8 for one purchase (overrides are applied per product).
     /// CHOICE: a purchase whose `purchased_at` is after `t` did not exist yet and is not owned.
     @inline(__always)
-    static func standing(_ purchase: borrowing Purchase, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant) -> PurchaseStanding {
+    static func standing(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant) -> PurchaseStanding {
         switch purchase.status {
         case .revoked, .expired, .billingRetry: return .notOwned(.status(purchase.status))
         default: break

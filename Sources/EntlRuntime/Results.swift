@@ -48,18 +48,26 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
 }
 
-/// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
-public struct ProductResult: Sendable, Equatable {
-    public var name: String
-    public var decision: Decision
-    /// Units held, for consumables.
-    public var quantity: Int64?
-    public var validUntil: Instant?
+/// A result with a reason: its text as `reason`, formed from `why` when read.
+public protocol Reasoned {
+    var why: Reason { get set }
+}
+
+extension Reasoned {
     /// Why, in one line (formed when read).
     public var reason: String {
         get { why.description }
         set { why = Reason(newValue) }
     }
+}
+
+/// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
+public struct ProductResult: Sendable, Equatable, Reasoned {
+    public var name: String
+    public var decision: Decision
+    /// Units held, for consumables.
+    public var quantity: Int64?
+    public var validUntil: Instant?
     public var why: Reason
     /// The reasoning trail (only when the evaluation was asked to explain).
     public var explanation: [String]
@@ -91,7 +99,7 @@ public enum EntitlementStatus: String, Sendable, Hashable, CaseIterable {
 }
 
 /// `entitlement(_:)`: whether it is active, and the merged state of the purchases behind it (§3).
-public struct EntitlementResult: Sendable, Equatable {
+public struct EntitlementResult: Sendable, Equatable, Reasoned {
     public var name: String
     public var decision: Decision
     public var product: String?
@@ -116,11 +124,6 @@ public struct EntitlementResult: Sendable, Equatable {
     /// order); nil when active or not computed (§4.6).
     public var unlockedBy: [String]?
     public var validUntil: Instant?
-    /// Why, in one line (formed when read).
-    public var reason: String {
-        get { why.description }
-        set { why = Reason(newValue) }
-    }
     public var why: Reason
     public var explanation: [String]
 
@@ -186,7 +189,7 @@ public struct BalanceSource: Sendable, Equatable {
 }
 
 /// `entitled(feature:requiredBalance:at:)` (§4).
-public struct FeatureResult: Sendable, Equatable {
+public struct FeatureResult: Sendable, Equatable, Reasoned {
     public var name: String
     public var kind: FeatureKind
     public var decision: Decision
@@ -213,11 +216,6 @@ public struct FeatureResult: Sendable, Equatable {
     /// order); nil when allowed or not computed (§4.6).
     public var unlockedBy: [String]?
     public var validUntil: Instant?
-    /// Why, in one line (formed when read).
-    public var reason: String {
-        get { why.description }
-        set { why = Reason(newValue) }
-    }
     public var why: Reason
     public var sources: [BalanceSource]
     public var explanation: [String]
