@@ -107,38 +107,47 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
 
     /// Appends `rfc3339`'s UTF-8 bytes (no intermediate strings).
     public func writeRFC3339(into out: inout [UInt8]) {
+        writeRFC3339(to: &out)
+    }
+
+    func writeRFC3339<O: ByteOutput>(to out: inout O) {
         let days = Instant.floorDiv(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         let (y, m, d) = CivilDate.fromDays(days)
-        @inline(__always) func two(_ v: Int) {
-            out.append(UInt8(0x30 + v / 10))
-            out.append(UInt8(0x30 + v % 10))
+        if !(0...9999).contains(y) {
+            String(y).utf8.forEach { out.write($0) }
         }
-        if y >= 0, y <= 9999 {
-            let year = Int(y)
-            two(year / 100)
-            two(year % 100)
-        } else {
-            out.append(contentsOf: String(y).utf8)
-        }
-        out.append(0x2D); two(m); out.append(0x2D); two(d); out.append(0x54)
-        two(secondOfDay / 3600); out.append(0x3A); two(secondOfDay % 3600 / 60); out.append(0x3A); two(secondOfDay % 60)
-        if nanoseconds != 0 {
-            out.append(0x2E)
-            var n = Int(nanoseconds)
-            var width = 9
-            while n % 10 == 0 {
-                n /= 10
-                width -= 1
+        // `YYYY-MM-DDTHH:MM:SS` (the year's digits unused when it was written above), then the
+        // fraction and `Z`.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { t in
+            @inline(__always) func two(_ at: Int, _ v: Int) {
+                t[at] = UInt8(0x30 + v / 10)
+                t[at + 1] = UInt8(0x30 + v % 10)
             }
-            var digits = [UInt8](repeating: 0x30, count: width)
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                digits[i] = UInt8(0x30 + n % 10)
-                n /= 10
+            let year = (0...9999).contains(y) ? Int(y) : 0
+            two(0, year / 100); two(2, year % 100)
+            t[4] = 0x2D; two(5, m); t[7] = 0x2D; two(8, d); t[10] = 0x54
+            two(11, secondOfDay / 3600); t[13] = 0x3A; two(14, secondOfDay % 3600 / 60); t[16] = 0x3A; two(17, secondOfDay % 60)
+            var end = 19
+            if nanoseconds != 0 {
+                t[end] = 0x2E
+                var n = Int(nanoseconds)
+                var width = 9
+                while n % 10 == 0 {
+                    n /= 10
+                    width -= 1
+                }
+                for i in stride(from: end + width, through: end + 1, by: -1) {
+                    t[i] = UInt8(0x30 + n % 10)
+                    n /= 10
+                }
+                end += width + 1
             }
-            out.append(contentsOf: digits)
+            t[end] = 0x5A
+            let start = (0...9999).contains(y) ? 0 : 4
+            out.write(UnsafeRawBufferPointer(rebasing: t[start...end]))
         }
-        out.append(0x5A)
     }
 }
 

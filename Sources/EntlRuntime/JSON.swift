@@ -96,52 +96,60 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
-        if n == 0 { out.append(UInt8(ascii: "0")); return }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+        writeInteger(n, to: &out)
+    }
+
+    static func writeInteger<O: ByteOutput>(_ n: Int64, to out: inout O) {
+        if n == 0 { return out.write(UInt8(ascii: "0")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var start = 24
         var v = n.magnitude
         withUnsafeMutableBytes(of: &digits) { buffer in
             while v > 0 {
-                buffer[count] = UInt8(truncatingIfNeeded: v % 10) + UInt8(ascii: "0")
+                start -= 1
+                buffer[start] = UInt8(truncatingIfNeeded: v % 10) + UInt8(ascii: "0")
                 v /= 10
-                count += 1
             }
-        }
-        if n < 0 { out.append(UInt8(ascii: "-")) }
-        withUnsafeBytes(of: &digits) { buffer in
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+            if n < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            out.write(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 
     /// A JSON string: runs of bytes that need no escape are copied whole.
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
+        writeString(s, to: &out)
+    }
+
+    static func writeString<O: ByteOutput>(_ s: String, to out: inout O) {
+        out.write(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
-            var runStart = 0
-            for i in 0..<bytes.count {
-                let b = bytes[i]
-                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+            guard let base = bytes.baseAddress else { return }
+            var start = 0
+            while true {
+                let end = JSONScanner.plainRun(base, from: start, to: bytes.count, nonASCII: true)
+                out.write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])))
+                guard end < bytes.count else { return }
+                let b = bytes[end]
                 switch b {
-                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-                case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
-                case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
-                case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+                case UInt8(ascii: "\""): out.write("\\\"")
+                case UInt8(ascii: "\\"): out.write("\\\\")
+                case UInt8(ascii: "\n"): out.write("\\n")
+                case UInt8(ascii: "\r"): out.write("\\r")
+                case UInt8(ascii: "\t"): out.write("\\t")
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: "\\u00".utf8)
-                    out.append(hex[Int(b >> 4)])
-                    out.append(hex[Int(b & 0xF)])
+                    let hex: StaticString = "0123456789abcdef"
+                    out.write("\\u00")
+                    out.write(hex.utf8Start[Int(b >> 4)])
+                    out.write(hex.utf8Start[Int(b & 0xF)])
                 }
-                runStart = i + 1
+                start = end + 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        out.append(UInt8(ascii: "\""))
+        out.write(UInt8(ascii: "\""))
     }
 }
 
@@ -259,11 +267,13 @@ struct JSONScanner {
     }
 
     /// The next byte after whitespace (nil at the end).
+    @inline(__always)
     mutating func peek() -> UInt8? {
         skipWhitespace()
         return index < bytes.count ? bytes[index] : nil
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
@@ -273,23 +283,29 @@ struct JSONScanner {
         }
     }
 
+    @inline(__always)
     mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
-        guard peek() == byte else { throw error("unexpected \(describeCurrent()), expected \(what)") }
+        guard peek() == byte else { throw unexpected(expected: what) }
         index += 1
     }
 
     /// After a value in an object or array: true for `,`, false for the closing byte.
+    @inline(__always)
     mutating func more(closing: UInt8, _ what: String) throws(JSONSyntaxError) -> Bool {
-        guard let b = peek() else { throw error("unexpected end of input, expected `,` or `\(what)`") }
+        let b = peek()
         if b == UInt8(ascii: ",") {
             index += 1
             return true
         }
-        if b == closing {
-            index += 1
-            return false
-        }
-        throw error("unexpected \(describeCurrent()), expected `,` or `\(what)`")
+        guard b == closing else { throw unexpected(expected: "`,` or `\(what)`") }
+        index += 1
+        return false
+    }
+
+    /// `unexpected `x`, expected WHAT` at the cursor.
+    @inline(never)
+    func unexpected(expected what: String) -> JSONSyntaxError {
+        error("unexpected \(describeCurrent()), expected \(what)")
     }
 
     mutating func enter() throws(JSONSyntaxError) {
@@ -344,28 +360,37 @@ struct JSONScanner {
         return start..<index
     }
 
+    /// The end of the run of bytes from `start` that a JSON string holds as they are: the index of
+    /// the first quote, backslash or control byte (or non-ASCII byte, unless `nonASCII`), or `end`.
+    /// Eight bytes at a time: a mask of the bytes that stop the run (exact up to its lowest set bit,
+    /// the only one read: a borrow runs only upwards from a byte that matched).
+    @inline(__always)
+    static func plainRun(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, nonASCII: Bool) -> Int {
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func below(_ v: UInt64, _ n: UInt64) -> UInt64 { (v &- ones &* n) & ~v & highs }
+        let stopHigh: UInt64 = nonASCII ? 0 : highs
+        var i = start
+        while i + 8 <= end {
+            let v = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let stop = (v & stopHigh) | below(v ^ (ones &* 0x22), 1) | below(v ^ (ones &* 0x5C), 1) | below(v, 0x20)
+            if stop != 0 { return i + stop.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < end {
+            let b = base[i]
+            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || (!nonASCII && b >= 0x80) { break }
+            i += 1
+        }
+        return i
+    }
+
     /// A string's UTF-8 bytes, escapes resolved: a range of the input when it has no escape.
     mutating func stringBytes() throws(JSONSyntaxError) -> StringBytes {
         let quote = index
         index += 1
         var i = index
-        // Eight bytes at a time while none is a quote, a backslash, a control byte or non-ASCII.
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-            func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-            while i + 8 <= bytes.count {
-                let v = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if v & highs != 0 || hasZero(v ^ (ones &* 0x22)) || hasZero(v ^ (ones &* 0x5C))
-                    || (v &- ones &* 0x20) & ~v & highs != 0 { break }
-                i += 8
-            }
-        }
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }
-            i += 1
-        }
+        if let base = bytes.baseAddress { i = JSONScanner.plainRun(base, from: i, to: bytes.count, nonASCII: false) }
         if i < bytes.count, bytes[i] == UInt8(ascii: "\"") {
             let run = index..<i
             index = i + 1
@@ -437,7 +462,7 @@ struct JSONScanner {
                 index += 1
             } else {
                 repeat {
-                    guard peek() == UInt8(ascii: "\"") else { throw error("unexpected \(describeCurrent()), expected a string key") }
+                    guard peek() == UInt8(ascii: "\"") else { throw unexpected(expected: "a string key") }
                     _ = try stringBytes()
                     try expect(UInt8(ascii: ":"), "`:` after the key")
                     try skipValue()
@@ -458,7 +483,7 @@ struct JSONScanner {
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try numberToken()
-        default: throw error("unexpected \(describeCurrent()), expected a value")
+        default: throw unexpected(expected: "a value")
         }
     }
 
@@ -533,7 +558,7 @@ public enum JSONParser {
                 s.index += 1
             } else {
                 repeat {
-                    guard s.peek() == UInt8(ascii: "\"") else { throw s.error("unexpected \(s.describeCurrent()), expected a string key") }
+                    guard s.peek() == UInt8(ascii: "\"") else { throw s.unexpected(expected: "a string key") }
                     let key = try s.string()
                     try s.expect(UInt8(ascii: ":"), "`:` after the key")
                     members.append((key, try parseValue(&s)))
@@ -559,7 +584,7 @@ public enum JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let token = try s.numberToken()
             return .number(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[token]), as: UTF8.self))
-        default: throw s.error("unexpected \(s.describeCurrent()), expected a value")
+        default: throw s.unexpected(expected: "a value")
         }
     }
 }

@@ -67,9 +67,10 @@ public struct JSONTree: JSONSink {
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
 }
 
-/// Writes compact JSON bytes directly.
+/// Writes compact JSON bytes directly, into a buffer of its own that is checked for sharing once
+/// per value (copies of a `JSONBytes` are independent, as an array's are).
 public struct JSONBytes: JSONSink {
-    public var bytes: [UInt8]
+    private var buffer: ByteBuffer
     /// Per open container, one bit (the lowest for the innermost): whether a value was written,
     /// so the next one needs a comma. Bits pushed out past 64 levels wait in `deeper`.
     private var filled: UInt64 = 0
@@ -78,21 +79,33 @@ public struct JSONBytes: JSONSink {
     private var afterKey = false
 
     public init(bytes: [UInt8] = []) {
-        self.bytes = bytes
+        buffer = ByteBuffer(capacity: bytes.count + 512)
+        bytes.withUnsafeBytes { buffer.write($0) }
     }
 
+    /// The bytes written so far.
+    public var bytes: [UInt8] { Array(buffer.bytes) }
+
+    /// Calls `body` with the bytes written so far, without copying them.
+    public func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        try withExtendedLifetime(buffer) { try body(buffer.bytes) }
+    }
+
+    /// Unshares the buffer and writes the separator before a value.
+    @inline(__always)
     private mutating func separate() {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
         if afterKey {
             afterKey = false
-            return
+        } else {
+            if filled & 1 != 0 { buffer.write(UInt8(ascii: ",")) }
+            filled |= 1
         }
-        if filled & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
-        filled |= 1
     }
 
     private mutating func open(_ byte: UInt8) {
         separate()
-        bytes.append(byte)
+        buffer.write(byte)
         if depth >= 63 { deeper.append(filled >> 63 != 0) }
         depth += 1
         filled <<= 1
@@ -102,7 +115,8 @@ public struct JSONBytes: JSONSink {
         depth -= 1
         filled >>= 1
         if depth >= 63, let outer = deeper.popLast(), outer { filled |= 1 << 63 }
-        bytes.append(byte)
+        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+        buffer.write(byte)
     }
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
@@ -111,39 +125,33 @@ public struct JSONBytes: JSONSink {
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func key(_ key: StaticString) {
-        if filled & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
+        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+        buffer.writeKey(key, comma: filled & 1 != 0)
         filled |= 1
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
     public mutating func string(_ value: String?) {
         separate()
-        if let value { JSONValue.writeString(value, into: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { JSONValue.writeString(value, to: &buffer) } else { buffer.write("null") }
     }
 
     public mutating func int(_ value: Int64?) {
         separate()
-        if let value { JSONValue.writeInteger(value, into: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        buffer.write(value ? "true" : "false")
     }
 
     public mutating func instant(_ value: Instant?) {
         separate()
-        guard let value else {
-            bytes.append(contentsOf: "null".utf8)
-            return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        value.writeRFC3339(into: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        guard let value else { return buffer.write("null") }
+        buffer.write(UInt8(ascii: "\""))
+        value.writeRFC3339(to: &buffer)
+        buffer.write(UInt8(ascii: "\""))
     }
 }
 
@@ -179,10 +187,9 @@ extension Evaluation {
 
     /// The compact JSON of `results` appended to `bytes` (the batch path: no intermediate tree).
     public func writeJSONLine(_ results: [EvaluationResult], into bytes: inout [UInt8]) {
-        var sink = JSONBytes(bytes: bytes)
-        bytes = []
+        var sink = JSONBytes()
         encode(results, to: &sink)
-        bytes = sink.bytes
+        sink.withBytes { bytes.append(contentsOf: $0) }
     }
 }
 

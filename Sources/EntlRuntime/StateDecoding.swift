@@ -155,7 +155,7 @@ private struct StateReader {
         case UInt8(ascii: "n")?: found = "null"
         case let b? where b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39): found = "a number"
         case nil: return .syntax(s, "unexpected end of input, expected a value")
-        default: return .syntax(s, "unexpected \(s.describeCurrent()), expected a value")
+        default: return .syntax(s.unexpected(expected: "a value"))
         }
         return DecodeError(path: "", message: "expected \(expected), found \(found)")
     }
@@ -178,53 +178,93 @@ private struct StateReader {
         try scan { try $0.enter() }
         s.index += 1
         let base = keys.count
-        defer { keys.removeSubrange(base...) }
+        defer { if keys.count > base { keys.removeSubrange(base...) } }
         var seen: UInt64 = 0
         if s.peek() == UInt8(ascii: "}") {
             s.index += 1
         } else {
             repeat {
                 guard s.peek() == UInt8(ascii: "\"") else {
-                    throw .syntax(s, "unexpected \(s.describeCurrent()), expected a string key")
+                    throw .syntax(s.unexpected(expected: "a string key"))
                 }
                 let key = try scan { try $0.stringBytes() }
-                let scanner = s
-                let name = { scanner.text(key) }
-                let index = s.withBytes(key, known.index)
+                let index = known.index(key, in: s)
                 if let index {
-                    if seen & (1 << index) != 0 { throw DecodeError(path: name(), message: "duplicate key \"\(name())\"") }
+                    if seen & (1 << index) != 0 { throw duplicate(key) }
                     seen |= 1 << index
                 } else {
-                    if keys[base...].contains(where: { scanner.equal($0, key) }) {
-                        throw DecodeError(path: name(), message: "duplicate key \"\(name())\"")
-                    }
+                    for other in keys[base...] where s.equal(other, key) { throw duplicate(key) }
                     keys.append(key)
                 }
                 try scan { try $0.expect(UInt8(ascii: ":"), "`:` after the key") }
                 do {
                     try body(&self, index, key)
                 } catch {
-                    throw error.under(name())
+                    throw error.under(s.text(key))
                 }
             } while try scan({ try $0.more(closing: UInt8(ascii: "}"), "}") })
         }
         s.leave()
     }
 
-    /// The keys an object may have (at most 64), matched as bytes: by length, then byte by byte.
+    private func duplicate(_ key: JSONScanner.StringBytes) -> DecodeError {
+        DecodeError(path: s.text(key), message: "duplicate key \"\(s.text(key))\"")
+    }
+
+    /// The keys an object may have (at most 64, each at most 16 bytes), matched as bytes: the
+    /// candidates of the key's length, each compared as two words.
     struct KeySet: Sendable {
         let names: [String]
-        private let bytes: [[UInt8]]
+        /// The keys as (index in `names`, first 8 bytes, next 8 bytes, zero-padded), by length.
+        private let entries: [(index: Int, words: (UInt64, UInt64))]
+        /// `entries[starts[n] ..< starts[n + 1]]` are the keys of `n` bytes.
+        private let starts: [Int]
 
         init(_ names: [String]) {
-            precondition(names.count <= 64)
+            precondition(names.count <= 64 && names.allSatisfy { $0.utf8.count <= 16 })
             self.names = names
-            bytes = names.map { Array($0.utf8) }
+            let sorted = names.indices.sorted { (names[$0].utf8.count, $0) < (names[$1].utf8.count, $1) }
+            entries = sorted.map { i in Array(names[i].utf8).withUnsafeBufferPointer { (i, KeySet.words($0)) } }
+            starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
+        }
+
+        /// The bytes as two little-endian words, zero-padded (at most 16 bytes).
+        /// Loads overlap (bytes 0..<8 and n-8..<n for 8 < n ≤ 16) rather than copy byte by byte.
+        @inline(__always)
+        private static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+            let n = bytes.count
+            guard let base = bytes.baseAddress else { return (0, 0) }
+            let raw = UnsafeRawPointer(base)
+            func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> UInt64 {
+                UInt64(UInt64(T(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: T.self))))
+            }
+            switch n {
+            case 8...16:
+                let high = n == 8 ? 0 : load(n - 8, UInt64.self) >> (8 * (16 - n))
+                return (load(0, UInt64.self), high)
+            case 4..<8:
+                return (load(0, UInt32.self) | load(n - 4, UInt32.self) << (8 * (n - 4)), 0)
+            default:
+                var word: UInt64 = 0
+                for i in 0..<n { word |= UInt64(bytes[i]) << (8 * i) }
+                return (word, 0)
+            }
+        }
+
+        /// The index in `names` of a key read by `scanner`.
+        @inline(__always)
+        func index(_ key: JSONScanner.StringBytes, in scanner: JSONScanner) -> Int? {
+            switch key {
+            case .range(let r): index(UnsafeBufferPointer(rebasing: scanner.bytes[r]))
+            case .decoded(let d): d.withUnsafeBufferPointer { index($0) }
+            }
         }
 
         func index(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
-            for (i, k) in bytes.enumerated() where k.count == key.count {
-                if k.withUnsafeBufferPointer({ k in (0..<key.count).allSatisfy { k[$0] == key[$0] } }) { return i }
+            guard key.count <= 16 else { return nil }
+            let (first, second) = KeySet.words(key)
+            for e in starts[key.count]..<starts[key.count + 1] where entries[e].words == (first, second) {
+                return entries[e].index
             }
             return nil
         }

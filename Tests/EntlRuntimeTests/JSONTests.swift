@@ -63,6 +63,48 @@ import Testing
         """)
     }
 
+    /// Strings are scanned eight bytes at a time: a byte that ends the plain run (a quote, a
+    /// backslash, a control byte, non-ASCII) is found at every offset, written escaped and read back.
+    @Test(arguments: ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "💎"])
+    func stringsRoundTripWithASpecialByteAtAnyOffset(special: String) throws {
+        let escaped = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\u{01}": "\\u0001", "\u{1F}": "\\u001f"][special] ?? special
+        for offset in 0..<20 {
+            let text = String(repeating: "a", count: offset) + special + "bcdefghijklmnopq"
+            var sink = JSONBytes()
+            sink.string(text)
+            let written = String(decoding: sink.bytes, as: UTF8.self)
+            #expect(written == "\"" + String(repeating: "a", count: offset) + escaped + "bcdefghijklmnopq\"")
+            #expect(try JSONParser.parse(sink.bytes) == .string(text))
+        }
+    }
+
+    @Test func integersAndInstantsAreWrittenWhole() throws {
+        var sink = JSONBytes()
+        sink.beginArray()
+        for n: Int64 in [0, 7, -7, 1_000_000_000_000_000, .max, .min] { sink.int(n) }
+        for seconds: Int64 in [0, -1, 253_402_300_800, -62_167_219_201] { sink.instant(Instant(seconds: seconds)) }
+        sink.instant(Instant(seconds: 1, nanoseconds: 123_456_789))
+        sink.instant(Instant(seconds: 1, nanoseconds: 500_000_000))
+        sink.endArray()
+        #expect(String(decoding: sink.bytes, as: UTF8.self) == "[0,7,-7,1000000000000000,9223372036854775807,-9223372036854775808,"
+            + "\"1970-01-01T00:00:00Z\",\"1969-12-31T23:59:59Z\",\"10000-01-01T00:00:00Z\",\"-1-12-31T23:59:59Z\","
+            + "\"1970-01-01T00:00:01.123456789Z\",\"1970-01-01T00:00:01.5Z\"]")
+    }
+
+    /// A copy of a sink is a value of its own, as an array is: writing to one leaves the other.
+    @Test func copiesOfASinkAreIndependent() {
+        var a = JSONBytes()
+        a.beginArray()
+        var b = a
+        b.int(1)
+        a.int(2)
+        a.key("k")  // no effect on `b`
+        a.endArray()
+        b.endArray()
+        #expect(String(decoding: b.bytes, as: UTF8.self) == "[1]")
+        #expect(String(decoding: a.bytes, as: UTF8.self) == "[2,\"k\":]")
+    }
+
     /// Commas are right at every depth, past the 64 levels kept in one word too: each level holds
     /// a number, the next level, and a key after it.
     @Test(arguments: [1, 63, 64, 65, 130])

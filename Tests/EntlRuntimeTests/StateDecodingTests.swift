@@ -99,6 +99,31 @@ import Testing
         #expect(s == same)
     }
 
+    /// Keys are matched as words of their bytes: every known key is found whatever its length,
+    /// and keys that differ only past the first eight bytes, or are one byte longer or shorter
+    /// than a known key, or longer than any, are not.
+    @Test func keysMatchOnEveryByte() throws {
+        let s = try PurchaseState(json: #"""
+            {"customer_since": "2026-01-01T00:00:00Z", "customer_sincf": 1, "customer_sinc": 1, "n": 1,
+             "purchases": [{"product": "p", "purchased_at": "2026-02-01T00:00:00Z", "purchased_au": 1, "period_start": "2026-03-01T00:00:00Z",
+                            "quantity": 2, "quantity_of_everything": 1}],
+             "usage": [{"event": "e", "level": 3, "at": "2026-04-01T00:00:00Z", "id": "x", "ad": 1}]}
+            """#)
+        #expect(s.customerSince?.rfc3339 == "2026-01-01T00:00:00Z")
+        #expect(s.purchases[0].purchasedAt?.rfc3339 == "2026-02-01T00:00:00Z")
+        #expect(s.purchases[0].periodStart?.rfc3339 == "2026-03-01T00:00:00Z")
+        #expect(s.purchases[0].quantity == 2)
+        #expect(s.usage == [UsageRecord(event: "e", kind: .level(3), at: Instant(rfc3339: "2026-04-01T00:00:00Z"), id: "x")])
+        #expect(s.warnings.map(\.description) == [
+            "customer_sincf: unknown key (did you mean `customer_since`?)",
+            "customer_sinc: unknown key (did you mean `customer_since`?)",
+            "n: unknown key (did you mean `now`?)",
+            "purchases[0].purchased_au: unknown key (did you mean `purchased_at`?)",
+            "purchases[0].quantity_of_everything: unknown key (did you mean `quantity`?)",
+            "usage[0].ad: unknown key (did you mean `at`?)",
+        ])
+    }
+
     @Test func strictDecodingRefusesUnknownKeys() {
         let options = StateDecodingOptions(strict: true)
         #expect(throws: StateError(path: "purchases[0].state", message: "unknown key (did you mean `status`?)")) {

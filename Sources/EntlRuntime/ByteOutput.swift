@@ -1,0 +1,110 @@
+/// Where JSON text is written: an array, or the growable buffer of `JSONBytes` (the batch path).
+/// The writers (`JSONValue.writeString`, `writeInteger`, `Instant.writeRFC3339`) are one generic
+/// body each, specialized for both.
+protocol ByteOutput {
+    mutating func write(_ byte: UInt8)
+    mutating func write(_ bytes: UnsafeRawBufferPointer)
+}
+
+extension ByteOutput {
+    @inline(__always)
+    mutating func write(_ text: StaticString) {
+        write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+extension Array: ByteOutput where Element == UInt8 {
+    mutating func write(_ byte: UInt8) { append(byte) }
+    mutating func write(_ bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+}
+
+/// A growable byte buffer written in place: a write checks capacity and nothing else (no
+/// copy-on-write check per byte, as an array's append makes; `JSONBytes` checks once per value).
+final class ByteBuffer: ByteOutput {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 512) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    convenience init(copying other: ByteBuffer) {
+        self.init(capacity: other.count)
+        write(UnsafeRawBufferPointer(other.bytes))
+    }
+
+    deinit { base.deallocate() }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        if capacity - count < n { grow(to: count + n) }
+    }
+
+    @inline(never)
+    private func grow(to needed: Int) {
+        capacity = max(needed, capacity * 2)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        larger.initialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+    }
+
+    @inline(__always)
+    func write(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        ByteBuffer.copy(start, bytes.count, to: UnsafeMutableRawPointer(base + count))
+        count += bytes.count
+    }
+
+    /// Copies `n` bytes; up to 16 as two overlapping words (a JSON key, a name, a number),
+    /// cheaper than a call to `memcpy`.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawPointer, _ n: Int, to target: UnsafeMutableRawPointer) {
+        @inline(__always) func words<T: FixedWidthInteger>(_: T.Type) {
+            let size = MemoryLayout<T>.size
+            target.storeBytes(of: source.loadUnaligned(as: T.self), as: T.self)
+            (target + (n - size)).storeBytes(of: (source + (n - size)).loadUnaligned(as: T.self), as: T.self)
+        }
+        switch n {
+        case 8...16: words(UInt64.self)
+        case 4..<8: words(UInt32.self)
+        case 2..<4: words(UInt16.self)
+        case 1: target.storeBytes(of: source.load(as: UInt8.self), as: UInt8.self)
+        case 0: break
+        default: target.copyMemory(from: source, byteCount: n)
+        }
+    }
+
+    /// `,"key":` (the comma when `comma`) in one step.
+    @inline(__always)
+    func writeKey(_ key: StaticString, comma: Bool) {
+        let n = key.utf8CodeUnitCount
+        reserve(n + 4)
+        if comma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        base[count] = UInt8(ascii: "\"")
+        ByteBuffer.copy(key.utf8Start, n, to: UnsafeMutableRawPointer(base + count + 1))
+        base[count + n + 1] = UInt8(ascii: "\"")
+        base[count + n + 2] = UInt8(ascii: ":")
+        count += n + 3
+    }
+
+    @inline(__always)
+    func write(_ text: StaticString) {
+        write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
