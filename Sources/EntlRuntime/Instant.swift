@@ -55,6 +55,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
 
     /// Parses RFC 3339 from UTF-8 bytes (no copy).
     static func parse(rfc3339 b: UnsafeBufferPointer<UInt8>) -> Instant? {
+        parseWholeSecondsUTC(b) ?? parseAnyForm(b)
+    }
+
+    /// Any RFC 3339 form, byte by byte.
+    static func parseAnyForm(_ b: UnsafeBufferPointer<UInt8>) -> Instant? {
         @inline(__always) func digits(_ at: Int, _ count: Int) -> Int? {
             guard at + count <= b.count else { return nil }
             var v = 0
@@ -103,6 +108,41 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         let days = CivilDate.toDays(year: Int64(year), month: month, day: day)
         return Instant(seconds: days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds),
                        nanoseconds: Int32(nanos))
+    }
+
+    /// The common form, `YYYY-MM-DDTHH:MM:SSZ` (20 bytes), read as three words rather than byte by
+    /// byte; nil for anything else (the general parser then decides).
+    @inline(__always)
+    static func parseWholeSecondsUTC(_ b: UnsafeBufferPointer<UInt8>) -> Instant? {
+        guard let base = b.baseAddress, b.count == 20 else { return nil }
+        let raw = UnsafeRawPointer(base)
+        // Bytes 0..<8 `YYYY-MM-`, 8..<16 `DDTHH:MM`, 16..<20 `:SSZ`, as little-endian words.
+        let w0 = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let w1 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let w2 = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+        /// The word with its digit bytes (where `digits` has 0xFF) made 0…9; nil unless each of
+        /// them is a digit and each other byte is as in `punctuation` (`T` and `Z` in either case).
+        @inline(__always) func digits(_ word: UInt64, _ digits: UInt64, _ punctuation: UInt64, caseless: UInt64) -> UInt64? {
+            guard (word | caseless) & ~digits == punctuation else { return nil }
+            let d = (word ^ (0x3030_3030_3030_3030 & digits)) & digits
+            let sixes = 0x0606_0606_0606_0606 & digits
+            guard d & 0xF0F0_F0F0_F0F0_F0F0 == 0, (d &+ sixes) & 0x1010_1010_1010_1010 == 0 else { return nil }
+            return d
+        }
+        guard let a = digits(w0, 0x00FF_FF00_FFFF_FFFF, 0x2D00_002D_0000_0000, caseless: 0),
+              let c = digits(w1, 0xFFFF_00FF_FF00_FFFF, 0x0000_3A00_0074_0000, caseless: 0x0000_0000_0020_0000),
+              let e = digits(w2, 0x0000_0000_00FF_FF00, 0x0000_0000_7A00_003A, caseless: 0x0000_0000_2000_0000)
+        else { return nil }
+        @inline(__always) func two(_ word: UInt64, _ at: Int) -> Int {
+            Int((word >> (8 * at)) & 0xF) * 10 + Int((word >> (8 * at + 8)) & 0xF)
+        }
+        let year = two(a, 0) * 100 + two(a, 2), month = two(a, 5), day = two(c, 0)
+        let hour = two(c, 3), minute = two(c, 6), second = two(e, 1)
+        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysIn(year: Int64(year), month: month),
+              hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        let days = CivilDate.toDays(year: Int64(year), month: month, day: day)
+        return Instant(seconds: days * 86_400 + Int64(hour * 3600 + minute * 60 + second))
     }
 
     /// Appends `rfc3339`'s UTF-8 bytes (no intermediate strings).

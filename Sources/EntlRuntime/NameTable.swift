@@ -56,8 +56,9 @@ struct NameTable: Sendable {
         var slots = [Slot](repeating: Slot(), count: count)
         var bytes: [UInt8] = []
         var complete = true
-        // Sorted, so the table's layout does not depend on the dictionary's iteration order.
-        for (key, value) in keys.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+        // Sorted, so the table's layout does not depend on the dictionary's iteration order: by
+        // value (mostly distinct, and cheap to compare), then by bytes.
+        for (key, value) in keys.sorted(by: { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.lexicographicallyPrecedes($1.0) }) {
             var h = NameTable.Hash()
             h.combine(key)
             guard h.ascii, value <= Int32.max else {

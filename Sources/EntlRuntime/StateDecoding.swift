@@ -126,6 +126,7 @@ private struct StateReader {
     }
 
     /// Runs a scanner step, turning a JSON syntax error into a located decode error.
+    @inline(__always)
     private mutating func scan<T>(_ body: (inout JSONScanner) throws -> T) throws(DecodeError) -> T {
         do {
             return try body(&s)
@@ -161,6 +162,7 @@ private struct StateReader {
     }
 
     /// Consumes `null` when it is next (null reads as absent).
+    @inline(__always)
     private mutating func null() throws(DecodeError) -> Bool {
         guard s.peek() == UInt8(ascii: "n") else { return false }
         try scan { try $0.literal("null") }
@@ -396,7 +398,7 @@ private struct StateReader {
         if try null() { return nil }
         guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
         let text = try scan { try $0.stringBytes() }
-        guard let v = s.withBytes(text, spellings.match) else {
+        guard let v = spellings.keys.index(text, in: s).map({ spellings.values[$0] }) else {
             let options = spellings.keys.names.joined(separator: ", ")
             throw DecodeError(path: "", message: "unknown \(noun) \"\(s.text(text))\" (expected one of: \(options))")
         }
@@ -410,7 +412,6 @@ private struct StateReader {
         let keys: KeySet
         let values: [T]
 
-        func match(_ b: UnsafeBufferPointer<UInt8>) -> T? { keys.index(b).map { values[$0] } }
     }
 
     static let statuses = Spellings<PurchaseStatus>()
@@ -436,10 +437,12 @@ private struct StateReader {
             case 3: state.environment = try r.choice(StateReader.environments, noun: "environment")
             case 4:
                 try r.elements(limit: r.limits.purchases, "purchases") { (r, i) throws(DecodeError) in
+                    if i == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
                     state.purchases.append(try r.purchase(i))
                 }
             case 5:
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
+                    if i == 0 { state.usage.reserveCapacity(8) }
                     state.usage.append(try r.usage(i))
                 }
             case 6:

@@ -198,9 +198,8 @@ public struct Lexer {
     private mutating func lexIdentifier() -> TokenKind {
         let startIndex = index
         while let b = peekByte(), Lexer.isIdentifierContinue(b) { advance() }
-        let text = String(decoding: bytes[startIndex..<index], as: UTF8.self)
-        if let keyword = Keyword(rawValue: text) { return .keyword(keyword) }
-        return .identifier(text)
+        if let keyword = Keyword(spelledBy: bytes[startIndex..<index]) { return .keyword(keyword) }
+        return .identifier(String(decoding: bytes[startIndex..<index], as: UTF8.self))
     }
 
     /// `integer = digit { digit | "_" digit } ;` with a value in 0 … 10^15.

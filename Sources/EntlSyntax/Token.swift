@@ -12,6 +12,22 @@ public enum Keyword: String, Sendable, CaseIterable {
     }
 }
 
+extension Keyword {
+    /// The keyword these bytes spell, if any. Most identifiers are none: the candidates of the
+    /// same length and first byte are compared, not every keyword as `init(rawValue:)` does.
+    public init?(spelledBy bytes: ArraySlice<UInt8>) {
+        guard let first = bytes.first else { return nil }
+        for (keyword, spelling) in Keyword.spellings
+        where spelling.count == bytes.count && spelling[0] == first && spelling.elementsEqual(bytes) {
+            self = keyword
+            return
+        }
+        return nil
+    }
+
+    private static let spellings = allCases.map { ($0, Array($0.rawValue.utf8)) }
+}
+
 public enum TokenKind: Hashable, Sendable {
     case identifier(String)
     case keyword(Keyword)

@@ -113,6 +113,9 @@ enum JSONLines {
         /// nothing to read right now (the block may then be short, or nil if it is empty).
         mutating func nextBlock(paused: inout Bool) throws(CLIError) -> Block? {
             var block = Block()
+            // Reserved once (touched only as filled), not grown by doubling and copying.
+            block.bytes.reserveCapacity(JSONLines.blockBytes)
+            block.lines.reserveCapacity(JSONLines.blockLines)
             while block.lines.count < JSONLines.blockLines, block.bytes.count < JSONLines.blockBytes {
                 if start == end, !atEnd, !block.lines.isEmpty, !readable() {
                     paused = true
