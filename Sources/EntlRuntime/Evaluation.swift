@@ -17,7 +17,7 @@ public struct Evaluation: Sendable {
     var purchaseProduct: UnsafeBufferPointer<Int32> { tables.purchaseProduct }
     var standings: UnsafeBufferPointer<PurchaseStanding> { tables.standings }
     var byProduct: UnsafeBufferPointer<Int32> { tables.byProduct }
-    var products: UnsafeBufferPointer<ProductStanding> { tables.products }
+    var products: EvaluationTables.ProductStandings { tables.products }
     var usageFeature: UnsafeBufferPointer<Int32> { tables.usageFeature }
     var retries: [(record: Int, first: Int)] { tables.retries }
 

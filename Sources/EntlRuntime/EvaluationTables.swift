@@ -22,7 +22,7 @@ final class EvaluationTables: @unchecked Sendable {
     /// The matched purchases' state indices, sorted by (product, index): each product's purchases
     /// are one contiguous run.
     let byProduct: UnsafeBufferPointer<Int32>
-    let products: UnsafeBufferPointer<ProductStanding>
+    let products: ProductStandings
     /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
     /// it names none or is a retry.
     let usageFeature: UnsafeBufferPointer<Int32>
@@ -39,7 +39,13 @@ final class EvaluationTables: @unchecked Sendable {
     init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant) throws(EvaluationError) {
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
         var layout = Layout()
-        let productsAt = layout.place(ProductStanding.self, g.products.count)
+        // Few products touched (by purchases or overrides): only theirs are kept, sorted, not one
+        // standing per product of the graph (which was most of building a small evaluation).
+        let touchedAtMost = purchaseCount + state.overrides.count
+        let sparse = touchedAtMost <= ProductStandings.sparseLimit && touchedAtMost < g.products.count
+        let productSlots = sparse ? touchedAtMost : g.products.count
+        let productsAt = layout.place(ProductStanding.self, productSlots)
+        let productKeysAt = layout.place(Int32.self, sparse ? productSlots : 0)
         let standingsAt = layout.place(PurchaseStanding.self, purchaseCount)
         let entitlementsAt = layout.place((Truth, End)?.self, g.entitlements.count)
         let mutexAt = layout.place(pthread_mutex_t.self, 1)
@@ -50,8 +56,10 @@ final class EvaluationTables: @unchecked Sendable {
         var built = false
         defer { if !built { storage.deallocate() } }
 
-        let products = (storage + productsAt).bindMemory(to: ProductStanding.self, capacity: g.products.count)
-        products.initialize(repeating: ProductStanding(), count: g.products.count)
+        var products = ProductStandings(
+            values: (storage + productsAt).bindMemory(to: ProductStanding.self, capacity: productSlots),
+            keys: sparse ? (storage + productKeysAt).bindMemory(to: Int32.self, capacity: productSlots) : nil,
+            dense: g.products.count)
         let standings = (storage + standingsAt).bindMemory(to: PurchaseStanding.self, capacity: purchaseCount)
         standings.initialize(repeating: .unknown, count: purchaseCount)
         let purchaseProduct = (storage + purchaseProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
@@ -64,7 +72,7 @@ final class EvaluationTables: @unchecked Sendable {
             guard let p = g.productNames[product] else {
                 throw EvaluationError("overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
             }
-            products[p].override = value
+            products.slot(p).pointee.override = value
         }
         let resolver = OwnershipResolver(graph: g, environment: env)
         var matchedCount = 0
@@ -96,15 +104,17 @@ final class EvaluationTables: @unchecked Sendable {
                     switch standing {
                     case .owned:
                         let end = OwnershipResolver.accessEnd(purchase.pointee, kind, duration)
-                        products[p].ownedEnd = products[p].ownedCount == 0 ? end : max(products[p].ownedEnd, end)
-                        products[p].ownedCount += 1
+                        let product = products.slot(p)
+                        product.pointee.ownedEnd = product.pointee.ownedCount == 0 ? end : max(product.pointee.ownedEnd, end)
+                        product.pointee.ownedCount += 1
                         if kind == .consumable {
-                            products[p].ownedQuantity = products[p].ownedQuantity.addingSaturating(purchase.pointee.quantity)
+                            product.pointee.ownedQuantity = product.pointee.ownedQuantity.addingSaturating(purchase.pointee.quantity)
                         }
                     case .unknown:
-                        products[p].unknownCount += 1
+                        let product = products.slot(p)
+                        product.pointee.unknownCount += 1
                         if kind == .consumable {
-                            products[p].unknownQuantity = products[p].unknownQuantity.addingSaturating(purchase.pointee.quantity)
+                            product.pointee.unknownQuantity = product.pointee.unknownQuantity.addingSaturating(purchase.pointee.quantity)
                         }
                     default:
                         break
@@ -141,7 +151,7 @@ final class EvaluationTables: @unchecked Sendable {
         self.purchaseProduct = UnsafeBufferPointer(start: purchaseProduct, count: purchaseCount)
         self.standings = UnsafeBufferPointer(start: standings, count: purchaseCount)
         self.byProduct = UnsafeBufferPointer(start: matched, count: matchedCount)
-        self.products = UnsafeBufferPointer(start: products, count: g.products.count)
+        self.products = products
         self.usageFeature = UnsafeBufferPointer(start: usageFeature, count: usageCount)
         self.retries = retries
         self.entitlements = UnsafeMutableBufferPointer(start: entitlements, count: g.entitlements.count)
@@ -177,6 +187,47 @@ final class EvaluationTables: @unchecked Sendable {
         if components.isEmpty { components = Array(repeating: nil, count: count) }
         components[c] = computed
         return computed
+    }
+
+    /// Per product of the graph, its standing: a table of every product, or, when few are touched,
+    /// the touched ones sorted by product (every other product has the default standing).
+    struct ProductStandings {
+        /// The most products kept sorted (inserting is linear in their number).
+        static let sparseLimit = 16
+        private let values: UnsafeMutablePointer<ProductStanding>
+        /// nil: `values` has one standing per product.
+        private let keys: UnsafeMutablePointer<Int32>?
+        private var count: Int
+
+        /// `dense`: the number of products, initialized when there are no keys.
+        init(values: UnsafeMutablePointer<ProductStanding>, keys: UnsafeMutablePointer<Int32>?, dense: Int) {
+            self.values = values
+            self.keys = keys
+            count = keys == nil ? dense : 0
+            if keys == nil { values.initialize(repeating: ProductStanding(), count: dense) }
+        }
+
+        subscript(_ p: Int) -> ProductStanding {
+            guard let keys else { return values[p] }
+            for i in 0..<count where keys[i] == Int32(p) { return values[i] }
+            return ProductStanding()
+        }
+
+        /// Product `p`'s standing to update (added, in order, when first touched).
+        mutating func slot(_ p: Int) -> UnsafeMutablePointer<ProductStanding> {
+            guard let keys else { return values + p }
+            var i = count
+            while i > 0, keys[i - 1] >= Int32(p) {
+                if keys[i - 1] == Int32(p) { return values + (i - 1) }
+                i -= 1
+            }
+            (keys + i + 1).moveInitialize(from: keys + i, count: count - i)
+            (values + i + 1).moveInitialize(from: values + i, count: count - i)
+            keys[i] = Int32(p)
+            (values + i).initialize(to: ProductStanding())
+            count += 1
+            return values + i
+        }
     }
 
     /// Byte offsets of typed tables in one allocation, each aligned for its type.

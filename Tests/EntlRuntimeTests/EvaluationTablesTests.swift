@@ -45,6 +45,26 @@ import Testing
         #expect(e.products[2].ownedCount == 1 && e.products[2].unknownCount == 1)
     }
 
+    /// Few touched products are kept sorted (the others read as the default standing); more than
+    /// `sparseLimit` take one standing per product. Both read the same.
+    @Test(arguments: [2, 17])
+    func productStandingsReadTheSameSparseOrDense(extraPurchases: Int) throws {
+        let rules = (0..<40).map { "product p\($0): consumable" }.joined(separator: "\n")
+        let graph = compileGraph(rules)
+        var purchases = [#"{"product": "p30", "quantity": 2}"#, #"{"product": "p7", "status": "unknown", "quantity": 5}"#,
+                         #"{"product": "p30", "quantity": 3}"#]
+        purchases += (0..<extraPurchases).map { #"{"product": "p\#(20 + $0 % 3)", "status": "revoked"}"# }
+        let e = try evaluate(graph, state(#"{"purchases": [\#(purchases.joined(separator: ", "))], "overrides": {"p12": "purchased"}}"#),
+                             at: "2026-01-15T00:00:00Z")
+        for p in 0..<40 {
+            let s = e.products[p]
+            #expect(s.ownedCount == (p == 30 ? 2 : 0) && s.ownedQuantity == (p == 30 ? 5 : 0), "p\(p)")
+            #expect(s.unknownCount == (p == 7 ? 1 : 0) && s.unknownQuantity == (p == 7 ? 5 : 0), "p\(p)")
+            #expect(s.override == (p == 12 ? .purchased : nil), "p\(p)")
+            #expect(s.truth == (p == 30 || p == 12 ? .true : p == 7 ? .unknown : .false), "p\(p)")
+        }
+    }
+
     @Test func anEntitlementAskedFirstComputesItsDependenciesFirst() throws {
         let graph = compileGraph(EvaluationTablesTests.rules)
         let s = state(#"{"purchases": [{"product": "a"}, {"product": "b", "quantity": 2}]}"#)
