@@ -238,7 +238,7 @@ private struct StateReader {
             guard let base = bytes.baseAddress else { return (0, 0) }
             let raw = UnsafeRawPointer(base)
             func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> UInt64 {
-                UInt64(UInt64(T(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: T.self))))
+                UInt64(T(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: T.self)))
             }
             switch n {
             case 8...16:
