@@ -71,7 +71,7 @@ final class ByteBuffer: ByteOutput {
     /// Copies `n` bytes; up to 16 as two overlapping words (a JSON key, a name, a number),
     /// cheaper than a call to `memcpy`.
     @inline(__always)
-    private static func copy(_ source: UnsafeRawPointer, _ n: Int, to target: UnsafeMutableRawPointer) {
+    static func copy(_ source: UnsafeRawPointer, _ n: Int, to target: UnsafeMutableRawPointer) {
         @inline(__always) func words<T: FixedWidthInteger>(_: T.Type) {
             let size = MemoryLayout<T>.size
             target.storeBytes(of: source.loadUnaligned(as: T.self), as: T.self)
@@ -103,8 +103,4 @@ final class ByteBuffer: ByteOutput {
         count += n + 3
     }
 
-    @inline(__always)
-    func write(_ text: StaticString) {
-        write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
 }

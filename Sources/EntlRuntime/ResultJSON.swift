@@ -91,10 +91,16 @@ public struct JSONBytes: JSONSink {
         try withExtendedLifetime(buffer) { try body(buffer.bytes) }
     }
 
+    /// Copies the buffer first if another `JSONBytes` shares it.
+    @inline(__always)
+    private mutating func unshare() {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+    }
+
     /// Unshares the buffer and writes the separator before a value.
     @inline(__always)
     private mutating func separate() {
-        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+        unshare()
         if afterKey {
             afterKey = false
         } else {
@@ -115,7 +121,7 @@ public struct JSONBytes: JSONSink {
         depth -= 1
         filled >>= 1
         if depth >= 63, let outer = deeper.popLast(), outer { filled |= 1 << 63 }
-        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+        unshare()
         buffer.write(byte)
     }
 
@@ -125,7 +131,7 @@ public struct JSONBytes: JSONSink {
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func key(_ key: StaticString) {
-        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+        unshare()
         buffer.writeKey(key, comma: filled & 1 != 0)
         filled |= 1
         afterKey = true

@@ -217,7 +217,7 @@ private struct StateReader {
     /// candidates of the key's length, each compared as two words.
     struct KeySet: Sendable {
         let names: [String]
-        /// The keys as (index in `names`, first 8 bytes, next 8 bytes, zero-padded), by length.
+        /// The keys as (index in `names`, their bytes as two zero-padded words), by length.
         private let entries: [(index: Int, words: (UInt64, UInt64))]
         /// `entries[starts[n] ..< starts[n + 1]]` are the keys of `n` bytes.
         private let starts: [Int]
@@ -230,27 +230,13 @@ private struct StateReader {
             starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
         }
 
-        /// The bytes as two little-endian words, zero-padded (at most 16 bytes).
-        /// Loads overlap (bytes 0..<8 and n-8..<n for 8 < n ≤ 16) rather than copy byte by byte.
+        /// The bytes (at most 16) as two words, zero-padded.
         @inline(__always)
         private static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-            let n = bytes.count
-            guard let base = bytes.baseAddress else { return (0, 0) }
-            let raw = UnsafeRawPointer(base)
-            func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> UInt64 {
-                UInt64(T(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: T.self)))
-            }
-            switch n {
-            case 8...16:
-                let high = n == 8 ? 0 : load(n - 8, UInt64.self) >> (8 * (16 - n))
-                return (load(0, UInt64.self), high)
-            case 4..<8:
-                return (load(0, UInt32.self) | load(n - 4, UInt32.self) << (8 * (n - 4)), 0)
-            default:
-                var word: UInt64 = 0
-                for i in 0..<n { word |= UInt64(bytes[i]) << (8 * i) }
-                return (word, 0)
-            }
+            var words: (UInt64, UInt64) = (0, 0)
+            guard let base = bytes.baseAddress else { return words }
+            withUnsafeMutableBytes(of: &words) { ByteBuffer.copy(base, bytes.count, to: $0.baseAddress!) }
+            return words
         }
 
         /// The index in `names` of a key read by `scanner`.
