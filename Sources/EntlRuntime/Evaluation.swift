@@ -43,7 +43,7 @@ public struct Evaluation: Sendable {
 
     /// The state indices of the purchases of product `p` (in this environment), in state order
     /// (a view into `byProduct`: no allocation).
-    func purchases(of p: Int) -> LazyMapCollection<Slice<UnsafeBufferPointer<Int32>>, Int> {
+    func purchases(of p: Int) -> PurchaseIndices {
         let product = Int32(p)
         // Lower bound of the run of `p` in `byProduct`.
         var lo = 0, hi = byProduct.count
@@ -53,7 +53,7 @@ public struct Evaluation: Sendable {
         }
         var upper = lo
         while upper < byProduct.count, purchaseProduct[Int(byProduct[upper])] == product { upper += 1 }
-        return byProduct[lo..<upper].lazy.map(Int.init)
+        return PurchaseIndices(run: byProduct, startIndex: lo, endIndex: upper)
     }
 
     /// The usage records of feature `f`, in state order.
@@ -72,10 +72,7 @@ public struct Evaluation: Sendable {
     }
 
     /// When purchase `j` (of a matched product) stops counting by itself.
-    func accessEnd(_ j: Int) -> End {
-        let p = Int(purchaseProduct[j])
-        return OwnershipResolver.accessEnd(state.purchases[j], graph.products[p].kind, graph.products[p].duration)
-    }
+    func accessEnd(_ j: Int) -> End { tables.ends[j] }
 
     /// Kleene truth of entitlement `e` and, when true, when it stops holding by itself (§3).
     /// Computed on first use, its dependencies first (iteratively: no recursion on chain length).
@@ -303,10 +300,11 @@ public struct Evaluation: Sendable {
         }
         for p in ps where products[p].override == nil {
             for j in purchases(of: p) {
-                let purchase = state.purchases[j]
-                if let bought = purchase.purchasedAt, bought > at, purchase.status != .revoked,
-                   purchase.status != .expired, purchase.status != .billingRetry {
-                    consider(bought)
+                if let bought = state.purchases[j].purchasedAt, bought > at {
+                    switch state.purchases[j].status {
+                    case .revoked, .expired, .billingRetry: break
+                    default: consider(bought)
+                    }
                 }
                 if standings[j] == .owned, case .at(let end) = accessEnd(j) { consider(end) }
             }
@@ -321,4 +319,14 @@ func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
     case (let x?, nil): x
     case (nil, let y): y
     }
+}
+
+/// State indices of purchases: a run of `EvaluationTables.byProduct`, read as `Int`s (a plain
+/// collection: the generic lazy map it replaces cost more than the search that finds the run).
+struct PurchaseIndices: RandomAccessCollection {
+    let run: UnsafeBufferPointer<Int32>
+    let startIndex: Int
+    let endIndex: Int
+
+    subscript(i: Int) -> Int { Int(run[i]) }
 }

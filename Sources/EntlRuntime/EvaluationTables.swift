@@ -19,6 +19,9 @@ final class EvaluationTables: @unchecked Sendable {
     /// Per state purchase: the product index, or -1 when it names none in this environment.
     let purchaseProduct: UnsafeBufferPointer<Int32>
     let standings: UnsafeBufferPointer<PurchaseStanding>
+    /// Per state purchase: when it stops counting by itself (§2 rules 5–8; `.never` when it names
+    /// no product). Queries ask often; reading it from the purchase copied the purchase.
+    let ends: UnsafeBufferPointer<End>
     /// The matched purchases' state indices, sorted by (product, index): each product's purchases
     /// are one contiguous run.
     let byProduct: UnsafeBufferPointer<Int32>
@@ -47,6 +50,7 @@ final class EvaluationTables: @unchecked Sendable {
         let productsAt = layout.place(ProductStanding.self, productSlots)
         let productKeysAt = layout.place(Int32.self, sparse ? productSlots : 0)
         let standingsAt = layout.place(PurchaseStanding.self, purchaseCount)
+        let endsAt = layout.place(End.self, purchaseCount)
         let entitlementsAt = layout.place((Truth, End)?.self, g.entitlements.count)
         let mutexAt = layout.place(pthread_mutex_t.self, 1)
         let purchaseProductAt = layout.place(Int32.self, purchaseCount)
@@ -62,6 +66,8 @@ final class EvaluationTables: @unchecked Sendable {
             dense: g.products.count)
         let standings = (storage + standingsAt).bindMemory(to: PurchaseStanding.self, capacity: purchaseCount)
         standings.initialize(repeating: .unknown, count: purchaseCount)
+        let ends = (storage + endsAt).bindMemory(to: End.self, capacity: purchaseCount)
+        ends.initialize(repeating: .never, count: purchaseCount)
         let purchaseProduct = (storage + purchaseProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
         purchaseProduct.initialize(repeating: -1, count: purchaseCount)
         let matched = (storage + byProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
@@ -85,7 +91,7 @@ final class EvaluationTables: @unchecked Sendable {
                     standings[j] = .ignored(.environment(purchase.pointee.environment, evaluating: env))
                     continue
                 }
-                switch try resolver.product(of: purchase.pointee, index: j) {
+                switch try resolver.product(of: purchase, index: j) {
                 case .none(let why):
                     standings[j] = .ignored(why)
                 case .product(let p):
@@ -99,11 +105,12 @@ final class EvaluationTables: @unchecked Sendable {
                     matched[k] = Int32(j)
                     matchedCount += 1
                     let kind = g.products[p].kind, duration = g.products[p].duration
-                    let standing = OwnershipResolver.standing(purchase.pointee, kind, duration, at: at)
+                    let standing = OwnershipResolver.standing(purchase, kind, duration, at: at)
                     standings[j] = standing
+                    let end = OwnershipResolver.accessEnd(purchase, kind, duration)
+                    ends[j] = end
                     switch standing {
                     case .owned:
-                        let end = OwnershipResolver.accessEnd(purchase.pointee, kind, duration)
                         let product = products.slot(p)
                         product.pointee.ownedEnd = product.pointee.ownedCount == 0 ? end : max(product.pointee.ownedEnd, end)
                         product.pointee.ownedCount += 1
@@ -150,6 +157,7 @@ final class EvaluationTables: @unchecked Sendable {
         self.state = state
         self.purchaseProduct = UnsafeBufferPointer(start: purchaseProduct, count: purchaseCount)
         self.standings = UnsafeBufferPointer(start: standings, count: purchaseCount)
+        self.ends = UnsafeBufferPointer(start: ends, count: purchaseCount)
         self.byProduct = UnsafeBufferPointer(start: matched, count: matchedCount)
         self.products = products
         self.usageFeature = UnsafeBufferPointer(start: usageFeature, count: usageCount)

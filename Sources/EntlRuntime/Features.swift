@@ -295,12 +295,9 @@ extension Evaluation {
     // MARK: - Decisions
 
     public func feature(_ f: Int, required: Int64) -> FeatureResult {
-        var result = FeatureResult(
-            name: graph.features[f].name, kind: graph.features[f].kind, decision: .denied, required: nil, balance: nil,
-            unlimited: false,
-            overage: nil, via: nil, creditSystem: nil, creditsRequired: nil, creditBalance: nil,
-            validUntil: nextChange(watching: graph.features[f].watchedProducts), reason: "", sources: [], explanation: [])
-        result.displayName = graph.features[f].displayName
+        var result = FeatureResult(name: graph.features[f].name, kind: graph.features[f].kind,
+                                   displayName: graph.features[f].displayName,
+                                   validUntil: nextChange(watching: graph.features[f].watchedProducts))
         if graph.features[f].kind == .boolean {
             decideBoolean(f, &result)
         } else {
@@ -309,12 +306,13 @@ extension Evaluation {
                 result.unit = graph.features[f].unit(result.balance ?? 2)
             }
         }
-        if unlocks, !result.allowed {
-            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) {
-                $0.feature(f, required: required).allowed
-            }
-        }
+        if unlocks, !result.allowed { result.unlockedBy = unlockingProducts(feature: f, required: required) }
         return result
+    }
+
+    /// The products that, bought now, would allow feature `f` (§4.6).
+    private func unlockingProducts(feature f: Int, required: Int64) -> [String] {
+        unlockingProducts(graph.features[f].unlockCandidates) { $0.feature(f, required: required).allowed }
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {

@@ -165,16 +165,16 @@ struct OwnershipResolver {
     /// store's ids match; without it, a rule-set name wins, then an id of any store (an id that two
     /// stores map to different products is an error naming both).
     @inline(__always)
-    func product(of purchase: Purchase, index: Int) throws(EvaluationError) -> Match {
-        if let store = purchase.store {
-            if let p = graph.storeProductIDs[store, purchase.product] { return .product(p) }
+    func product(of purchase: UnsafePointer<Purchase>, index: Int) throws(EvaluationError) -> Match {
+        if let store = purchase.pointee.store {
+            if let p = graph.storeProductIDs[store, purchase.pointee.product] { return .product(p) }
             return .none(.noStoreID)
         }
-        if let p = graph.productNames[purchase.product] { return .product(p) }
-        if let owners = graph.idOwners[purchase.product], let first = owners.first {
+        if let p = graph.productNames[purchase.pointee.product] { return .product(p) }
+        if let owners = graph.idOwners[purchase.pointee.product], let first = owners.first {
             if let other = owners.first(where: { $0.product != first.product }) {
                 throw EvaluationError(
-                    "purchases[\(index)].product: \"\(purchase.product)\" is the \(first.store) id of product "
+                    "purchases[\(index)].product: \"\(purchase.pointee.product)\" is the \(first.store) id of product "
                         + "`\(graph.products[first.product].name)` and the \(other.store) id of product "
                         + "`\(graph.products[other.product].name)`; add \"store\" to say which")
             }
@@ -188,19 +188,22 @@ struct OwnershipResolver {
         case none(PurchaseStanding.Ignored)
     }
 
+    // The purchase is read in place, a field at a time: a `Purchase` passed by value (even
+    // `pointee`) is a copy, a retain and release of each of its strings.
+
     /// When an owned purchase stops counting by itself (§2, rules 5–8).
     @inline(__always)
-    static func accessEnd(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> End {
+    static func accessEnd(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?) -> End {
         if kind == .consumable { return .never }
-        if purchase.status == .pastDue { return purchase.graceUntil.map(End.at) ?? .never }
+        if purchase.pointee.status == .pastDue { return purchase.pointee.graceUntil.map(End.at) ?? .never }
         return effectiveExpiry(purchase, kind, duration).map(End.at) ?? .never
     }
 
     /// `expires_at`, or for a non-renewing product with a duration, `purchased_at + duration`.
     @inline(__always)
-    static func effectiveExpiry(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?) -> Instant? {
-        if let e = purchase.expiresAt { return e }
-        if kind == .nonRenewing, let d = duration, let bought = purchase.purchasedAt {
+    static func effectiveExpiry(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?) -> Instant? {
+        if let e = purchase.pointee.expiresAt { return e }
+        if kind == .nonRenewing, let d = duration, let bought = purchase.pointee.purchasedAt {
             return bought.adding(d)
         }
         return nil
@@ -209,24 +212,24 @@ struct OwnershipResolver {
     /// §2 rules 2–8 for one purchase (overrides are applied per product).
     /// CHOICE: a purchase whose `purchased_at` is after `t` did not exist yet and is not owned.
     @inline(__always)
-    static func standing(_ purchase: Purchase, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant) -> PurchaseStanding {
-        switch purchase.status {
-        case .revoked, .expired, .billingRetry: return .notOwned(.status(purchase.status))
+    static func standing(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant) -> PurchaseStanding {
+        switch purchase.pointee.status {
+        case .revoked, .expired, .billingRetry: return .notOwned(.status(purchase.pointee.status))
         default: break
         }
-        if let bought = purchase.purchasedAt, bought > t { return .notOwned(.purchasedLater(bought)) }
+        if let bought = purchase.pointee.purchasedAt, bought > t { return .notOwned(.purchasedLater(bought)) }
         if kind == .consumable {
-            // A quantity is always known (§1): no units, nothing owned, whatever the status.
-            guard purchase.quantity >= 1 else { return .notOwned(.quantityZero) }
-            return purchase.status == .unknown ? .unknown : .owned
+            // A purchase.pointee.quantity is always known (§1): no units, nothing owned, whatever the purchase.pointee.status.
+            guard purchase.pointee.quantity >= 1 else { return .notOwned(.quantityZero) }
+            return purchase.pointee.status == .unknown ? .unknown : .owned
         }
-        if purchase.status == .unknown { return .unknown }
-        switch purchase.status {
+        if purchase.pointee.status == .unknown { return .unknown }
+        switch purchase.pointee.status {
         case .pastDue:
-            if let grace = purchase.graceUntil, t >= grace { return .notOwned(.graceEnded(grace)) }
+            if let grace = purchase.pointee.graceUntil, t >= grace { return .notOwned(.graceEnded(grace)) }
             return .owned
         case .active, .trialing:
-            if let e = effectiveExpiry(purchase, kind, duration), t >= e { return .notOwned(.expired(purchase.status, e)) }
+            if let e = effectiveExpiry(purchase, kind, duration), t >= e { return .notOwned(.expired(purchase.pointee.status, e)) }
             return .owned
         case .canceled:
             guard let e = effectiveExpiry(purchase, kind, duration) else { return .notOwned(.canceledWithoutExpiry) }

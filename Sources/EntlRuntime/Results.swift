@@ -241,6 +241,19 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
         self.explanation = explanation
     }
 
+    /// A denial with nothing decided yet, which the evaluation then fills in.
+    init(name: String, kind: FeatureKind, displayName: String?, validUntil: Instant?) {
+        self.name = name
+        self.kind = kind
+        decision = .denied
+        unlimited = false
+        self.displayName = displayName
+        self.validUntil = validUntil
+        why = ""
+        sources = []
+        explanation = []
+    }
+
     public var allowed: Bool { decision == .allowed }
 }
 

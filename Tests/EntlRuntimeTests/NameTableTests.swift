@@ -58,6 +58,54 @@ import Testing
         #expect(table["a", "b\u{0}c"] == 5)
     }
 
+    /// The hash reads eight bytes at a time and the rest as one word: keys of every length up to
+    /// 200 (beyond 127, where a length is no longer an ASCII byte), each prefix of the others, are
+    /// found, and a non-ASCII byte at any offset, in a whole word or in the rest, sends the query
+    /// to the dictionary.
+    @Test func keysOfEveryLengthAndANonASCIIByteAtEveryOffset() {
+        let long = String(repeating: "abcdefghij", count: 20)
+        let keys = (0...200).map { String(long.prefix($0)) }
+        let table = NameTable(Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }))
+        var wrong: [Int] = []
+        for (i, key) in keys.enumerated() where table[key] != i { wrong.append(i) }
+        #expect(wrong == [])
+        #expect(table[long + "x"] == nil)
+        let withE = NameTable(["price_forecast_pro_monthly": 0, "caf\u{E9}": 1])
+        let base = Array("price_forecast_pro_monthly".utf8)
+        var answered: [Int] = []
+        for offset in base.indices {
+            var bytes = base
+            bytes[offset] = 0xC3
+            bytes.insert(0xA9, at: offset + 1)  // é, so the query is valid UTF-8 and not ASCII
+            let query = String(decoding: bytes, as: UTF8.self)
+            if withE[query] != nil { answered.append(offset) }
+        }
+        #expect(answered == [])
+        #expect(withE["cafe\u{301}"] == 1)
+        // What the table keeps: every ASCII key (of any length) and none other.
+        var misjudged: [Int] = []
+        for n in 0...200 {
+            var ascii = Array(long.utf8.prefix(n))
+            if !hash(ascii).ascii { misjudged.append(n) }
+            for offset in ascii.indices {
+                ascii[offset] |= 0x80
+                if hash(ascii).ascii { misjudged.append(-n) }
+                ascii[offset] &= 0x7F
+            }
+        }
+        #expect(misjudged == [])
+        let pairs = NameTable(pairs: ["stripe": ["\(long)": 7, "é": 8]])
+        #expect(pairs["stripe", long] == 7)
+        #expect(pairs["strip", "e" + long] == nil)
+        #expect(pairs["stripe", "e\u{301}"] == 8)
+    }
+
+    private func hash(_ bytes: [UInt8]) -> NameTable.Hash {
+        var h = NameTable.Hash()
+        bytes.withUnsafeBufferPointer { h.combine($0) }
+        return h
+    }
+
     @Test func manyKeysStillFindEachOne() {
         let many = Dictionary(uniqueKeysWithValues: (0..<5_000).map { ("product_\($0)", $0) })
         let table = NameTable(many)
