@@ -19,7 +19,7 @@ extension Array: ByteOutput where Element == UInt8 {
 }
 
 /// A growable byte buffer written in place: a write checks capacity and nothing else (no
-/// copy-on-write check per byte, as an array's append makes; `JSONBytes` checks once per value).
+/// copy-on-write check per byte, as an array's append makes).
 final class ByteBuffer: ByteOutput {
     private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -28,11 +28,6 @@ final class ByteBuffer: ByteOutput {
     init(capacity: Int = 512) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
-    }
-
-    convenience init(copying other: ByteBuffer) {
-        self.init(capacity: other.count)
-        write(UnsafeRawBufferPointer(other.bytes))
     }
 
     deinit { base.deallocate() }

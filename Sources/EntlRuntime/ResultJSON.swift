@@ -2,7 +2,7 @@
 ///
 /// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
 /// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
-public protocol JSONSink {
+public protocol JSONSink: ~Copyable {
     mutating func beginObject()
     mutating func endObject()
     mutating func beginArray()
@@ -16,7 +16,7 @@ public protocol JSONSink {
     mutating func instant(_ value: Instant?)
 }
 
-extension JSONSink {
+extension JSONSink where Self: ~Copyable {
     public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
 }
 
@@ -67,9 +67,9 @@ public struct JSONTree: JSONSink {
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
 }
 
-/// Writes compact JSON bytes directly, into a buffer of its own that is checked for sharing once
-/// per value (copies of a `JSONBytes` are independent, as an array's are).
-public struct JSONBytes: JSONSink {
+/// Writes compact JSON bytes directly into a buffer of its own. It cannot be copied (so no write
+/// checks whether the buffer is shared); it can hold many values, one per line (`endLine`).
+public struct JSONBytes: ~Copyable, JSONSink {
     private var buffer: ByteBuffer
     /// Per open container, one bit (the lowest for the innermost): whether a value was written,
     /// so the next one needs a comma. Bits pushed out past 64 levels wait in `deeper`.
@@ -78,8 +78,8 @@ public struct JSONBytes: JSONSink {
     private var depth = 0
     private var afterKey = false
 
-    public init(bytes: [UInt8] = []) {
-        buffer = ByteBuffer(capacity: bytes.count + 512)
+    public init(bytes: [UInt8] = [], capacity: Int = 512) {
+        buffer = ByteBuffer(capacity: bytes.count + capacity)
         bytes.withUnsafeBytes { buffer.write($0) }
     }
 
@@ -91,16 +91,20 @@ public struct JSONBytes: JSONSink {
         try withExtendedLifetime(buffer) { try body(buffer.bytes) }
     }
 
-    /// Copies the buffer first if another `JSONBytes` shares it.
-    @inline(__always)
-    private mutating func unshare() {
-        if !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(copying: buffer) }
+    /// The number of bytes written so far.
+    public var count: Int { buffer.count }
+
+    /// Ends a line of JSON Lines after a whole value: a newline, and the next value starts the next
+    /// line (without a comma before it).
+    public mutating func endLine() {
+        buffer.write(UInt8(ascii: "\n"))
+        filled = 0
+        afterKey = false
     }
 
-    /// Unshares the buffer and writes the separator before a value.
+    /// Writes the separator before a value.
     @inline(__always)
     private mutating func separate() {
-        unshare()
         if afterKey {
             afterKey = false
         } else {
@@ -121,7 +125,6 @@ public struct JSONBytes: JSONSink {
         depth -= 1
         filled >>= 1
         if depth >= 63, let outer = deeper.popLast(), outer { filled |= 1 << 63 }
-        unshare()
         buffer.write(byte)
     }
 
@@ -131,7 +134,6 @@ public struct JSONBytes: JSONSink {
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func key(_ key: StaticString) {
-        unshare()
         buffer.writeKey(key, comma: filled & 1 != 0)
         filled |= 1
         afterKey = true
@@ -164,7 +166,7 @@ public struct JSONBytes: JSONSink {
 extension Evaluation {
     /// `{"at", "environment", "customer", "warnings"?, "results": [...]}`; `warnings` (the state's
     /// unknown keys) only when there are some.
-    public func encode<S: JSONSink>(_ results: [EvaluationResult], to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(_ results: [EvaluationResult], to s: inout S) {
         s.beginObject()
         s.key("at")
         s.instant(at)
@@ -191,16 +193,23 @@ extension Evaluation {
         return tree.value
     }
 
-    /// The compact JSON of `results` appended to `bytes` (the batch path: no intermediate tree).
+    /// The compact JSON of `results` appended to `bytes`.
     public func writeJSONLine(_ results: [EvaluationResult], into bytes: inout [UInt8]) {
         var sink = JSONBytes()
         encode(results, to: &sink)
         sink.withBytes { bytes.append(contentsOf: $0) }
     }
+
+    /// The compact JSON of `results` and a newline, written to `sink` (the batch path: no
+    /// intermediate tree, no copy).
+    public func writeJSONLine(_ results: [EvaluationResult], into sink: inout JSONBytes) {
+        encode(results, to: &sink)
+        sink.endLine()
+    }
 }
 
 extension EvaluationResult {
-    public func encode<S: JSONSink>(to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         switch self {
         case .product(let r): r.encode(to: &s)
         case .entitlement(let r): r.encode(to: &s)
@@ -215,7 +224,7 @@ extension EvaluationResult {
     }
 }
 
-extension JSONSink {
+extension JSONSink where Self: ~Copyable {
     fileprivate mutating func unlockedBy(_ products: [String]?) {
         key("unlocked_by")
         guard let products else { return string(nil) }
@@ -234,7 +243,7 @@ extension JSONSink {
 }
 
 extension ProductResult {
-    public func encode<S: JSONSink>(to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginObject()
         s.key("kind"); s.string("product")
         s.key("name"); s.string(name)
@@ -251,7 +260,7 @@ extension ProductResult {
 }
 
 extension EntitlementResult {
-    public func encode<S: JSONSink>(to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginObject()
         s.key("kind"); s.string("entitlement")
         s.key("name"); s.string(name)
@@ -292,7 +301,7 @@ extension FeatureResult {
         }
     }
 
-    public func encode<S: JSONSink>(to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginObject()
         s.key("kind"); s.string("feature")
         s.key("name"); s.string(name)
@@ -325,7 +334,7 @@ extension FeatureResult {
 }
 
 extension BalanceSource {
-    public func encode<S: JSONSink>(to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginObject()
         s.key("grant"); s.string(grant)
         s.key("kind"); s.string(kind)

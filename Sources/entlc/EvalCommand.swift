@@ -262,23 +262,21 @@ enum EvalCommand {
     /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
     static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
         let clock = Instant.now()
-        // A block's output: about 512 bytes per line, reserved once.
-        let initial = { @Sendable () -> [UInt8] in
-            var out: [UInt8] = []
-            out.reserveCapacity(512 * 512)
-            return out
-        }
-        try JSONLines.process(path, jobs: jobs, initial: initial, line: { line, number, out in
+        // A block's output (about 512 bytes per line) is written in place, line after line.
+        try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: 512 * 512) }, line: { line, number, out in
             evaluateLine(line, number: number, options, clock: clock, into: &out)
-            out.append(0x0A)
-        }, consume: { Terminal.emit(bytes: $0) })
+        }, consume: { out in out.withBytes { Terminal.emit(bytes: $0) } })
         return .success
     }
 
-    /// Appends one line's JSON: the results, or `{"line": N, "error": "…"}`.
-    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant, into out: inout [UInt8]) {
+    /// Writes one line's JSON: the results, or `{"line": N, "error": "…"}`.
+    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant, into out: inout JSONBytes) {
         func failure(_ message: String) {
-            JSONValue.object([("line", .int(Int64(number))), ("error", .string(message))]).write(into: &out, indent: false, level: 0)
+            out.beginObject()
+            out.key("line"); out.int(Int64(number))
+            out.key("error"); out.string(message)
+            out.endObject()
+            out.endLine()
         }
         do {
             var state = try JSONLines.state(line, options.decoding)

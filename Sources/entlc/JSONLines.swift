@@ -29,9 +29,9 @@ enum JSONLines {
         var length: Int
     }
 
-    static func process<Result>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
-                                line: @escaping @Sendable (Line, Int, inout Result) -> Void,
-                                consume: (Result) -> Void) throws(CLIError) {
+    static func process<Result: ~Copyable>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
+                                           line: @escaping @Sendable (Line, Int, inout Result) -> Void,
+                                           consume: (borrowing Result) -> Void) throws(CLIError) {
         var reader = try LineReader(path)
         defer { reader.finish() }
         let wave = max(1, jobs) * 4
@@ -49,7 +49,7 @@ enum JSONLines {
                 for l in block.lines where !l.blank {
                     line(Line(bytes: block.bytes[l.range], length: l.length), l.number, &result)
                 }
-                outputs.slots[i] = result
+                outputs.put(result, at: i)
             }
             if jobs > 1, blocks.count > 1 {
                 DispatchQueue.concurrentPerform(iterations: blocks.count, execute: process)
@@ -76,13 +76,21 @@ enum JSONLines {
 
     /// One result per block of a wave. Each block's thread writes only its own slot, and the
     /// calling thread reads the slots after `concurrentPerform` returns.
-    private final class Slots<Result>: @unchecked Sendable {
+    private final class Slots<Result: ~Copyable>: @unchecked Sendable {
         let slots: UnsafeMutableBufferPointer<Result>
         init(count: Int, initial: () -> Result) {
             slots = .allocate(capacity: count)
-            slots.initialize(repeating: initial())
+            for i in 0..<count { slots.initializeElement(at: i, to: initial()) }
         }
-        func free() { slots.deinitialize().deallocate() }
+
+        func put(_ result: consuming Result, at i: Int) {
+            (slots.baseAddress! + i).pointee = result
+        }
+
+        func free() {
+            _ = slots.deinitialize()
+            slots.deallocate()
+        }
     }
 
     /// Reads a file or standard input in chunks of 1 MiB and cuts it into lines.

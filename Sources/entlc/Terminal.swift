@@ -29,7 +29,11 @@ enum Terminal {
 
     /// Writes bytes to standard output.
     static func emit(bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { writeFully(STDOUT_FILENO, $0) }
+        bytes.withUnsafeBufferPointer { emit(bytes: $0) }
+    }
+
+    static func emit(bytes: UnsafeBufferPointer<UInt8>) {
+        writeFully(STDOUT_FILENO, bytes)
     }
 
     private static func writeAll(_ fd: Int32, _ text: String) {

@@ -91,18 +91,21 @@ import Testing
             + "\"1970-01-01T00:00:01.123456789Z\",\"1970-01-01T00:00:01.5Z\"]")
     }
 
-    /// A copy of a sink is a value of its own, as an array is: writing to one leaves the other.
-    @Test func copiesOfASinkAreIndependent() {
-        var a = JSONBytes()
-        a.beginArray()
-        var b = a
-        b.int(1)
-        a.int(2)
-        a.key("k")  // no effect on `b`
-        a.endArray()
-        b.endArray()
-        #expect(String(decoding: b.bytes, as: UTF8.self) == "[1]")
-        #expect(String(decoding: a.bytes, as: UTF8.self) == "[2,\"k\":]")
+    /// One sink holds many values, one per line: a line ends after a whole value and the next
+    /// value starts without a comma, at any depth it reached before.
+    @Test func oneSinkWritesManyLines() {
+        var sink = JSONBytes(capacity: 1)
+        sink.beginObject()
+        sink.key("a"); sink.int(1)
+        sink.key("b"); sink.beginArray(); sink.bool(true); sink.string(nil); sink.endArray()
+        sink.endObject()
+        sink.endLine()
+        sink.int(2)
+        sink.endLine()
+        sink.beginArray(); sink.endArray()
+        sink.endLine()
+        #expect(String(decoding: sink.bytes, as: UTF8.self) == "{\"a\":1,\"b\":[true,null]}\n2\n[]\n")
+        #expect(sink.count == 29)
     }
 
     /// Commas are right at every depth, past the 64 levels kept in one word too: each level holds
