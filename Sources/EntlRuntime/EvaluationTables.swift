@@ -229,8 +229,13 @@ final class EvaluationTables: @unchecked Sendable {
                 if keys[i - 1] == Int32(p) { return values + (i - 1) }
                 i -= 1
             }
-            (keys + i + 1).moveInitialize(from: keys + i, count: count - i)
-            (values + i + 1).moveInitialize(from: values + i, count: count - i)
+            // At most `sparseLimit` trivial values: moved up one by one (a call to memmove cost more).
+            var k = count
+            while k > i {
+                keys[k] = keys[k - 1]
+                (values + k).initialize(to: values[k - 1])
+                k -= 1
+            }
             keys[i] = Int32(p)
             (values + i).initialize(to: ProductStanding())
             count += 1

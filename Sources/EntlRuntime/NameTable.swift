@@ -137,21 +137,26 @@ struct NameTable: Sendable {
         }
     }
 
-    /// Whether the `b.count` bytes at `a` are `b`'s, eight at a time.
+    /// Whether the `b.count` bytes at `a` are `b`'s, eight at a time (the last word overlapping
+    /// the one before it; fewer than eight bytes as one zero-padded word).
+    @inline(__always)
     private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = b.baseAddress else { return true }
-        let (x, y) = (UnsafeRawPointer(a), UnsafeRawPointer(base))
+        let (x, y, n) = (UnsafeRawPointer(a), UnsafeRawPointer(base), b.count)
+        guard n >= 8 else {
+            var (u, v): (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &u) { ByteBuffer.copy(x, n, to: $0.baseAddress!) }
+            withUnsafeMutableBytes(of: &v) { ByteBuffer.copy(y, n, to: $0.baseAddress!) }
+            return u == v
+        }
         var i = 0
-        while i + 8 <= b.count {
-            let (u, v) = (x.loadUnaligned(fromByteOffset: i, as: UInt64.self), y.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            if u != v { return false }
+        while i + 8 < n {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
             i += 8
         }
-        while i < b.count {
-            if a[i] != base[i] { return false }
-            i += 1
-        }
-        return true
+        return x.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
     }
 
     /// A hash of byte strings taken eight bytes at a time (a multiply and a shift per word, with
@@ -169,6 +174,7 @@ struct NameTable: Sendable {
 
         /// Adds one string: its whole words, then the rest as one zero-padded word, then its length
         /// (so `ab` then `c` differs from `a` then `bc`).
+        @inline(__always)
         mutating func combine(_ bytes: UnsafeBufferPointer<UInt8>) {
             if let base = bytes.baseAddress {
                 let raw = UnsafeRawPointer(base)
