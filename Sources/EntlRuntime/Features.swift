@@ -337,13 +337,15 @@ extension Evaluation {
         case .entitlement(let e)?:
             result.decision = .allowed
             result.via = .direct
-            let name = graph.entitlements[e].name
-            let behind: String? = switch representative(of: e) {
-            case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
-            case .override(let p)?: graph.products[p].name
-            case nil: nil
-            }
-            result.why = Reason(formed: { "granted by entitlement `\(name)`" + (behind.map { " (\($0))" } ?? "") })
+            // The product behind it is found only if the reason is read (most checks never do).
+            result.why = Reason(formed: { [self] in
+                let behind: String? = switch representative(of: e) {
+                case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
+                case .override(let p)?: graph.products[p].name
+                case nil: nil
+                }
+                return "granted by entitlement `\(graph.entitlements[e].name)`" + (behind.map { " (\($0))" } ?? "")
+            })
         case nil:
             if requirement == .true {
                 result.decision = .allowed

@@ -34,7 +34,8 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
 
     public init(_ text: String) { form = .text(text) }
 
-    /// A reason formed by `text` when it is read (capture the parts, not the evaluation).
+    /// A reason formed by `text` when it is read. Capture its parts, or the evaluation (immutable, its
+    /// tables shared) when a part costs more to find than the reason is likely to be read.
     public init(formed text: @escaping @Sendable () -> String) { form = .formed(text) }
 
     public var description: String {
