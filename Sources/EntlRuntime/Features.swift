@@ -306,13 +306,12 @@ extension Evaluation {
                 result.unit = graph.features[f].unit(result.balance ?? 2)
             }
         }
-        if unlocks, !result.allowed { result.unlockedBy = unlockingProducts(feature: f, required: required) }
+        if unlocks, !result.allowed {
+            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) {
+                $0.feature(f, required: required).allowed
+            }
+        }
         return result
-    }
-
-    /// The products that, bought now, would allow feature `f` (§4.6).
-    private func unlockingProducts(feature f: Int, required: Int64) -> [String] {
-        unlockingProducts(graph.features[f].unlockCandidates) { $0.feature(f, required: required).allowed }
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
