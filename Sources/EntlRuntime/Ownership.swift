@@ -219,7 +219,7 @@ struct OwnershipResolver {
         }
         if let bought = purchase.pointee.purchasedAt, bought > t { return .notOwned(.purchasedLater(bought)) }
         if kind == .consumable {
-            // A purchase.pointee.quantity is always known (§1): no units, nothing owned, whatever the purchase.pointee.status.
+            // A quantity is always known (§1): no units, nothing owned, whatever the status.
             guard purchase.pointee.quantity >= 1 else { return .notOwned(.quantityZero) }
             return purchase.pointee.status == .unknown ? .unknown : .owned
         }
