@@ -146,7 +146,7 @@ enum FileSystem {
     /// A command's output: to standard output for `-`, else to the file, atomically.
     static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
         if path == "-" {
-            Terminal.emit(String(decoding: bytes, as: UTF8.self))
+            Terminal.emit(bytes: bytes)
         } else {
             try writeAtomically(path, bytes)
         }
