@@ -10,6 +10,8 @@ struct Ledger {
     let order: Int
     /// The grant exists from here (its purchase's `purchased_at`); nil when no purchase date is known.
     let existsFrom: Instant?
+    /// What the caller made it from (its candidate grant).
+    let source: Int
 
     private(set) var started = false
     private(set) var window: Int64 = 0
@@ -21,13 +23,15 @@ struct Ledger {
     private(set) var opening: Int64 = 0
     private(set) var used: Int64 = 0
 
-    init(allowance: Int64, windows: Windows?, carry: Grant.Carry?, priority: Int64, order: Int, existsFrom: Instant?) {
+    init(allowance: Int64, windows: Windows?, carry: Grant.Carry?, priority: Int64, order: Int, existsFrom: Instant?,
+         source: Int) {
         self.allowance = allowance
         self.windows = windows
         self.carry = carry
         self.priority = priority
         self.order = order
         self.existsFrom = existsFrom
+        self.source = source
     }
 
     func exists(at instant: Instant) -> Bool {
@@ -112,31 +116,38 @@ struct UseEvent {
 /// the feature that covers it in full at that instant (`ceil(rest × credits / amount)` credits,
 /// consumed from the system's grants in the usual order); only what nothing covers is overage.
 struct ComponentReplay {
+    /// A credit system that can pay for a member: `amount` of the member cost `credits`.
+    struct Route: Sendable {
+        var member: Int
+        var amount: Int64
+        var credits: Int64
+    }
+
     struct Member {
         var feature: Int
         var isCredits: Bool
         /// An unlimited grant covers whatever the counted ones cannot.
         var unlimited: Bool
         /// Its ledgers, a range of `ledgers`.
-        var ledgers: Range<Int>
-        /// The credit systems that can pay for it, in declaration order: (member, amount, credits).
-        var routes: [(member: Int, amount: Int64, credits: Int64)]
+        var ledgers: Range<Int> = 0..<0
+        /// The caller's grants for it (its candidates), a range of what the ledgers' sources index.
+        var candidates: Range<Int>
+        /// The credit systems that can pay for it, in declaration order.
+        var routes: [Route]
         var overage: Int64 = 0
         var trail: [String] = []
     }
 
     var members: [Member]
     var ledgers: [Ledger]
-    /// Per ledger, what the caller made it from (its candidate grant).
-    let sources: [Int]
     let explain: Bool
     private var eligible: [Int] = []
 
-    init(members: [Member], ledgers: [Ledger], sources: [Int], explain: Bool) {
+    init(members: [Member], ledgers: [Ledger], explain: Bool) {
         self.members = members
         self.ledgers = ledgers
-        self.sources = sources
         self.explain = explain
+        eligible.reserveCapacity(ledgers.count)
     }
 
     /// Moves a member's ledgers that exist at `instant` to the window containing it. A ledger
@@ -175,7 +186,7 @@ struct ComponentReplay {
         for i in eligible where remaining > 0 {
             let taken = ledgers[i].consume(remaining)
             remaining -= taken
-            if explain { parts.append("\(grantName(sources[i])) \(taken)") }
+            if explain { parts.append("\(grantName(ledgers[i].source)) \(taken)") }
         }
         return (remaining, parts)
     }

@@ -96,7 +96,7 @@ extension Evaluation {
     /// The ledger of a candidate: windows anchored at its purchase's `period_start` (else
     /// `purchased_at`), and it exists from `purchased_at`; with no purchase behind it, anchored at
     /// the state's `customer_since` and existing from then; calendar-aligned when there is no date.
-    func ledger(_ c: Candidate, allowance: Int64) -> Ledger {
+    func ledger(_ c: Candidate, allowance: Int64, source: Int) -> Ledger {
         let purchase = c.purchase.map { state.purchases[$0] }
         let anchor = c.behindNoPurchase ? state.customerSince : purchase?.periodStart ?? purchase?.purchasedAt
         let windows = c.grant.interval.map { interval in
@@ -104,7 +104,7 @@ extension Evaluation {
         }
         return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
                       priority: c.grant.priority, order: c.grant.order,
-                      existsFrom: c.behindNoPurchase ? state.customerSince : purchase?.purchasedAt)
+                      existsFrom: c.behindNoPurchase ? state.customerSince : purchase?.purchasedAt, source: source)
     }
 
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
@@ -116,64 +116,57 @@ extension Evaluation {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
         let c = graph.componentOf[f]
         let outcomes = tables.component(c, count: graph.components.count) { replayComponent(c) }
-        return outcomes[graph.components[c].firstIndex(of: f)!]
+        return outcomes[graph.componentMember[f]]
     }
 
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
     /// with certain and uncertain ones (`high`).
     private func replayComponent(_ c: Int) -> [MeteredOutcome] {
         let members = graph.components[c]
-        // Every member's candidates, member after member (a component has a few members).
+        // Every member's candidates, member after member (a component has a few members), and the
+        // members as the replays start them.
         var candidates: [Candidate] = []
-        var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(members.count)
-        for f in members {
-            let start = candidates.count
+        candidates.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
+        var start: [ComponentReplay.Member] = []
+        start.reserveCapacity(members.count)
+        for (m, f) in members.enumerated() {
+            let first = candidates.count
             appendCandidates(of: f, to: &candidates)
-            ranges.append(start..<candidates.count)
-        }
-        // The credit systems that can pay for each member, as members.
-        let routes = members.map { f in
-            graph.features[f].kind == .credits ? [] : graph.features[f].creditRoutes.compactMap { r in
-                members.firstIndex(of: r.system).map { (member: $0, amount: r.amount, credits: r.credits) }
-            }
+            start.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits, unlimited: false,
+                                                candidates: first..<candidates.count, routes: graph.componentRoutes[c][m]))
         }
         // The uses at or before `t`, in time order; §6: the inputs of every member change the
         // balances of all, so a dated use after `t` is an input change.
         var events: [UseEvent] = []
         var inputsChange: Instant?
-        for i in usageFeature.indices where usageFeature[i] >= 0 {
-            guard let m = members.firstIndex(of: Int(usageFeature[i])) else { continue }
+        for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
             let when = state.usage[i].at ?? at
             if when > at {
                 inputsChange = earliest(inputsChange, when)
             } else if case .amount(let n) = state.usage[i].kind {
-                events.append(UseEvent(at: when, amount: n, index: i, member: m))
+                if events.isEmpty { events.reserveCapacity(usageFeature.count - i) }
+                events.append(UseEvent(at: when, amount: n, index: i, member: graph.componentMember[Int(usageFeature[i])]))
             }
         }
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
         /// The replay over the certain candidates, or over all of them.
         func replay(certainOnly: Bool, explain: Bool) -> ComponentReplay {
-            var built: [ComponentReplay.Member] = []
-            built.reserveCapacity(members.count)
+            var built = start
             var ledgers: [Ledger] = []
-            var sources: [Int] = []
-            for (m, f) in members.enumerated() {
-                let start = ledgers.count
-                var unlimited = false
-                for i in ranges[m] where !certainOnly || candidates[i].certain {
+            ledgers.reserveCapacity(candidates.count)
+            for m in built.indices {
+                let first = ledgers.count
+                for i in built[m].candidates where !certainOnly || candidates[i].certain {
                     if let n = candidates[i].counted {
-                        ledgers.append(ledger(candidates[i], allowance: n))
-                        sources.append(i)
+                        ledgers.append(ledger(candidates[i], allowance: n, source: i))
                     } else if candidates[i].grant.amount == .unlimited {
-                        unlimited = true
+                        built[m].unlimited = true
                     }
                 }
-                built.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits,
-                                                    unlimited: unlimited, ledgers: start..<ledgers.count, routes: routes[m]))
+                built[m].ledgers = first..<ledgers.count
             }
-            var r = ComponentReplay(members: built, ledgers: ledgers, sources: sources, explain: explain)
+            var r = ComponentReplay(members: built, ledgers: ledgers, explain: explain)
             r.run(events, at: at, grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
             }
@@ -197,15 +190,17 @@ extension Evaluation {
         outcomes.reserveCapacity(members.count)
         for m in members.indices {
             var o = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
-            o.hasUncertain = ranges[m].contains { !candidates[$0].certain }
+            let range = start[m].candidates
+            o.hasUncertain = range.contains { !candidates[$0].certain }
             // Nothing exceeds an unlimited allowance.
             o.overage = o.low == nil ? 0 : low.members[m].overage
             o.trail = low.members[m].trail
-            for i in low.members[m].ledgers { o.sources.append(source(candidates[low.sources[i]], low.ledgers[i])) }
-            for i in high.members[m].ledgers where !candidates[high.sources[i]].certain {
-                o.sources.append(source(candidates[high.sources[i]], high.ledgers[i]))
+            o.sources.reserveCapacity(range.count)
+            for l in low.ledgers[low.members[m].ledgers] { o.sources.append(source(candidates[l.source], l)) }
+            for l in high.ledgers[high.members[m].ledgers] where !candidates[l.source].certain {
+                o.sources.append(source(candidates[l.source], l))
             }
-            for i in ranges[m] where candidates[i].grant.amount == .unlimited {
+            for i in range where candidates[i].grant.amount == .unlimited {
                 o.sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
             }
             o.nextBalanceChange = earliest(Evaluation.nextBalanceChange(low.ledgers[low.members[m].ledgers], at: at),

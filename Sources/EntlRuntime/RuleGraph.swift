@@ -52,6 +52,11 @@ public final class EnvironmentGraph: Sendable {
     public let componentOf: [Int]
     /// The members of each component, in declaration order.
     public let components: [[Int]]
+    /// Per feature: its position among its component's members, or -1 (as `componentOf`).
+    let componentMember: [Int]
+    /// Per component, per member: the credit systems that can pay for it, as members, in
+    /// declaration order (none for a credit system).
+    let componentRoutes: [[[ComponentReplay.Route]]]
 
     /// The name indices as `NameTable`s, for the lookups every evaluation makes.
     let productNames: NameTable, entitlementNames: NameTable, featureNames: NameTable
@@ -154,6 +159,18 @@ public final class EnvironmentGraph: Sendable {
         }
         self.idOwners = owners
         (self.componentOf, self.components) = (componentOf, components)
+        var componentMember = [Int](repeating: -1, count: features.count)
+        for members in components {
+            for (m, f) in members.enumerated() { componentMember[f] = m }
+        }
+        self.componentMember = componentMember
+        self.componentRoutes = components.map { members in
+            members.map { f in
+                features[f].kind == .credits ? [] : features[f].creditRoutes.map { r in
+                    ComponentReplay.Route(member: componentMember[r.system], amount: r.amount, credits: r.credits)
+                }
+            }
+        }
         self.productNames = NameTable(productIndex)
         self.entitlementNames = NameTable(entitlementIndex)
         self.featureNames = NameTable(featureIndex)
