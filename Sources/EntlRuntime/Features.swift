@@ -97,14 +97,21 @@ extension Evaluation {
     /// `purchased_at`), and it exists from `purchased_at`; with no purchase behind it, anchored at
     /// the state's `customer_since` and existing from then; calendar-aligned when there is no date.
     func ledger(_ c: Candidate, allowance: Int64, source: Int) -> Ledger {
-        let purchase = c.purchase.map { state.purchases[$0] }
-        let anchor = c.behindNoPurchase ? state.customerSince : purchase?.periodStart ?? purchase?.purchasedAt
+        // The purchase's dates read in place (a copy of the purchase retains each of its strings).
+        let existsFrom: Instant?, anchor: Instant?
+        if c.behindNoPurchase {
+            (existsFrom, anchor) = (state.customerSince, state.customerSince)
+        } else if let j = c.purchase {
+            existsFrom = state.purchases[j].purchasedAt
+            anchor = state.purchases[j].periodStart ?? existsFrom
+        } else {
+            (existsFrom, anchor) = (nil, nil)
+        }
         let windows = c.grant.interval.map { interval in
             anchor.map { Windows(anchor: $0, step: interval.step) } ?? .calendarAligned(interval)
         }
         return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
-                      priority: c.grant.priority, order: c.grant.order,
-                      existsFrom: c.behindNoPurchase ? state.customerSince : purchase?.purchasedAt, source: source)
+                      priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom, source: source)
     }
 
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
@@ -151,8 +158,7 @@ extension Evaluation {
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
         /// The replay over the certain candidates, or over all of them.
-        func replay(certainOnly: Bool, explain: Bool) -> ComponentReplay {
-            var built = start
+        func replay(_ built: consuming [ComponentReplay.Member], certainOnly: Bool, explain: Bool) -> ComponentReplay {
             var ledgers: [Ledger] = []
             ledgers.reserveCapacity(candidates.count)
             for m in built.indices {
@@ -166,16 +172,18 @@ extension Evaluation {
                 }
                 built[m].ledgers = first..<ledgers.count
             }
-            var r = ComponentReplay(members: built, ledgers: ledgers, explain: explain)
+            var r = ComponentReplay(members: built, ledgers: consume ledgers, explain: explain)
             r.run(events, at: at, grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
             }
             return r
         }
 
-        let low = replay(certainOnly: true, explain: explains)
+        // The members' starting array is copied for the second replay only.
         let hasUncertain = candidates.contains { !$0.certain }
-        let high = hasUncertain ? replay(certainOnly: false, explain: false) : low
+        let all = hasUncertain ? replay(start, certainOnly: false, explain: false) : nil
+        let low = replay(consume start, certainOnly: true, explain: explains)
+        let high = all ?? low
         // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
         // exists at `t` changes at its next window boundary (`high` replays every candidate).
         if let since = state.customerSince, since > at,
@@ -190,7 +198,7 @@ extension Evaluation {
         outcomes.reserveCapacity(members.count)
         for m in members.indices {
             var o = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
-            let range = start[m].candidates
+            let range = low.members[m].candidates
             o.hasUncertain = range.contains { !candidates[$0].certain }
             // Nothing exceeds an unlimited allowance.
             o.overage = o.low == nil ? 0 : low.members[m].overage
@@ -220,13 +228,12 @@ extension Evaluation {
         return next
     }
 
-    /// What a replayed candidate contributes at `t`.
+    /// What a replayed candidate contributes at `t` (nothing before its grant exists).
     private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
-        guard l.exists(at: at) else {
-            return balanceSource(c, allowance: l.allowance, remaining: 0, interval: c.grant.interval)
-        }
-        return balanceSource(c, allowance: l.allowance, carried: max(0, l.opening.subtractingSaturating(l.allowance)),
-                             used: l.used, remaining: l.balance, windowStart: l.currentStart, resetsAt: l.currentEnd.instant,
+        let exists = l.exists(at: at)
+        return balanceSource(c, allowance: l.allowance, carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
+                             used: exists ? l.used : 0, remaining: exists ? l.balance : 0,
+                             windowStart: exists ? l.currentStart : nil, resetsAt: exists ? l.currentEnd.instant : nil,
                              interval: c.grant.interval)
     }
 
