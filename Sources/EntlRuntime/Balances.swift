@@ -50,9 +50,17 @@ struct Ledger {
             opening = allowance
             used = 0
         }
-        guard case .at(let end) = currentEnd, instant >= end else { return }
+        guard case .at(let end) = currentEnd, instant >= end, let windows else { return }
         let before = window
-        enter(instant)
+        // Most often the next window: its end is the one boundary to compute.
+        let nextEnd = windows.start(window + 2)
+        if instant < nextEnd {
+            window += 1
+            currentStart = end
+            currentEnd = .at(nextEnd)
+        } else {
+            enter(instant)
+        }
         guard window > before else { return }
         balance = Ledger.carried(balance, windows: window - before, allowance: allowance, carry: carry)
         opening = balance

@@ -119,11 +119,14 @@ extension Evaluation {
     /// The balance of a metered feature or credit system at `t` (§5): over certain candidates
     /// (`low`) and over certain and uncertain ones (`high`). A single-use feature or credit system
     /// is replayed with its whole credit component (computed once per evaluation).
-    func meteredBalance(_ f: Int) -> MeteredOutcome {
-        if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
+    func meteredBalance(_ f: Int) -> MeteredOutcome { meteredOutcome(f) { $0 } }
+
+    /// What `read` takes from a metered feature's balance (without copying all of it).
+    func meteredOutcome<T>(_ f: Int, _ read: (borrowing MeteredOutcome) -> T) -> T {
+        if graph.features[f].kind == .continuous { return read(continuousBalance(f, candidates(of: f))) }
         let c = graph.componentOf[f]
         let outcomes = tables.component(c, count: graph.components.count) { replayComponent(c) }
-        return outcomes[graph.componentMember[f]]
+        return read(outcomes[graph.componentMember[f]])
     }
 
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
@@ -194,27 +197,26 @@ extension Evaluation {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
 
-        var outcomes: [MeteredOutcome] = []
-        outcomes.reserveCapacity(members.count)
+        // Each outcome is filled in place (one built in a variable was copied into the array).
+        var outcomes = members.indices.map { m in MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at)) }
         for m in members.indices {
-            var o = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
             let range = low.members[m].candidates
-            o.hasUncertain = range.contains { !candidates[$0].certain }
+            outcomes[m].hasUncertain = range.contains { !candidates[$0].certain }
             // Nothing exceeds an unlimited allowance.
-            o.overage = o.low == nil ? 0 : low.members[m].overage
-            o.trail = low.members[m].trail
-            o.sources.reserveCapacity(range.count)
-            for l in low.ledgers[low.members[m].ledgers] { o.sources.append(source(candidates[l.source], l)) }
+            outcomes[m].overage = outcomes[m].low == nil ? 0 : low.members[m].overage
+            outcomes[m].trail = low.members[m].trail
+            outcomes[m].sources.reserveCapacity(range.count)
+            for l in low.ledgers[low.members[m].ledgers] { outcomes[m].sources.append(source(candidates[l.source], l)) }
             for l in high.ledgers[high.members[m].ledgers] where !candidates[l.source].certain {
-                o.sources.append(source(candidates[l.source], l))
+                outcomes[m].sources.append(source(candidates[l.source], l))
             }
             for i in range where candidates[i].grant.amount == .unlimited {
-                o.sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
+                outcomes[m].sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil,
+                                                         interval: candidates[i].grant.interval))
             }
-            o.nextBalanceChange = earliest(Evaluation.nextBalanceChange(low.ledgers[low.members[m].ledgers], at: at),
-                                           Evaluation.nextBalanceChange(high.ledgers[high.members[m].ledgers], at: at))
-            o.inputsChange = inputsChange
-            outcomes.append(o)
+            outcomes[m].nextBalanceChange = earliest(Evaluation.nextBalanceChange(low.ledgers[low.members[m].ledgers], at: at),
+                                                     Evaluation.nextBalanceChange(high.ledgers[high.members[m].ledgers], at: at))
+            outcomes[m].inputsChange = inputsChange
         }
         return outcomes
     }
@@ -390,7 +392,7 @@ extension Evaluation {
         // for it (whether or not it is needed now).
         result.validUntil = earliest(result.validUntil, direct.inputsChange)
         for route in graph.features[f].creditRoutes {
-            result.validUntil = earliest(result.validUntil, meteredBalance(route.system).inputsChange)
+            result.validUntil = earliest(result.validUntil, meteredOutcome(route.system) { $0.inputsChange })
         }
         var trail: [String] = []
         if explains {
@@ -408,7 +410,7 @@ extension Evaluation {
         }
         // The reasons capture the graph (one reference) and numbers, never the evaluation.
         let graph = self.graph
-        let units = { @Sendable (n: Int64) in "\(n.grouped) \(graph.features[f].unit(n))" }
+        @Sendable func units(_ n: Int64) -> String { "\(n.grouped) \(graph.features[f].unit(n))" }
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
@@ -463,7 +465,7 @@ extension Evaluation {
             // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
             var payable: Int64 = 0
             for route in graph.features[f].creditRoutes {
-                let credits = meteredBalance(route.system).low ?? .max
+                let credits = meteredOutcome(route.system) { $0.low } ?? .max
                 payable = max(payable, credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
