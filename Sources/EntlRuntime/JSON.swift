@@ -60,9 +60,9 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let n): JSONValue.writeInteger(n, into: &out)
+        case .int(let n): JSONValue.writeInteger(n, to: &out)
         case .number(let raw): out.append(contentsOf: raw.utf8)
-        case .string(let s): JSONValue.writeString(s, into: &out)
+        case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
             if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
             out.append(UInt8(ascii: "["))
@@ -79,7 +79,7 @@ public enum JSONValue: Sendable, Equatable {
             for (i, member) in members.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.newline(&out, indent, level + 1)
-                JSONValue.writeString(member.key, into: &out)
+                JSONValue.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent { out.append(UInt8(ascii: " ")) }
                 member.value.write(into: &out, indent: indent, level: level + 1)
@@ -93,10 +93,6 @@ public enum JSONValue: Sendable, Equatable {
         guard indent else { return }
         out.append(UInt8(ascii: "\n"))
         for _ in 0..<(level * 2) { out.append(UInt8(ascii: " ")) }
-    }
-
-    static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
-        writeInteger(n, to: &out)
     }
 
     static func writeInteger<O: ByteOutput>(_ n: Int64, to out: inout O) {
@@ -119,10 +115,6 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// A JSON string: runs of bytes that need no escape are copied whole.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
-        writeString(s, to: &out)
-    }
-
     static func writeString<O: ByteOutput>(_ s: String, to out: inout O) {
         out.write(UInt8(ascii: "\""))
         var s = s

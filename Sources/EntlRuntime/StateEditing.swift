@@ -3,10 +3,10 @@ extension UsageRecord {
     public var json: [UInt8] {
         var out = Array("{".utf8)
         out += Array((isEvent ? "\"event\": " : "\"feature\": ").utf8)
-        JSONValue.writeString(name, into: &out)
+        JSONValue.writeString(name, to: &out)
         switch kind {
-        case .amount(let n): out += Array(", \"amount\": ".utf8); JSONValue.writeInteger(n, into: &out)
-        case .level(let n): out += Array(", \"level\": ".utf8); JSONValue.writeInteger(n, into: &out)
+        case .amount(let n): out += Array(", \"amount\": ".utf8); JSONValue.writeInteger(n, to: &out)
+        case .level(let n): out += Array(", \"level\": ".utf8); JSONValue.writeInteger(n, to: &out)
         }
         if let at {
             out += Array(", \"at\": \"".utf8)
@@ -15,7 +15,7 @@ extension UsageRecord {
         }
         if let id {
             out += Array(", \"id\": ".utf8)
-            JSONValue.writeString(id, into: &out)
+            JSONValue.writeString(id, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         return out
