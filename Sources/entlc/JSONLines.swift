@@ -35,7 +35,7 @@ enum JSONLines {
         var reader = try LineReader(path)
         defer { reader.finish() }
         let wave = max(1, jobs) * 4
-        let outputs = Slots<Result>(count: wave, initial: initial)
+        let outputs = Slots<Result>(count: wave)
         defer { outputs.free() }
         while true {
             var blocks: [Block] = []
@@ -57,6 +57,7 @@ enum JSONLines {
                 (0..<blocks.count).forEach(process)
             }
             for i in 0..<blocks.count { consume(outputs.slots[i]) }
+            outputs.empty(count: blocks.count)
         }
     }
 
@@ -75,22 +76,24 @@ enum JSONLines {
     }
 
     /// One result per block of a wave. Each block's thread writes only its own slot, and the
-    /// calling thread reads the slots after `concurrentPerform` returns.
+    /// calling thread reads the slots after `concurrentPerform` returns, then empties them: a slot
+    /// holds a result only between the two.
     private final class Slots<Result: ~Copyable>: @unchecked Sendable {
         let slots: UnsafeMutableBufferPointer<Result>
-        init(count: Int, initial: () -> Result) {
+        init(count: Int) {
             slots = .allocate(capacity: count)
-            for i in 0..<count { slots.initializeElement(at: i, to: initial()) }
         }
 
         func put(_ result: consuming Result, at i: Int) {
-            (slots.baseAddress! + i).pointee = result
+            (slots.baseAddress! + i).initialize(to: result)
         }
 
-        func free() {
-            _ = slots.deinitialize()
-            slots.deallocate()
+        /// Releases the results in the first `count` slots.
+        func empty(count: Int) {
+            slots.baseAddress!.deinitialize(count: count)
         }
+
+        func free() { slots.deallocate() }
     }
 
     /// Reads a file or standard input in chunks of 1 MiB and cuts it into lines.
