@@ -82,6 +82,15 @@ final class ByteBuffer: ByteOutput {
         }
     }
 
+    /// The `n` bytes (at most eight) at `source` as one word, zero-padded: how short keys are
+    /// hashed and compared a word at a time.
+    @inline(__always)
+    static func paddedWord(_ source: UnsafeRawPointer, _ n: Int) -> UInt64 {
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { copy(source, n, to: $0.baseAddress!) }
+        return word
+    }
+
     /// `,"key":` (the comma when `comma`) in one step.
     @inline(__always)
     func writeKey(_ key: StaticString, comma: Bool) {

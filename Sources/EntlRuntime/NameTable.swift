@@ -143,12 +143,7 @@ struct NameTable: Sendable {
     private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = b.baseAddress else { return true }
         let (x, y, n) = (UnsafeRawPointer(a), UnsafeRawPointer(base), b.count)
-        guard n >= 8 else {
-            var (u, v): (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &u) { ByteBuffer.copy(x, n, to: $0.baseAddress!) }
-            withUnsafeMutableBytes(of: &v) { ByteBuffer.copy(y, n, to: $0.baseAddress!) }
-            return u == v
-        }
+        guard n >= 8 else { return ByteBuffer.paddedWord(x, n) == ByteBuffer.paddedWord(y, n) }
         var i = 0
         while i + 8 < n {
             if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
@@ -186,8 +181,7 @@ struct NameTable: Sendable {
                     i += 8
                 }
                 if i < bytes.count {
-                    var rest: UInt64 = 0
-                    withUnsafeMutableBytes(of: &rest) { ByteBuffer.copy(raw + i, bytes.count - i, to: $0.baseAddress!) }
+                    let rest = ByteBuffer.paddedWord(raw + i, bytes.count - i)
                     seen |= rest
                     mix(rest)
                 }

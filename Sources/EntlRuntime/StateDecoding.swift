@@ -397,7 +397,6 @@ private struct StateReader {
     struct Spellings<T: Sendable>: Sendable {
         let keys: KeySet
         let values: [T]
-
     }
 
     static let statuses = Spellings<PurchaseStatus>()
