@@ -56,10 +56,18 @@ extension PurchaseState {
 
     /// Decodes state JSON from part of a buffer (a JSONL line) without copying it.
     public init(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default) throws(StateError) {
+        self.init()
+        try PurchaseState.read(bytes, options, into: &self)
+    }
+
+    /// Reads state JSON into `state`, an empty state (a state returned would be copied, twice).
+    private static func read(_ bytes: ArraySlice<UInt8>, _ options: StateDecodingOptions, into state: inout PurchaseState)
+        throws(StateError)
+    {
         do {
-            self = try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) -> PurchaseState in
+            try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) in
                 var reader = StateReader(scanner, options: options)
-                return try reader.state()
+                try reader.read(into: &state)
             }
         } catch {
             throw StateError(path: error.path, message: error.message)
@@ -406,14 +414,13 @@ private struct StateReader {
 
     // MARK: - docs/state.md
 
-    mutating func state() throws(DecodeError) -> PurchaseState {
+    mutating func read(into state: inout PurchaseState) throws(DecodeError) {
         guard s.peek() != nil else { throw .syntax(s, "unexpected end of input, expected a value") }
         guard s.peek() == UInt8(ascii: "{") else {
             let e = mismatch("an object")
             if e.isSyntax { throw e }
             throw DecodeError(path: "", message: "the state must be a JSON object, found " + e.message.dropFirst("expected an object, found ".count))
         }
-        var state = PurchaseState()
         try members(StateReader.stateKeys) { (r, known, key) throws(DecodeError) in
             switch known {
             case 0: state.customer = try r.string()
@@ -423,12 +430,14 @@ private struct StateReader {
             case 4:
                 try r.elements(limit: r.limits.purchases, "purchases") { (r, i) throws(DecodeError) in
                     if i == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
-                    state.purchases.append(try r.purchase(i))
+                    state.purchases.append(StateReader.blankPurchase)
+                    try r.purchase(i, into: &state.purchases[i])
                 }
             case 5:
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
                     if i == 0 { state.usage.reserveCapacity(8) }
-                    state.usage.append(try r.usage(i))
+                    state.usage.append(StateReader.blankUsage)
+                    try r.usage(i, into: &state.usage[i])
                 }
             case 6:
                 if try r.null() { return }
@@ -442,11 +451,17 @@ private struct StateReader {
         }
         try scan { try $0.end() }
         state.warnings = warnings
-        return state
     }
 
-    private mutating func purchase(_ index: Int) throws(DecodeError) -> Purchase {
-        var p = Purchase(product: "")
+    /// What a purchase and a usage record are read into, appended to the state's arrays (copying
+    /// a constant costs less than building a value and then copying it in, which is what appending
+    /// a new value compiles to).
+    static let blankPurchase = Purchase(product: "")
+    static let blankUsage = UsageRecord(feature: "", kind: .amount(0))
+
+    /// Reads a purchase into `p`, a blank purchase in its place in the state (a purchase read into
+    /// a variable of its own would be copied into the array, and so would a returned one).
+    private mutating func purchase(_ index: Int, into p: inout Purchase) throws(DecodeError) {
         var product: String?
         try members(StateReader.purchaseKeys) { (r, known, key) throws(DecodeError) in
             switch known {
@@ -466,10 +481,10 @@ private struct StateReader {
         }
         guard let product else { throw DecodeError(path: "", message: "missing \"product\"") }
         p.product = product
-        return p
     }
 
-    private mutating func usage(_ index: Int) throws(DecodeError) -> UsageRecord {
+    /// Reads a usage record into `u`, a blank record in its place in the state (as `purchase`).
+    private mutating func usage(_ index: Int, into u: inout UsageRecord) throws(DecodeError) {
         var feature: String?, event: String?, id: String?
         var amount: Int64?, level: Int64?
         var at: Instant?
@@ -492,11 +507,16 @@ private struct StateReader {
         case (nil, nil): throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
         }
         switch (feature, event) {
-        case (let f?, nil): return UsageRecord(feature: f, kind: kind, at: at, id: id)
-        case (nil, let e?): return UsageRecord(event: e, kind: kind, at: at, id: id)
+        case (let f?, nil): u.name = f
+        case (nil, let e?):
+            u.name = e
+            u.isEvent = true
         case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
         }
+        u.kind = kind
+        u.at = at
+        u.id = id
     }
 }
 
