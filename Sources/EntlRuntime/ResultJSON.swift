@@ -133,6 +133,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
+    @inline(__always)  // the key's length is then a constant, and so is the way it is copied
     public mutating func key(_ key: StaticString) {
         buffer.writeKey(key, comma: filled & 1 != 0)
         filled |= 1
@@ -149,6 +150,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
         if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
     }
 
+    @inline(__always)
     public mutating func bool(_ value: Bool) {
         separate()
         buffer.write(value ? "true" : "false")
