@@ -143,13 +143,24 @@ extension Evaluation {
     }
 
     public func entitlement(_ e: Int) -> EntitlementResult {
+        var result = Evaluation.blankEntitlement
+        entitlement(e, into: &result)
+        return result
+    }
+
+    /// What an entitlement's result is filled in from (copying a constant costs less than building
+    /// a value and then copying it, which is what a new value in a variable compiles to).
+    private static let blankEntitlement = EntitlementResult(
+        name: "", decision: .denied, product: nil, store: nil, expiresAt: nil, willRenew: false, inGracePeriod: false,
+        inBillingRetry: false, isRevoked: false, ownership: nil, period: nil, isTrial: false, validUntil: nil, reason: "",
+        explanation: [])
+
+    private func entitlement(_ e: Int, into result: inout EntitlementResult) {
         let truth = entitlementValue(e).0
-        var result = EntitlementResult(
-            name: graph.entitlements[e].name, decision: truth.decision, product: nil, store: nil, expiresAt: nil,
-            willRenew: false,
-            inGracePeriod: false, inBillingRetry: anyPurchaseBehind(e, withStatus: .billingRetry),
-            isRevoked: false, ownership: nil, period: nil, isTrial: false,
-            validUntil: nextChange(watching: graph.entitlements[e].watchedProducts), reason: "", explanation: [])
+        result.name = graph.entitlements[e].name
+        result.decision = truth.decision
+        result.inBillingRetry = anyPurchaseBehind(e, withStatus: .billingRetry)
+        result.validUntil = nextChange(watching: graph.entitlements[e].watchedProducts)
         let anyOwned = graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
@@ -242,6 +253,5 @@ extension Evaluation {
             }
             result.explanation += explainProducts(graph.entitlements[e].watchedProducts)
         }
-        return result
     }
 }
