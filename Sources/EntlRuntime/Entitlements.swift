@@ -148,8 +148,8 @@ extension Evaluation {
         return result
     }
 
-    /// What an entitlement's result is filled in from (copying a constant costs less than building
-    /// a value and then copying it, which is what a new value in a variable compiles to).
+    /// What an entitlement's result is filled in from: copying a constant costs less than building
+    /// a value in a variable, which compiles to building it, copying it and destroying the first.
     private static let blankEntitlement = EntitlementResult(
         name: "", decision: .denied, product: nil, store: nil, expiresAt: nil, willRenew: false, inGracePeriod: false,
         inBillingRetry: false, isRevoked: false, ownership: nil, period: nil, isTrial: false, validUntil: nil, reason: "",

@@ -299,9 +299,19 @@ extension Evaluation {
     // MARK: - Decisions
 
     public func feature(_ f: Int, required: Int64) -> FeatureResult {
-        var result = FeatureResult(name: graph.features[f].name, kind: graph.features[f].kind,
-                                   displayName: graph.features[f].displayName,
-                                   validUntil: nextChange(watching: graph.features[f].watchedProducts))
+        var result = Evaluation.blankFeature
+        feature(f, required: required, into: &result)
+        return result
+    }
+
+    /// What a feature's result is filled in from (as `blankEntitlement`).
+    private static let blankFeature = FeatureResult()
+
+    private func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
+        result.name = graph.features[f].name
+        result.kind = graph.features[f].kind
+        result.displayName = graph.features[f].displayName
+        result.validUntil = nextChange(watching: graph.features[f].watchedProducts)
         if graph.features[f].kind == .boolean {
             decideBoolean(f, &result)
         } else {
@@ -315,7 +325,6 @@ extension Evaluation {
                 $0.feature(f, required: required).allowed
             }
         }
-        return result
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {

@@ -242,14 +242,12 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
         self.explanation = explanation
     }
 
-    /// A denial with nothing decided yet, which the evaluation then fills in.
-    init(name: String, kind: FeatureKind, displayName: String?, validUntil: Instant?) {
-        self.name = name
-        self.kind = kind
+    /// A nameless denial with nothing decided, which the evaluation fills in.
+    init() {
+        name = ""
+        kind = .boolean
         decision = .denied
         unlimited = false
-        self.displayName = displayName
-        self.validUntil = validUntil
         why = ""
         sources = []
         explanation = []
