@@ -359,14 +359,11 @@ struct JSONScanner {
     @inline(__always)
     static func plainRun(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, nonASCII: Bool) -> Int {
         let raw = UnsafeRawPointer(base)
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func below(_ v: UInt64, _ n: UInt64) -> UInt64 { (v &- ones &* n) & ~v & highs }
-        let stopHigh: UInt64 = nonASCII ? 0 : highs
         var i = start
         while i + 8 <= end {
-            let v = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let stop = (v & stopHigh) | below(v ^ (ones &* 0x22), 1) | below(v ^ (ones &* 0x5C), 1) | below(v, 0x20)
-            if stop != 0 { return i + stop.trailingZeroBitCount >> 3 }
+            if let stop = plainRunStop(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self), nonASCII: nonASCII) {
+                return i + stop
+            }
             i += 8
         }
         while i < end {
@@ -375,6 +372,17 @@ struct JSONScanner {
             i += 1
         }
         return i
+    }
+
+    /// The position in the eight bytes of `word` (in memory order, little-endian) of the first
+    /// that stops a plain run, if one does (`plainRun`).
+    @inline(__always)
+    static func plainRunStop(_ word: UInt64, nonASCII: Bool = false) -> Int? {
+        let v = UInt64(littleEndian: word)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func below(_ v: UInt64, _ n: UInt64) -> UInt64 { (v &- ones &* n) & ~v & highs }
+        let stop = (nonASCII ? 0 : v & highs) | below(v ^ (ones &* 0x22), 1) | below(v ^ (ones &* 0x5C), 1) | below(v, 0x20)
+        return stop == 0 ? nil : stop.trailingZeroBitCount >> 3
     }
 
     /// A string's UTF-8 bytes, escapes resolved: a range of the input when it has no escape.

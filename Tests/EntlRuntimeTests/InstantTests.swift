@@ -35,7 +35,14 @@ import Testing
             let (y, m, d) = CivilDate.fromDays(days)
             #expect(CivilDate.toDays(year: y, month: m, day: d) == days)
         }
+        // Every day around year 1 (where the unsigned form starts) and from 1969 to 2101.
+        for days: Int64 in Array(-720_000 ... -718_000) + Array(-366 ... 47_850) {
+            let (y, m, d) = CivilDate.fromDays(days)
+            if CivilDate.toDays(year: y, month: m, day: d) != days { Issue.record("\(days): \(y)-\(m)-\(d)") }
+        }
         #expect(CivilDate.toDays(year: 1970, month: 1, day: 1) == 0)
+        #expect(CivilDate.toDays(year: 1, month: 1, day: 1) == -719_162)
+        #expect(CivilDate.toDays(year: 0, month: 12, day: 31) == -719_163)
     }
 
     @Test func ordering() {

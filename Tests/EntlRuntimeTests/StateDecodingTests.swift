@@ -36,6 +36,35 @@ import Testing
         #expect(s.now?.rfc3339 == "2026-11-22T12:00:00.125Z")
     }
 
+    /// Keys and instants in their common form are read straight from the bytes; every other form
+    /// (an escape, a key of 16 bytes, a key or instant too near the end of the input to load 16
+    /// bytes past its quote, fractional seconds) is read the general way, with the same result.
+    @Test func keysAndInstantsReadInPlaceAgreeWithTheGeneralWay() throws {
+        let expected = PurchaseState(now: instant("2026-11-22T12:00:00Z"), purchases: [
+            Purchase(product: "p", store: "stripe", purchasedAt: instant("2026-10-01T00:00:00Z"),
+                     periodStart: instant("2026-11-01T00:00:00Z"), expiresAt: instant("2026-12-01T00:00:00Z"),
+                     willRenew: false),
+        ])
+        let forms = [
+            #"{"now":"2026-11-22T12:00:00Z","purchases":[{"product":"p","store":"stripe","purchased_at":"2026-10-01T00:00:00Z","period_start":"2026-11-01T00:00:00Z","expires_at":"2026-12-01T00:00:00Z","will_renew":false}]}"#,
+            // Escaped keys (`d`, `s`, `_`), fractional seconds, an offset, lower-case `t` and `z`.
+            #"{"now":"2026-11-22T12:00:00.000Z","purchases":[{"pro\u0064uct":"p","\u0073tore":"stripe","purchased\u005fat":"2026-10-01t00:00:00z","period_start":"2026-11-01T01:00:00+01:00","expires_at":"2026-12-01T00:00:00Z","will_renew":false}]}"#,
+            // The last key and instant end within 16 bytes of the input's end.
+            #"{"purchases":[{"product":"p","store":"stripe","purchased_at":"2026-10-01T00:00:00Z","period_start":"2026-11-01T00:00:00Z","will_renew":false,"expires_at":"2026-12-01T00:00:00Z"}],"now":"2026-11-22T12:00:00Z"}"#,
+        ]
+        for json in forms { #expect(try PurchaseState(json: json) == expected, "\(json)") }
+        // A duplicate is one whichever way each spelling was read.
+        #expect(throws: StateError(path: "purchases[0].product", message: #"duplicate key "product""#)) {
+            try PurchaseState(json: #"{"purchases":[{"product":"p","pro\u0064uct":"q","store":"stripe","status":"active"}]}"#)
+        }
+        #expect(throws: StateError(path: "café", message: #"duplicate key "café""#)) {
+            try PurchaseState(json: #"{"caf\u00e9":1,"café":2}"#)
+        }
+        // Unknown keys of 8, 15 and 16 bytes, and one with a byte past ASCII, are warnings.
+        let unknown = try PurchaseState(json: #"{"abcdefgh":1,"abcdefghijklmno":2,"abcdefghijklmnop":3,"café":4,"now":null}"#)
+        #expect(unknown.warnings.map(\.path) == ["abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "café"])
+    }
+
     @Test(arguments: [
         (#"{"purchases": [{"product": "a"}, {"product": "b"}, {"product": "c"}, {"product": "p", "expires_at": "2026-13-01"}]}"#,
          #"purchases[3].expires_at: "2026-13-01" is not an RFC 3339 instant"#),
