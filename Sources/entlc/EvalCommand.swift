@@ -262,8 +262,10 @@ enum EvalCommand {
     /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
     static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
         let clock = Instant.now()
-        // A block's output (about 512 bytes per line) is written in place, line after line.
-        try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: 512 * 512) }, line: { line, number, out in
+        // A block's output is written in place, line after line, into a buffer reserved for 2 KB
+        // a line (a line of one entitlement is about 500 bytes; pages are resident only once
+        // written, and a buffer that grows copies what it holds).
+        try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: JSONLines.blockLines * 2048) }, line: { line, number, out in
             evaluateLine(line, number: number, options, clock: clock, into: &out)
         }, consume: { out in out.withBytes { Terminal.emit(bytes: $0) } })
         return .success
