@@ -267,7 +267,7 @@ enum EvalCommand {
         // written, and a buffer that grows copies what it holds).
         try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: JSONLines.blockLines * 2048) }, line: { line, number, out in
             evaluateLine(line, number: number, options, clock: clock, into: &out)
-        }, consume: { out in out.withBytes { Terminal.emit(bytes: $0) } })
+        }, size: { $0.count }, consume: { out in out.withBytes { Terminal.emit(bytes: $0) } })
         return .success
     }
 

@@ -9,11 +9,12 @@ import Dispatch
 import EntlRuntime
 
 /// Streams the lines of a JSONL input (a path, or `-` for standard input): read in blocks of up
-/// to 512 lines and 1 MiB, a wave of `4 × jobs` blocks at a time evaluated on `jobs` threads
-/// (`line` is called for every non-blank line with its 1-based number), each block's result
-/// handed to `consume` on the calling thread in input order, so what comes out does not depend
-/// on `jobs` and comes out as it goes. Memory is bounded by one wave plus one line: a line over
-/// `maxLineLength` is counted and dropped as it is read, never held. When the input pauses (a
+/// to 512 lines and 1 MiB (fewer lines when lines give much output), a wave of `4 × jobs` blocks
+/// at a time evaluated on `jobs` threads (`line` is called for every non-blank line with its
+/// 1-based number), each block's result handed to `consume` on the calling thread in input
+/// order, so what comes out does not depend on `jobs` and comes out as it goes. Memory is
+/// bounded by one wave of input and its output plus one line: a line over `maxLineLength` is
+/// counted and dropped as it is read, never held. When the input pauses (a
 /// pipe with nothing to read yet), the lines read so far are evaluated and written at once.
 /// Used by `eval --states` and `diff --states`.
 enum JSONLines {
@@ -29,18 +30,31 @@ enum JSONLines {
         var length: Int
     }
 
+    /// What a block's output should stay near: the lines per block shrink when lines give much
+    /// output (`--all --explain` writes hundreds of KB a line), so memory is bounded by output too.
+    static let blockOutputBytes = 2 << 20
+
+    /// Evaluates the lines of `path` in blocks, `jobs` blocks at a time, each into a `Result` of
+    /// its own (`initial`), and hands the results to `consume` in input order. The first waves
+    /// have blocks of a few lines; from then on a block holds as many lines as give about
+    /// `blockOutputBytes` of output (`size`: a result's bytes) at the last wave's rate, at most
+    /// `blockLines`.
     static func process<Result: ~Copyable>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
                                            line: @escaping @Sendable (Line, Int, inout Result) -> Void,
+                                           size: (borrowing Result) -> Int,
                                            consume: (borrowing Result) -> Void) throws(CLIError) {
         var reader = try LineReader(path)
         defer { reader.finish() }
         let wave = max(1, jobs) * 4
         let outputs = Slots<Result>(count: wave)
         defer { outputs.free() }
+        var linesPerBlock = 4
         while true {
             var blocks: [Block] = []
             var paused = false
-            while blocks.count < wave, !paused, let block = try reader.nextBlock(paused: &paused) { blocks.append(block) }
+            while blocks.count < wave, !paused, let block = try reader.nextBlock(lines: linesPerBlock, paused: &paused) {
+                blocks.append(block)
+            }
             if blocks.isEmpty { break }
             let batch = blocks
             let process = { @Sendable (i: Int) in
@@ -56,8 +70,14 @@ enum JSONLines {
             } else {
                 (0..<blocks.count).forEach(process)
             }
-            for i in 0..<blocks.count { consume(outputs.slots[i]) }
+            var bytes = 0
+            for i in 0..<blocks.count {
+                bytes += size(outputs.slots[i])
+                consume(outputs.slots[i])
+            }
             outputs.empty(count: blocks.count)
+            let lines = blocks.reduce(0) { $0 + $1.lines.count }
+            linesPerBlock = min(blockLines, linesPerBlock * 4, max(1, blockOutputBytes / max(1, bytes / lines)))
         }
     }
 
@@ -122,12 +142,12 @@ enum JSONLines {
 
         /// The next block, or nil at the end of the input. `paused` is set when the input has
         /// nothing to read right now (the block may then be short, or nil if it is empty).
-        mutating func nextBlock(paused: inout Bool) throws(CLIError) -> Block? {
+        mutating func nextBlock(lines: Int = JSONLines.blockLines, paused: inout Bool) throws(CLIError) -> Block? {
             var block = Block()
             // Reserved once (touched only as filled), not grown by doubling and copying.
             block.bytes.reserveCapacity(JSONLines.blockBytes)
-            block.lines.reserveCapacity(JSONLines.blockLines)
-            while block.lines.count < JSONLines.blockLines, block.bytes.count < JSONLines.blockBytes {
+            block.lines.reserveCapacity(lines)
+            while block.lines.count < lines, block.bytes.count < JSONLines.blockBytes {
                 if start == end, !atEnd, !block.lines.isEmpty, !readable() {
                     paused = true
                     break

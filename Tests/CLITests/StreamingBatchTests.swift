@@ -1,3 +1,4 @@
+@testable import entlc
 import EntlRuntime
 import EntlTestSupport
 import Foundation
@@ -76,5 +77,33 @@ import Testing
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+    }
+
+    /// Lines that give much output (as `--all --explain` does: hundreds of KB a line) are taken a
+    /// few to a block, so a wave holds about `blockOutputBytes` a block, not 512 such lines; lines
+    /// that give little go back up to 512 a block. Every line once, in order, either way.
+    @Test func blocksShrinkWhenLinesGiveMuchOutput() throws {
+        struct Recorded {
+            var lines: [Int] = []
+            var bytes = 0
+        }
+        let path = try makeTemporaryDirectory() + "/lines.jsonl"
+        try String(repeating: "{}\n", count: 12_000).write(toFile: path, atomically: true, encoding: .utf8)
+        for (perLine, jobs) in [(100_000, 1), (100_000, 2), (10, 2)] {
+            var blocks: [[Int]] = []
+            try JSONLines.process(path, jobs: jobs, initial: { Recorded() }, line: { _, number, r in
+                r.lines.append(number)
+                r.bytes += perLine
+            }, size: { $0.bytes }, consume: { blocks.append($0.lines) })
+            #expect(blocks.flatMap { $0 } == Array(1...12_000))
+            let largest = blocks.map(\.count).max() ?? 0
+            if perLine > 1_000 {
+                #expect(largest * perLine <= 4 * JSONLines.blockOutputBytes, "blocks of \(largest) lines")
+                // From the third wave on (4, then 16 lines a block before), all but the last block.
+                #expect(blocks.dropFirst(2 * 4 * jobs).dropLast().allSatisfy { $0.count == JSONLines.blockOutputBytes / perLine })
+            } else {
+                #expect(largest == JSONLines.blockLines)
+            }
+        }
     }
 }
