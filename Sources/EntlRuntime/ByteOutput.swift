@@ -34,6 +34,9 @@ final class ByteBuffer: ByteOutput {
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
+    /// Forgets the bytes written, keeping the capacity.
+    func removeAll() { count = 0 }
+
     @inline(__always)
     private func reserve(_ n: Int) {
         if capacity - count < n { grow(to: count + n) }

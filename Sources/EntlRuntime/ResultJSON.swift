@@ -94,6 +94,15 @@ public struct JSONBytes: ~Copyable, JSONSink {
     /// The number of bytes written so far.
     public var count: Int { buffer.count }
 
+    /// Forgets what was written, keeping the buffer.
+    public mutating func removeAll() {
+        buffer.removeAll()
+        filled = 0
+        deeper = []
+        depth = 0
+        afterKey = false
+    }
+
     /// Ends a line of JSON Lines after a whole value: a newline, and the next value starts the next
     /// line (without a comma before it).
     public mutating func endLine() {

@@ -165,7 +165,8 @@ struct Impact: Sendable {
                         jobs: Int) throws(CLIError) -> Impact {
         let clock = Instant.now()
         var total = Impact(path: path)
-        try JSONLines.process(path, jobs: jobs, initial: { Impact(path: path) }, line: { line, number, impact in
+        try JSONLines.process(path, jobs: jobs, initial: { Impact(path: path) }, reset: { $0 = Impact(path: path) },
+                              line: { line, number, impact in
             impact.add(line, number: number, old: old, new: new, environment: environment, clock: clock)
         }, size: { _ in 0 }, consume: { total.merge($0) })  // a summary: its size does not grow with the lines
         return total

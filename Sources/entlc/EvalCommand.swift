@@ -265,7 +265,8 @@ enum EvalCommand {
         // A block's output is written in place, line after line, into a buffer reserved for 2 KB
         // a line (a line of one entitlement is about 500 bytes; pages are resident only once
         // written, and a buffer that grows copies what it holds).
-        try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: JSONLines.blockLines * 2048) }, line: { line, number, out in
+        try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: JSONLines.blockLines * 2048) },
+                              reset: { $0.removeAll() }, line: { line, number, out in
             evaluateLine(line, number: number, options, clock: clock, into: &out)
         }, size: { $0.count }, consume: { out in out.withBytes { Terminal.emit(bytes: $0) } })
         return .success

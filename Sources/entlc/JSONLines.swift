@@ -35,11 +35,13 @@ enum JSONLines {
     static let blockOutputBytes = 2 << 20
 
     /// Evaluates the lines of `path` in blocks, `jobs` blocks at a time, each into a `Result` of
-    /// its own (`initial`), and hands the results to `consume` in input order. The first waves
-    /// have blocks of a few lines; from then on a block holds as many lines as give about
-    /// `blockOutputBytes` of output (`size`: a result's bytes) at the last wave's rate, at most
-    /// `blockLines`.
+    /// its own, and hands the results to `consume` in input order. The first waves have blocks of
+    /// a few lines; from then on a block holds as many lines as give about `blockOutputBytes` of
+    /// output (`size`: a result's bytes) at the last wave's rate, at most `blockLines`. A wave's
+    /// blocks and results are kept for the next (`reset` empties a result; `initial` makes the
+    /// first of each slot): buffers made anew each block were most of the run's page faults.
     static func process<Result: ~Copyable>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
+                                           reset: @escaping @Sendable (inout Result) -> Void,
                                            line: @escaping @Sendable (Line, Int, inout Result) -> Void,
                                            size: (borrowing Result) -> Int,
                                            consume: (borrowing Result) -> Void) throws(CLIError) {
@@ -56,28 +58,30 @@ enum JSONLines {
                 blocks.append(block)
             }
             if blocks.isEmpty { break }
-            let batch = blocks
-            let process = { @Sendable (i: Int) in
-                var result = initial()
-                let block = batch[i]
-                for l in block.lines where !l.blank {
-                    line(Line(bytes: block.bytes[l.range], length: l.length), l.number, &result)
+            do {
+                let batch = blocks, made = outputs.made
+                let process = { @Sendable (i: Int) in
+                    let result = outputs.slots.baseAddress! + i
+                    if i < made { reset(&result.pointee) } else { result.initialize(to: initial()) }
+                    for l in batch[i].lines where !l.blank {
+                        line(Line(bytes: batch[i].bytes[l.range], length: l.length), l.number, &result.pointee)
+                    }
                 }
-                outputs.put(result, at: i)
+                if jobs > 1, blocks.count > 1 {
+                    DispatchQueue.concurrentPerform(iterations: blocks.count, execute: process)
+                } else {
+                    (0..<blocks.count).forEach(process)
+                }
             }
-            if jobs > 1, blocks.count > 1 {
-                DispatchQueue.concurrentPerform(iterations: blocks.count, execute: process)
-            } else {
-                (0..<blocks.count).forEach(process)
-            }
+            outputs.made = max(outputs.made, blocks.count)
             var bytes = 0
             for i in 0..<blocks.count {
                 bytes += size(outputs.slots[i])
                 consume(outputs.slots[i])
             }
-            outputs.empty(count: blocks.count)
             let lines = blocks.reduce(0) { $0 + $1.lines.count }
             linesPerBlock = min(blockLines, linesPerBlock * 4, max(1, blockOutputBytes / max(1, bytes / lines)))
+            reader.recycle(blocks)
         }
     }
 
@@ -95,25 +99,21 @@ enum JSONLines {
         var lines: [(range: Range<Int>, number: Int, length: Int, blank: Bool)] = []
     }
 
-    /// One result per block of a wave. Each block's thread writes only its own slot, and the
-    /// calling thread reads the slots after `concurrentPerform` returns, then empties them: a slot
-    /// holds a result only between the two.
+    /// One result per block of a wave, kept from wave to wave. Each block's thread writes only its
+    /// own slot, and the calling thread reads the slots after `concurrentPerform` returns.
     private final class Slots<Result: ~Copyable>: @unchecked Sendable {
         let slots: UnsafeMutableBufferPointer<Result>
+        /// How many slots (the first ones) hold a result.
+        var made = 0
+
         init(count: Int) {
             slots = .allocate(capacity: count)
         }
 
-        func put(_ result: consuming Result, at i: Int) {
-            (slots.baseAddress! + i).initialize(to: result)
+        func free() {
+            slots.baseAddress!.deinitialize(count: made)
+            slots.deallocate()
         }
-
-        /// Releases the results in the first `count` slots.
-        func empty(count: Int) {
-            slots.baseAddress!.deinitialize(count: count)
-        }
-
-        func free() { slots.deallocate() }
     }
 
     /// Reads a file or standard input in chunks of 1 MiB and cuts it into lines.
@@ -142,8 +142,16 @@ enum JSONLines {
 
         /// The next block, or nil at the end of the input. `paused` is set when the input has
         /// nothing to read right now (the block may then be short, or nil if it is empty).
+        /// Blocks whose lines are done with, whose buffers the next blocks reuse.
+        private var spare: [Block] = []
+
+        mutating func recycle(_ blocks: consuming [Block]) { spare = blocks }
+
         mutating func nextBlock(lines: Int = JSONLines.blockLines, paused: inout Bool) throws(CLIError) -> Block? {
-            var block = Block()
+            // A spare block is the only holder of its buffers, so emptying it keeps them.
+            var block = spare.popLast() ?? Block()
+            block.bytes.removeAll(keepingCapacity: true)
+            block.lines.removeAll(keepingCapacity: true)
             // Reserved once (touched only as filled), not grown by doubling and copying.
             block.bytes.reserveCapacity(JSONLines.blockBytes)
             block.lines.reserveCapacity(lines)

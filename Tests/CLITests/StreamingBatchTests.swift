@@ -91,7 +91,7 @@ import Testing
         try String(repeating: "{}\n", count: 12_000).write(toFile: path, atomically: true, encoding: .utf8)
         for (perLine, jobs) in [(100_000, 1), (100_000, 2), (10, 2)] {
             var blocks: [[Int]] = []
-            try JSONLines.process(path, jobs: jobs, initial: { Recorded() }, line: { _, number, r in
+            try JSONLines.process(path, jobs: jobs, initial: { Recorded() }, reset: { $0 = Recorded() }, line: { _, number, r in
                 r.lines.append(number)
                 r.bytes += perLine
             }, size: { $0.bytes }, consume: { blocks.append($0.lines) })
