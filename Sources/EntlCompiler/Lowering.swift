@@ -14,7 +14,11 @@ enum Lowering {
         for site in checked.declarations {
             if case .app(let a) = site.declaration, app == nil { app = a.id.value }
         }
-        return RuleGraph(app: app, live: lower(checked, .live), test: lower(checked, .test))
+        let live = lower(checked, .live)
+        // Without declarations of one environment only, the test graph is the live one (the
+        // environment decides only which declarations are visible): lowered once, shared.
+        let test = checked.declarations.allSatisfy { $0.environment == nil } ? live : lower(checked, .test)
+        return RuleGraph(app: app, live: live, test: test)
     }
 
     private static func lower(_ checked: CheckedRuleSet, _ env: EntlSyntax.EnvironmentName) -> EnvironmentGraph {

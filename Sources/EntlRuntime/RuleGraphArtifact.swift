@@ -294,8 +294,10 @@ enum ArtifactDecoder {
 
     static func graph(_ node: ArtifactNode) throws(RuleGraphArtifactError) -> RuleGraph {
         let g = try node.object(["app", "live", "test"])
-        return RuleGraph(app: try g.optionalString("app"), live: try environment(g.member("live")),
-                         test: try environment(g.member("test")))
+        let live = try environment(g.member("live")), test = try g.member("test")
+        // The same content (a rule set with no environment block) is one graph, as compiled.
+        return RuleGraph(app: try g.optionalString("app"), live: live,
+                         test: test.value == (try g.member("live")).value ? live : try environment(test))
     }
 
     static func environment(_ node: ArtifactNode) throws(RuleGraphArtifactError) -> EnvironmentGraph {

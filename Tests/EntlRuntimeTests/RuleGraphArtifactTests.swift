@@ -30,6 +30,18 @@ import Testing
         }.joined(separator: "\n")
     }
 
+    /// As compiled, a graph whose environments have the same content loads as one graph shared by
+    /// both; the tour, with a test-only block, loads as two.
+    @Test func environmentsOfTheSameContentLoadAsOneGraph() throws {
+        let tour = try readRepoFile("Tests/Fixtures/valid/tour.entl")
+        let two = try built(compiled(tour))
+        #expect(two.live !== two.test)
+        #expect(two.test.productIndex["debug_unlock"] != nil && two.live.productIndex["debug_unlock"] == nil)
+        let one = try built(compiled(String(tour[..<(try #require(tour.range(of: "environment test {"))).lowerBound])))
+        #expect(one.live === one.test)
+        #expect(one.live.productIndex == two.live.productIndex)
+    }
+
     @Test(arguments: examples)
     func aBuiltExampleAnswersAsTheCompiledOne(_ name: String) throws {
         let graph = try compiled(readRepoFile("examples/\(name).entl"))
