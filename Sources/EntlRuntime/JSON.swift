@@ -268,10 +268,10 @@ struct JSONScanner {
     @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
+            let b = bytes[index]
+            // One comparison for the common case, a byte that is not whitespace.
+            guard b <= 0x20, b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D else { return }
+            index += 1
         }
     }
 
@@ -366,12 +366,10 @@ struct JSONScanner {
             }
             i += 8
         }
-        while i < end {
-            let b = base[i]
-            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || (!nonASCII && b >= 0x80) { break }
-            i += 1
-        }
-        return i
+        // The last bytes as one zero-padded word: a padding byte stops the run like a control byte,
+        // at the end.
+        guard i < end else { return end }
+        return i + (plainRunStop(ByteBuffer.paddedWord(raw + i, end - i), nonASCII: nonASCII) ?? end - i)
     }
 
     /// The position in the eight bytes of `word` (in memory order, little-endian) of the first

@@ -208,8 +208,8 @@ private struct StateReader {
                     index = known.index(key, in: s)
                 }
                 if let index {
-                    if seen & (1 << index) != 0 { throw duplicate(key) }
-                    seen |= 1 << index
+                    if seen & (1 &<< index) != 0 { throw duplicate(key) }
+                    seen |= 1 &<< index
                 } else {
                     for other in keys[base...] where s.equal(other, key) { throw duplicate(key) }
                     keys.append(key)

@@ -64,17 +64,21 @@ import Testing
     }
 
     /// Strings are scanned eight bytes at a time: a byte that ends the plain run (a quote, a
-    /// backslash, a control byte, non-ASCII) is found at every offset, written escaped and read back.
+    /// backslash, a control byte, non-ASCII) is found at every offset and before any number of
+    /// bytes, written escaped and read back.
     @Test(arguments: ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "💎"])
     func stringsRoundTripWithASpecialByteAtAnyOffset(special: String) throws {
         let escaped = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\u{01}": "\\u0001", "\u{1F}": "\\u001f"][special] ?? special
+        // After it, the rest of a word or more (the last bytes are read as one padded word).
         for offset in 0..<20 {
-            let text = String(repeating: "a", count: offset) + special + "bcdefghijklmnopq"
-            var sink = JSONBytes()
-            sink.string(text)
-            let written = String(decoding: sink.bytes, as: UTF8.self)
-            #expect(written == "\"" + String(repeating: "a", count: offset) + escaped + "bcdefghijklmnopq\"")
-            #expect(try JSONParser.parse(sink.bytes) == .string(text))
+            for rest in ["", "bcd", "bcdefghijklmnopq"] {
+                let text = String(repeating: "a", count: offset) + special + rest
+                var sink = JSONBytes()
+                sink.string(text)
+                let written = String(decoding: sink.bytes, as: UTF8.self)
+                #expect(written == "\"" + String(repeating: "a", count: offset) + escaped + rest + "\"")
+                #expect(try JSONParser.parse(sink.bytes) == .string(text))
+            }
         }
     }
 
