@@ -36,6 +36,27 @@ import Testing
         #expect(Compiler.check([SourceFile(path: "t", text: text)], environments: [.live]).diagnostics.count == 1)
     }
 
+    /// Without an `environment` block both environments see the same declarations, and their
+    /// checks run once: the same problems whichever environments are asked for.
+    @Test func aRuleSetWithoutEnvironmentBlocksHasTheSameProblemsInEach() {
+        let text = """
+            product p: subscription { period month }
+            entitlement a = b
+            entitlement b = a
+            entitlement c = nothere
+            product p: non_consumable
+            feature f: metered { grant p: 10 per month }
+            """
+        func problems(_ environments: [EnvironmentName]) -> [String] {
+            Compiler.check([SourceFile(path: "t", text: text)], environments: environments).sortedDiagnostics
+                .map { "\($0.code.id) \($0.range.start): \($0.message)" }
+        }
+        let both = problems([.live, .test])
+        #expect(both.count >= 3, "\(both)")
+        #expect(problems([.live]) == both)
+        #expect(problems([.test]) == both)
+    }
+
     @Test func liveAndTestBlocksMayReuseANameButNotTheSharedOnes() {
         assertDiagnostics("""
         environment live { product unlock: non_consumable { id app_store "U" } }
