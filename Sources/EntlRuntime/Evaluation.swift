@@ -18,8 +18,6 @@ public struct Evaluation: Sendable {
     var standings: UnsafeBufferPointer<PurchaseStanding> { tables.standings }
     var byProduct: UnsafeBufferPointer<Int32> { tables.byProduct }
     var products: EvaluationTables.ProductStandings { tables.products }
-    var usageFeature: UnsafeBufferPointer<Int32> { tables.usageFeature }
-    var retries: [(record: Int, first: Int)] { tables.retries }
 
     /// - Parameters:
     ///   - environment: wins over the state's `environment`; default live.
@@ -58,7 +56,7 @@ public struct Evaluation: Sendable {
 
     /// The usage records of feature `f`, in state order.
     func usage(of f: Int) -> [Int] {
-        let feature = Int32(f)
+        let feature = Int32(f), usageFeature = tables.usage(in: graph).features
         return usageFeature.indices.filter { usageFeature[$0] == feature }
     }
 
@@ -276,6 +274,7 @@ public struct Evaluation: Sendable {
                 lines.append("purchase #\(j) \"\(pu.product)\"\(pu.store.map { " (\($0))" } ?? ""): ignored, \(why)")
             }
         }
+        let (usageFeature, retries) = tables.usage(in: graph)
         let retried = Dictionary(retries.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
         for (i, f) in usageFeature.enumerated() where f < 0 {
             let record = state.usage[i]

@@ -12,8 +12,9 @@ import Darwin
 /// an allocation, a release and a generic-metadata lookup in the Swift runtime each, which was
 /// most of what building an evaluation cost.
 ///
-/// The tables are written by `init` and only read afterwards, except the memo, which is filled
-/// on first use under the lock (an `Evaluation` is `Sendable`; its first queries may race).
+/// The tables are written by `init` and only read afterwards, except the memo and the usage
+/// records' features, which are filled on first use under the lock (an `Evaluation` is
+/// `Sendable`; its first queries may race).
 final class EvaluationTables: @unchecked Sendable {
     let state: PurchaseState
     /// Per state purchase: the product index, or -1 when it names none in this environment.
@@ -27,10 +28,12 @@ final class EvaluationTables: @unchecked Sendable {
     let byProduct: UnsafeBufferPointer<Int32>
     let products: ProductStandings
     /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
-    /// it names none or is a retry.
-    let usageFeature: UnsafeBufferPointer<Int32>
+    /// it names none or is a retry; resolved on first use (`usage(in:)`, under `mutex`): a query
+    /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
+    private let usageFeature: UnsafeMutableBufferPointer<Int32>
     /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
-    let retries: [(record: Int, first: Int)]
+    private var retries: [(record: Int, first: Int)] = []
+    private var usageResolved = false
 
     /// Entitlement values, filled on first use (under `mutex`).
     private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
@@ -130,24 +133,6 @@ final class EvaluationTables: @unchecked Sendable {
             }
         }
 
-        // §5: a record names a feature by name or event (`feature`), or by event only (`event`);
-        // a record repeating an earlier record's `id` is a retry and counts once.
-        var firstWithID: [String: Int] = [:]
-        var retries: [(record: Int, first: Int)] = []
-        state.usage.withUnsafeBufferPointer { usage in
-            for i in 0..<usageCount {
-                if let id = usage[i].id {
-                    if let first = firstWithID[id] {
-                        retries.append((i, first))
-                        continue
-                    }
-                    firstWithID[id] = i
-                }
-                let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
-                usageFeature[i] = Int32(f ?? -1)
-            }
-        }
-
         let entitlements = (storage + entitlementsAt).bindMemory(to: (Truth, End)?.self, capacity: g.entitlements.count)
         entitlements.initialize(repeating: nil, count: g.entitlements.count)
         let mutex = (storage + mutexAt).bindMemory(to: pthread_mutex_t.self, capacity: 1)
@@ -160,8 +145,7 @@ final class EvaluationTables: @unchecked Sendable {
         self.ends = UnsafeBufferPointer(start: ends, count: purchaseCount)
         self.byProduct = UnsafeBufferPointer(start: matched, count: matchedCount)
         self.products = products
-        self.usageFeature = UnsafeBufferPointer(start: usageFeature, count: usageCount)
-        self.retries = retries
+        self.usageFeature = UnsafeMutableBufferPointer(start: usageFeature, count: usageCount)
         self.entitlements = UnsafeMutableBufferPointer(start: entitlements, count: g.entitlements.count)
         self.mutex = mutex
         self.storage = storage
@@ -172,6 +156,33 @@ final class EvaluationTables: @unchecked Sendable {
         // Every table holds plain values: nothing to deinitialize but the mutex.
         pthread_mutex_destroy(mutex)
         storage.deallocate()
+    }
+
+    /// Per usage record its feature, and the retried records, resolved against `g` (the graph
+    /// the tables were built for) on first use.
+    func usage(in g: EnvironmentGraph) -> (features: UnsafeBufferPointer<Int32>, retries: [(record: Int, first: Int)]) {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if !usageResolved {
+            // §5: a record names a feature by name or event (`feature`), or by event only
+            // (`event`); a record repeating an earlier record's `id` is a retry and counts once.
+            var firstWithID: [String: Int] = [:]
+            state.usage.withUnsafeBufferPointer { usage in
+                for i in usage.indices {
+                    if let id = usage[i].id {
+                        if let first = firstWithID[id] {
+                            retries.append((i, first))
+                            continue
+                        }
+                        firstWithID[id] = i
+                    }
+                    let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
+                    usageFeature[i] = Int32(f ?? -1)
+                }
+            }
+            usageResolved = true
+        }
+        return (UnsafeBufferPointer(usageFeature), retries)
     }
 
     /// Runs `body` on the memo of entitlement values under the lock.

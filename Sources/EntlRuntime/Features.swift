@@ -149,6 +149,7 @@ extension Evaluation {
         // balances of all, so a dated use after `t` is an input change.
         var events: [UseEvent] = []
         var inputsChange: Instant?
+        let usageFeature = tables.usage(in: graph).features
         for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
             let when = state.usage[i].at ?? at
             if when > at {
