@@ -140,13 +140,14 @@ enum JSONLines {
             if fd != STDIN_FILENO { close(fd) }
         }
 
-        /// The next block, or nil at the end of the input. `paused` is set when the input has
-        /// nothing to read right now (the block may then be short, or nil if it is empty).
         /// Blocks whose lines are done with, whose buffers the next blocks reuse.
         private var spare: [Block] = []
 
         mutating func recycle(_ blocks: consuming [Block]) { spare = blocks }
 
+        /// The next block of at most `lines` lines, or nil at the end of the input. `paused` is
+        /// set when the input has nothing to read right now (the block may then be short, or nil
+        /// if it is empty).
         mutating func nextBlock(lines: Int = JSONLines.blockLines, paused: inout Bool) throws(CLIError) -> Block? {
             // A spare block is the only holder of its buffers, so emptying it keeps them.
             var block = spare.popLast() ?? Block()
