@@ -66,10 +66,8 @@ struct Checker {
         for env in EnvironmentName.allCases {
             buildTable(env, reportDuplicates: environments.contains(env))
         }
-        // Without declarations of one environment only, every environment sees the same
-        // declarations and the checks find the same problems: they run once.
-        let shared = declarations.allSatisfy { $0.environment == nil }
-        for env in shared ? Array(environments.prefix(1)) : environments {
+        // The same declarations in every environment: the checks find the same problems in each.
+        for env in declarations.sameInEveryEnvironment ? Array(environments.prefix(1)) : environments {
             let table = tables[env]!
             checkStoreIDs(table)
             checkEvents(table)

@@ -15,9 +15,9 @@ enum Lowering {
             if case .app(let a) = site.declaration, app == nil { app = a.id.value }
         }
         let live = lower(checked, .live)
-        // Without declarations of one environment only, the test graph is the live one (the
-        // environment decides only which declarations are visible): lowered once, shared.
-        let test = checked.declarations.allSatisfy { $0.environment == nil } ? live : lower(checked, .test)
+        // The environment decides only which declarations are visible: with the same ones in
+        // both, the test graph is the live one.
+        let test = checked.declarations.sameInEveryEnvironment ? live : lower(checked, .test)
         return RuleGraph(app: app, live: live, test: test)
     }
 

@@ -12,6 +12,12 @@ public struct DeclarationSite: Sendable {
     public func isVisible(in env: EnvironmentName) -> Bool { environment == nil || environment == env }
 }
 
+extension Collection where Element == DeclarationSite {
+    /// Whether every environment sees every declaration (none is in an environment block): then
+    /// the environments differ in nothing, and are checked and lowered once.
+    var sameInEveryEnvironment: Bool { allSatisfy { $0.environment == nil } }
+}
+
 /// A declared name.
 public struct Symbol: Sendable {
     public enum Kind: Sendable, Equatable {
