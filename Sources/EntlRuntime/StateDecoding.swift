@@ -278,8 +278,8 @@ private struct StateReader {
         /// The common key, read straight from the bytes: with the cursor on its opening quote,
         /// a key of at most 15 bytes with no escape, ASCII, ends at the first byte of the next 16
         /// that stops a plain run, which is a quote. Then its index in `names` (nil for any other
-        /// key) and its length, from the two words loaded to find that end; else nil (the key is
-        /// read as any string is). About twice as fast as reading the string and then matching it.
+        /// key) and its length, from the two words loaded to find that end (no string scanned and
+        /// then matched); else nil (the key is read as any string is).
         @inline(__always)
         func match(at quote: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (index: Int?, length: Int)? {
             #if _endian(little)
