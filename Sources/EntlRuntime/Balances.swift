@@ -1,6 +1,6 @@
 /// One candidate grant's allowance over time (§5): its windows, its balance in the current
 /// window, and what was carried into it and used from it.
-struct Ledger {
+struct Ledger: Sendable {
     /// The allowance per window (× quantity for consumables), saturated.
     let allowance: Int64
     /// Nil: a lifetime allowance, one window forever.
@@ -123,7 +123,7 @@ struct UseEvent {
 /// its own feature's grants; what they cannot cover spills into the first credit system listing
 /// the feature that covers it in full at that instant (`ceil(rest × credits / amount)` credits,
 /// consumed from the system's grants in the usual order); only what nothing covers is overage.
-struct ComponentReplay {
+struct ComponentReplay: Sendable {
     /// A credit system that can pay for a member: `amount` of the member cost `credits`.
     struct Route: Sendable {
         var member: Int
@@ -131,7 +131,7 @@ struct ComponentReplay {
         var credits: Int64
     }
 
-    struct Member {
+    struct Member: Sendable {
         var feature: Int
         var isCredits: Bool
         /// An unlimited grant covers whatever the counted ones cannot.
@@ -149,14 +149,6 @@ struct ComponentReplay {
     var members: [Member]
     var ledgers: [Ledger]
     let explain: Bool
-    private var eligible: [Int] = []
-
-    init(members: [Member], ledgers: [Ledger], explain: Bool) {
-        self.members = members
-        self.ledgers = ledgers
-        self.explain = explain
-        eligible.reserveCapacity(ledgers.count)
-    }
 
     /// Moves a member's ledgers that exist at `instant` to the window containing it. A ledger
     /// without a purchase date starts its history at the first instant it is looked at.
@@ -179,24 +171,31 @@ struct ComponentReplay {
     /// counted for several purchases in purchase order). Returns what is left and the parts.
     private mutating func take(_ amount: Int64, from m: Int, at instant: Instant,
                                grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
-        eligible.removeAll(keepingCapacity: true)
-        for i in members[m].ledgers where ledgers[i].exists(at: instant) && ledgers[i].balance > 0 { eligible.append(i) }
-        eligible.sort { a, b in
-            let (x, y) = (ledgers[a], ledgers[b])
-            if x.priority != y.priority { return x.priority < y.priority }
-            let (ex, ey) = (x.currentEnd, y.currentEnd)
-            if ex != ey { return ex < ey }
-            if x.order != y.order { return x.order < y.order }
-            return a < b
+        // The ledgers to take from, sorted (on the stack when few).
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: members[m].ledgers.count) { buffer in
+            var count = 0
+            for i in members[m].ledgers where ledgers[i].exists(at: instant) && ledgers[i].balance > 0 {
+                buffer.initializeElement(at: count, to: i)
+                count += 1
+            }
+            var eligible = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+            eligible.sort { a, b in
+                let (x, y) = (ledgers[a], ledgers[b])
+                if x.priority != y.priority { return x.priority < y.priority }
+                let (ex, ey) = (x.currentEnd, y.currentEnd)
+                if ex != ey { return ex < ey }
+                if x.order != y.order { return x.order < y.order }
+                return a < b
+            }
+            var remaining = amount
+            var parts: [String] = []
+            for i in eligible where remaining > 0 {
+                let taken = ledgers[i].consume(remaining)
+                remaining -= taken
+                if explain { parts.append("\(grantName(ledgers[i].source)) \(taken)") }
+            }
+            return (remaining, parts)
         }
-        var remaining = amount
-        var parts: [String] = []
-        for i in eligible where remaining > 0 {
-            let taken = ledgers[i].consume(remaining)
-            remaining -= taken
-            if explain { parts.append("\(grantName(ledgers[i].source)) \(taken)") }
-        }
-        return (remaining, parts)
     }
 
     /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
@@ -241,4 +240,35 @@ struct ComponentReplay {
 
     /// The balance of a member at `t`, after `run` (nil: unlimited).
     func balance(_ m: Int, at t: Instant) -> Int64? { available(m, at: t) }
+
+    /// The first boundary after `t` at which one of a member's ledgers (replayed up to `t`)
+    /// changes by itself.
+    func nextBalanceChange(_ m: Int, at t: Instant) -> Instant? {
+        var next: Instant?
+        for i in members[m].ledgers where ledgers[i].exists(at: t) && ledgers[i].changesAtNextBoundary {
+            next = earliest(next, ledgers[i].currentEnd.instant)
+        }
+        return next
+    }
+}
+
+/// A credit component's replays at `t` (§5), kept by an evaluation: each member's outcome is
+/// read from them.
+final class ComponentReplays: Sendable {
+    /// Every member's candidate grants, member after member (what the ledgers' sources index).
+    let candidates: [Candidate]
+    /// Over the certain candidates (`low`, overage, the trail), and over all of them (`high`: the
+    /// same replay when every candidate is certain).
+    let low: ComponentReplay
+    let high: ComponentReplay
+    /// §6: the earliest instant after `t` at which an input of any member's balance changes by
+    /// itself (a window boundary of a grant, a dated use, a grant starting at `customer_since`).
+    let inputsChange: Instant?
+
+    init(candidates: [Candidate], low: ComponentReplay, high: ComponentReplay, inputsChange: Instant?) {
+        self.candidates = candidates
+        self.low = low
+        self.high = high
+        self.inputsChange = inputsChange
+    }
 }

@@ -183,7 +183,7 @@ extension Evaluation {
             next = earliest(next, instant(of: record))
         }
         for (f, feature) in graph.features.enumerated() where feature.kind.isMetered {
-            next = earliest(next, meteredOutcome(f) { $0.nextBalanceChange })
+            next = earliest(next, meteredBalance(f, sources: false).nextBalanceChange)
         }
         return next
     }

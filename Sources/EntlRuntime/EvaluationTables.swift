@@ -37,8 +37,8 @@ final class EvaluationTables: @unchecked Sendable {
 
     /// Entitlement values, filled on first use (under `mutex`).
     private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
-    /// The outcome of each credit component's replay (§5); empty until the first replay (under `mutex`).
-    private var components: [[MeteredOutcome]?] = []
+    /// The replays of each credit component (§5); empty until the first replay (under `mutex`).
+    private var components: [ComponentReplays?] = []
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let storage: UnsafeMutableRawPointer
 
@@ -192,10 +192,10 @@ final class EvaluationTables: @unchecked Sendable {
         return body(entitlements)
     }
 
-    /// The replay of credit component `c`, computed by `replay` on first use and kept. The lock
+    /// The replays of credit component `c`, computed by `replay` on first use and kept. The lock
     /// is not held while replaying (a replay asks for entitlement values); two threads asking at
     /// once may both replay, with the same outcome.
-    func component(_ c: Int, count: Int, replay: () -> [MeteredOutcome]) -> [MeteredOutcome] {
+    func component(_ c: Int, count: Int, replay: () -> ComponentReplays) -> ComponentReplays {
         pthread_mutex_lock(mutex)
         let known = components.isEmpty ? nil : components[c]
         pthread_mutex_unlock(mutex)

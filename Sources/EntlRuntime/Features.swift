@@ -1,6 +1,6 @@
 /// A grant that counts for a feature at `t` (§4.1): certain when its source is owned or active,
 /// uncertain when its source's status is unknown.
-struct Candidate {
+struct Candidate: Sendable {
     var grant: Grant
     var certain: Bool
     /// The product behind it (the product itself, or the entitlement's representative).
@@ -117,34 +117,19 @@ extension Evaluation {
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
 
     /// The balance of a metered feature or credit system at `t` (§5): over certain candidates
-    /// (`low`) and over certain and uncertain ones (`high`). A single-use feature or credit system
-    /// is replayed with its whole credit component (computed once per evaluation).
-    func meteredBalance(_ f: Int) -> MeteredOutcome { meteredOutcome(f) { $0 } }
-
-    /// What `read` takes from a metered feature's balance (without copying all of it).
-    func meteredOutcome<T>(_ f: Int, _ read: (borrowing MeteredOutcome) -> T) -> T {
-        if graph.features[f].kind == .continuous { return read(continuousBalance(f, candidates(of: f))) }
+    /// (`low`) and over certain and uncertain ones (`high`), and what each grant contributes when
+    /// `sources`. A single-use feature or credit system is read from the replays of its whole
+    /// credit component (computed once per evaluation; a member's outcome is built when asked).
+    func meteredBalance(_ f: Int, sources: Bool = true) -> MeteredOutcome {
+        if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
         let c = graph.componentOf[f]
-        let outcomes = tables.component(c, count: graph.components.count) { replayComponent(c) }
-        return read(outcomes[graph.componentMember[f]])
+        let replays = tables.component(c, count: graph.components.count) { replayComponent(c) }
+        return outcome(of: graph.componentMember[f], in: replays, sources: sources)
     }
 
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
     /// with certain and uncertain ones (`high`).
-    private func replayComponent(_ c: Int) -> [MeteredOutcome] {
-        let members = graph.components[c]
-        // Every member's candidates, member after member (a component has a few members), and the
-        // members as the replays start them.
-        var candidates: [Candidate] = []
-        candidates.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
-        var start: [ComponentReplay.Member] = []
-        start.reserveCapacity(members.count)
-        for (m, f) in members.enumerated() {
-            let first = candidates.count
-            appendCandidates(of: f, to: &candidates)
-            start.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits, unlimited: false,
-                                                candidates: first..<candidates.count, routes: graph.componentRoutes[c][m]))
-        }
+    private func replayComponent(_ c: Int) -> ComponentReplays {
         // The uses at or before `t`, in time order; §6: the inputs of every member change the
         // balances of all, so a dated use after `t` is an input change.
         var events: [UseEvent] = []
@@ -160,6 +145,20 @@ extension Evaluation {
             }
         }
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+
+        let members = graph.components[c]
+        // Every member's candidates, member after member (a component has a few members), and the
+        // members as the replays start them.
+        var candidates: [Candidate] = []
+        candidates.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
+        var start: [ComponentReplay.Member] = []
+        start.reserveCapacity(members.count)
+        for (m, f) in members.enumerated() {
+            let first = candidates.count
+            appendCandidates(of: f, to: &candidates)
+            start.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits, unlimited: false,
+                                                candidates: first..<candidates.count, routes: graph.componentRoutes[c][m]))
+        }
 
         /// The replay over the certain candidates, or over all of them.
         func replay(_ built: consuming [ComponentReplay.Member], certainOnly: Bool, explain: Bool) -> ComponentReplay {
@@ -197,38 +196,30 @@ extension Evaluation {
         for l in high.ledgers where l.exists(at: at) {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
-
-        // Each outcome is filled in place (one built in a variable was copied into the array).
-        var outcomes = members.indices.map { m in MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at)) }
-        for m in members.indices {
-            let range = low.members[m].candidates
-            outcomes[m].hasUncertain = range.contains { !candidates[$0].certain }
-            // Nothing exceeds an unlimited allowance.
-            outcomes[m].overage = outcomes[m].low == nil ? 0 : low.members[m].overage
-            outcomes[m].trail = low.members[m].trail
-            outcomes[m].sources.reserveCapacity(range.count)
-            for l in low.ledgers[low.members[m].ledgers] { outcomes[m].sources.append(source(candidates[l.source], l)) }
-            for l in high.ledgers[high.members[m].ledgers] where !candidates[l.source].certain {
-                outcomes[m].sources.append(source(candidates[l.source], l))
-            }
-            for i in range where candidates[i].grant.amount == .unlimited {
-                outcomes[m].sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil,
-                                                         interval: candidates[i].grant.interval))
-            }
-            outcomes[m].nextBalanceChange = earliest(Evaluation.nextBalanceChange(low.ledgers[low.members[m].ledgers], at: at),
-                                                     Evaluation.nextBalanceChange(high.ledgers[high.members[m].ledgers], at: at))
-            outcomes[m].inputsChange = inputsChange
-        }
-        return outcomes
+        return ComponentReplays(candidates: candidates, low: low, high: high, inputsChange: inputsChange)
     }
 
-    /// The first boundary after `at` at which one of `ledgers` (replayed up to `at`) changes.
-    static func nextBalanceChange(_ ledgers: ArraySlice<Ledger>, at: Instant) -> Instant? {
-        var next: Instant?
-        for l in ledgers where l.exists(at: at) && l.changesAtNextBoundary {
-            next = earliest(next, l.currentEnd.instant)
+    /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
+    private func outcome(of m: Int, in replays: ComponentReplays, sources: Bool) -> MeteredOutcome {
+        let (low, high, candidates) = (replays.low, replays.high, replays.candidates)
+        var outcome = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
+        let range = low.members[m].candidates
+        outcome.hasUncertain = range.contains { !candidates[$0].certain }
+        // Nothing exceeds an unlimited allowance.
+        outcome.overage = outcome.low == nil ? 0 : low.members[m].overage
+        outcome.nextBalanceChange = earliest(low.nextBalanceChange(m, at: at), high.nextBalanceChange(m, at: at))
+        outcome.inputsChange = replays.inputsChange
+        outcome.trail = low.members[m].trail
+        guard sources else { return outcome }
+        outcome.sources.reserveCapacity(range.count)
+        for l in low.members[m].ledgers { outcome.sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l])) }
+        for l in high.members[m].ledgers where !candidates[high.ledgers[l].source].certain {
+            outcome.sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
         }
-        return next
+        for i in range where candidates[i].grant.amount == .unlimited {
+            outcome.sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
+        }
+        return outcome
     }
 
     /// What a replayed candidate contributes at `t` (nothing before its grant exists).
@@ -402,7 +393,7 @@ extension Evaluation {
         // for it (whether or not it is needed now).
         result.validUntil = earliest(result.validUntil, direct.inputsChange)
         for route in graph.features[f].creditRoutes {
-            result.validUntil = earliest(result.validUntil, meteredOutcome(route.system) { $0.inputsChange })
+            result.validUntil = earliest(result.validUntil, meteredBalance(route.system, sources: false).inputsChange)
         }
         var trail: [String] = []
         if explains {
@@ -439,7 +430,7 @@ extension Evaluation {
         var uncertain = direct.high.map { $0 >= required } ?? true
         for route in graph.features[f].creditRoutes {
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-            let system = meteredBalance(route.system)
+            let system = meteredBalance(route.system, sources: false)
             let systemFeature = graph.features[route.system]
             let covers = system.low.map { $0 >= need } ?? true
             if explains {
@@ -475,7 +466,7 @@ extension Evaluation {
             // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
             var payable: Int64 = 0
             for route in graph.features[f].creditRoutes {
-                let credits = meteredOutcome(route.system) { $0.low } ?? .max
+                let credits = meteredBalance(route.system, sources: false).low ?? .max
                 payable = max(payable, credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
