@@ -261,14 +261,17 @@ final class ComponentReplays: Sendable {
     /// same replay when every candidate is certain).
     let low: ComponentReplay
     let high: ComponentReplay
+    /// Whether some candidate is uncertain (else `high` is `low`).
+    let uncertain: Bool
     /// §6: the earliest instant after `t` at which an input of any member's balance changes by
     /// itself (a window boundary of a grant, a dated use, a grant starting at `customer_since`).
     let inputsChange: Instant?
 
-    init(candidates: [Candidate], low: ComponentReplay, high: ComponentReplay, inputsChange: Instant?) {
+    init(candidates: [Candidate], low: ComponentReplay, high: ComponentReplay, uncertain: Bool, inputsChange: Instant?) {
         self.candidates = candidates
         self.low = low
         self.high = high
+        self.uncertain = uncertain
         self.inputsChange = inputsChange
     }
 }

@@ -8,13 +8,14 @@ import Darwin
 
 /// What an evaluation resolves once (§2): per state purchase its product and standing, the
 /// matched purchases grouped by product, per product its standing, per usage record its feature,
-/// and the memo of entitlement values — every table in one allocation. An `Array` per table cost
-/// an allocation, a release and a generic-metadata lookup in the Swift runtime each, which was
-/// most of what building an evaluation cost.
+/// the memo of entitlement values and the replays of credit components — every table in one
+/// allocation. An `Array` per table cost an allocation, a release and a generic-metadata lookup in
+/// the Swift runtime each, which was most of what building an evaluation cost.
 ///
-/// The tables are written by `init` and only read afterwards, except the memo and the usage
-/// records' features, which are filled on first use under the lock (an `Evaluation` is
-/// `Sendable`; its first queries may race).
+/// The tables are written by `init` and only read afterwards, except the memo, the replays and the
+/// usage records' features, which are filled on first use under the lock (an `Evaluation` is
+/// `Sendable`; its first queries may race). The lock orders every access to the properties filled
+/// on first use, so the runtime's exclusivity check on them (a call per access) is turned off.
 final class EvaluationTables: @unchecked Sendable {
     let state: PurchaseState
     /// Per state purchase: the product index, or -1 when it names none in this environment.
@@ -32,13 +33,15 @@ final class EvaluationTables: @unchecked Sendable {
     /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
     private let usageFeature: UnsafeMutableBufferPointer<Int32>
     /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
-    private var retries: [(record: Int, first: Int)] = []
-    private var usageResolved = false
+    @exclusivity(unchecked) private var retries: [(record: Int, first: Int)] = []
+    @exclusivity(unchecked) private var usageResolved = false
 
     /// Entitlement values, filled on first use (under `mutex`).
     private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
-    /// The replays of each credit component (§5); empty until the first replay (under `mutex`).
-    private var components: [ComponentReplays?] = []
+    /// The replays of each credit component (§5), filled on first use (under `mutex`); the table
+    /// is initialized at the first replay (`componentsReady`).
+    private let components: UnsafeMutableBufferPointer<ComponentReplays?>
+    @exclusivity(unchecked) private var componentsReady = false
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let storage: UnsafeMutableRawPointer
 
@@ -59,6 +62,7 @@ final class EvaluationTables: @unchecked Sendable {
         let purchaseProductAt = layout.place(Int32.self, purchaseCount)
         let byProductAt = layout.place(Int32.self, purchaseCount)
         let usageFeatureAt = layout.place(Int32.self, usageCount)
+        let componentsAt = layout.place(ComponentReplays?.self, g.components.count)
         let storage = UnsafeMutableRawPointer.allocate(byteCount: max(layout.size, 1), alignment: layout.alignment)
         var built = false
         defer { if !built { storage.deallocate() } }
@@ -147,13 +151,17 @@ final class EvaluationTables: @unchecked Sendable {
         self.products = products
         self.usageFeature = UnsafeMutableBufferPointer(start: usageFeature, count: usageCount)
         self.entitlements = UnsafeMutableBufferPointer(start: entitlements, count: g.entitlements.count)
+        self.components = UnsafeMutableBufferPointer(
+            start: (storage + componentsAt).bindMemory(to: ComponentReplays?.self, capacity: g.components.count),
+            count: g.components.count)
         self.mutex = mutex
         self.storage = storage
         built = true
     }
 
     deinit {
-        // Every table holds plain values: nothing to deinitialize but the mutex.
+        // Every other table holds plain values.
+        if componentsReady { _ = components.deinitialize() }
         pthread_mutex_destroy(mutex)
         storage.deallocate()
     }
@@ -195,15 +203,18 @@ final class EvaluationTables: @unchecked Sendable {
     /// The replays of credit component `c`, computed by `replay` on first use and kept. The lock
     /// is not held while replaying (a replay asks for entitlement values); two threads asking at
     /// once may both replay, with the same outcome.
-    func component(_ c: Int, count: Int, replay: () -> ComponentReplays) -> ComponentReplays {
+    func component(_ c: Int, replay: () -> ComponentReplays) -> ComponentReplays {
         pthread_mutex_lock(mutex)
-        let known = components.isEmpty ? nil : components[c]
+        let known = componentsReady ? components[c] : nil
         pthread_mutex_unlock(mutex)
         if let known { return known }
         let computed = replay()
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        if components.isEmpty { components = Array(repeating: nil, count: count) }
+        if !componentsReady {
+            components.initialize(repeating: nil)
+            componentsReady = true
+        }
         components[c] = computed
         return computed
     }

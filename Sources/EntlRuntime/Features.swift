@@ -122,9 +122,19 @@ extension Evaluation {
     /// credit component (computed once per evaluation; a member's outcome is built when asked).
     func meteredBalance(_ f: Int, sources: Bool = true) -> MeteredOutcome {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
+        return outcome(of: graph.componentMember[f], in: replays(ofComponentOf: f), sources: sources)
+    }
+
+    /// `meteredBalance(f).inputsChange`, without building the outcome.
+    func meteredInputsChange(_ f: Int) -> Instant? {
+        if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)).inputsChange }
+        return replays(ofComponentOf: f).inputsChange
+    }
+
+    /// The replays of the credit component of single-use feature or credit system `f`.
+    private func replays(ofComponentOf f: Int) -> ComponentReplays {
         let c = graph.componentOf[f]
-        let replays = tables.component(c, count: graph.components.count) { replayComponent(c) }
-        return outcome(of: graph.componentMember[f], in: replays, sources: sources)
+        return tables.component(c) { replayComponent(c) }
     }
 
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
@@ -149,16 +159,18 @@ extension Evaluation {
         let members = graph.components[c]
         // Every member's candidates, member after member (a component has a few members), and the
         // members as the replays start them.
-        var candidates: [Candidate] = []
-        candidates.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
+        var found: [Candidate] = []
+        found.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
         var start: [ComponentReplay.Member] = []
         start.reserveCapacity(members.count)
         for (m, f) in members.enumerated() {
-            let first = candidates.count
-            appendCandidates(of: f, to: &candidates)
+            let first = found.count
+            appendCandidates(of: f, to: &found)
             start.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits, unlimited: false,
-                                                candidates: first..<candidates.count, routes: graph.componentRoutes[c][m]))
+                                                candidates: first..<found.count, routes: graph.componentRoutes[c][m]))
         }
+        // A constant from here (a variable the replays capture is boxed, each access checked).
+        let candidates = found
 
         /// The replay over the certain candidates, or over all of them.
         func replay(_ built: consuming [ComponentReplay.Member], certainOnly: Bool, explain: Bool) -> ComponentReplay {
@@ -196,24 +208,26 @@ extension Evaluation {
         for l in high.ledgers where l.exists(at: at) {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
-        return ComponentReplays(candidates: candidates, low: low, high: high, inputsChange: inputsChange)
+        return ComponentReplays(candidates: candidates, low: low, high: high, uncertain: hasUncertain, inputsChange: inputsChange)
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
     private func outcome(of m: Int, in replays: ComponentReplays, sources: Bool) -> MeteredOutcome {
         let (low, high, candidates) = (replays.low, replays.high, replays.candidates)
-        var outcome = MeteredOutcome(low: low.balance(m, at: at), high: high.balance(m, at: at))
+        // With every candidate certain, `high` is `low` (its figures are not computed twice).
+        let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
+        var outcome = MeteredOutcome(low: lowBalance, high: replays.uncertain ? high.balance(m, at: at) : lowBalance)
         let range = low.members[m].candidates
-        outcome.hasUncertain = range.contains { !candidates[$0].certain }
+        outcome.hasUncertain = replays.uncertain && range.contains { !candidates[$0].certain }
         // Nothing exceeds an unlimited allowance.
         outcome.overage = outcome.low == nil ? 0 : low.members[m].overage
-        outcome.nextBalanceChange = earliest(low.nextBalanceChange(m, at: at), high.nextBalanceChange(m, at: at))
+        outcome.nextBalanceChange = replays.uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange
         outcome.inputsChange = replays.inputsChange
         outcome.trail = low.members[m].trail
         guard sources else { return outcome }
         outcome.sources.reserveCapacity(range.count)
         for l in low.members[m].ledgers { outcome.sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l])) }
-        for l in high.members[m].ledgers where !candidates[high.ledgers[l].source].certain {
+        for l in high.members[m].ledgers where replays.uncertain && !candidates[high.ledgers[l].source].certain {
             outcome.sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
         }
         for i in range where candidates[i].grant.amount == .unlimited {
@@ -393,7 +407,7 @@ extension Evaluation {
         // for it (whether or not it is needed now).
         result.validUntil = earliest(result.validUntil, direct.inputsChange)
         for route in graph.features[f].creditRoutes {
-            result.validUntil = earliest(result.validUntil, meteredBalance(route.system, sources: false).inputsChange)
+            result.validUntil = earliest(result.validUntil, meteredInputsChange(route.system))
         }
         var trail: [String] = []
         if explains {
