@@ -176,6 +176,9 @@ final class EvaluationTables: @unchecked Sendable {
             // (`event`); a record repeating an earlier record's `id` is a retry and counts once.
             var firstWithID: [String: Int] = [:]
             state.usage.withUnsafeBufferPointer { usage in
+                // The last record looked up: a log names a few features over and over, often in
+                // runs, and comparing two names costs less than a lookup.
+                var last: Int?
                 for i in usage.indices {
                     if let id = usage[i].id {
                         if let first = firstWithID[id] {
@@ -184,8 +187,13 @@ final class EvaluationTables: @unchecked Sendable {
                         }
                         firstWithID[id] = i
                     }
+                    if let l = last, usage[l].isEvent == usage[i].isEvent, usage[l].name == usage[i].name {
+                        usageFeature[i] = usageFeature[l]
+                        continue
+                    }
                     let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
                     usageFeature[i] = Int32(f ?? -1)
+                    last = i
                 }
             }
             usageResolved = true

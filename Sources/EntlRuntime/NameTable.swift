@@ -13,6 +13,8 @@
 /// table (so the first 0 byte is where the parts meet).
 struct NameTable: Sendable {
     private struct Slot {
+        /// The key's first 16 bytes, zero-padded: all of a short key, compared without `bytes`.
+        var head: (UInt64, UInt64) = (0, 0)
         var start: UInt32 = 0
         var length: UInt32 = 0
         var hash: UInt32 = 0
@@ -75,7 +77,8 @@ struct NameTable: Sendable {
             }
             var i = Int(h.value) & (count - 1)
             while slots[i].value >= 0 { i = (i + 1) & (count - 1) }
-            slots[i] = Slot(start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value, value: Int32(value))
+            let head = key.withUnsafeBytes { NameTable.head($0.baseAddress, min($0.count, 16)) }
+            slots[i] = Slot(head: head, start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value, value: Int32(value))
             bytes.append(contentsOf: key)
         }
         self.bytes = bytes
@@ -103,6 +106,7 @@ struct NameTable: Sendable {
     /// the dictionary must decide: the key is not ASCII, its first part has a 0 byte, or it is
     /// absent while some key is not in the table.
     private func answer(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Int?? {
+        if b == nil, a.count <= 16 { return answer(short: a) }
         var h = Hash()
         h.combine(a)
         if let b {
@@ -112,6 +116,25 @@ struct NameTable: Sendable {
         guard h.ascii else { return nil }
         let found = probe(h.value) { compare($0, a, b) }
         return found != nil || complete ? .some(found) : nil
+    }
+
+    /// `answer` for a key of at most 16 bytes: hashed and compared as two words.
+    private func answer(short a: UnsafeBufferPointer<UInt8>) -> Int?? {
+        let n = a.count
+        let head = NameTable.head(UnsafeRawPointer(a.baseAddress), n)
+        guard (head.0 | head.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        var h = Hash()
+        h.combine(head, count: n)
+        let found = probe(h.value) { $0.length == n && $0.head == head }
+        return found != nil || complete ? .some(found) : nil
+    }
+
+    /// The first `n ≤ 16` bytes at `p` as two zero-padded words.
+    @inline(__always)
+    private static func head(_ p: UnsafeRawPointer?, _ n: Int) -> (UInt64, UInt64) {
+        guard let p, n > 0 else { return (0, 0) }
+        if n < 8 { return (ByteBuffer.paddedWord(p, n), 0) }
+        return (p.loadUnaligned(as: UInt64.self), n > 8 ? ByteBuffer.paddedWord(p + 8, n - 8) : 0)
     }
 
     /// The value of the slot `matches` accepts, among those with hash `h`.
@@ -187,6 +210,15 @@ struct NameTable: Sendable {
                 }
             }
             mix(UInt64(bytes.count))
+        }
+
+        /// `combine` of a string of `n ≤ 16` bytes given as its two zero-padded words (the same
+        /// value: its whole words and rest are those words).
+        @inline(__always)
+        mutating func combine(_ words: (UInt64, UInt64), count n: Int) {
+            if n > 0 { mix(words.0) }
+            if n > 8 { mix(words.1) }
+            mix(UInt64(n))
         }
 
         var value: UInt32 { UInt32(truncatingIfNeeded: state ^ (state >> 32)) }

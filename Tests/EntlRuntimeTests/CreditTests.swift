@@ -103,6 +103,27 @@ import Testing
             #"usage[4] event "no_such_event": ignored, no event of that name"#,
         ])
     }
+
+    /// Records in a row naming the same are each resolved as they say (a run of one name is
+    /// looked up once): `calls` by name is the feature, `calls` by event is nothing.
+    @Test func recordsInARowNamingTheSameAreEachResolvedAsTheySay() throws {
+        let e = try evaluation(usage: #"""
+            {"feature": "calls", "amount": 1, "at": "2026-11-05T00:00:00Z"},
+            {"feature": "calls", "amount": 2, "at": "2026-11-05T00:00:01Z"},
+            {"event": "calls", "amount": 4, "at": "2026-11-05T00:00:02Z"},
+            {"event": "calls", "amount": 8, "at": "2026-11-05T00:00:03Z"},
+            {"feature": "calls", "amount": 16, "at": "2026-11-05T00:00:04Z"},
+            {"feature": "api_call", "amount": 32, "at": "2026-11-05T00:00:05Z"},
+            {"event": "api_call", "amount": 64, "at": "2026-11-05T00:00:06Z"}
+            """#)
+        // 1 + 2 + 16 + 32 + 64 = 115 calls: the 100 of the plan, then 15 × 10 coins.
+        #expect(try e.feature("calls").balance == 0)
+        #expect(try e.feature("coins").balance == 350)
+        #expect(e.ignoredPurchases() == [
+            #"usage[2] event "calls": ignored, no event of that name"#,
+            #"usage[3] event "calls": ignored, no event of that name"#,
+        ])
+    }
 }
 
 /// `everyone`: the free tier (docs/language.md, docs/semantics.md §2 and §5).
