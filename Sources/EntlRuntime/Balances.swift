@@ -171,7 +171,7 @@ struct ComponentReplay: Sendable {
     /// counted for several purchases in purchase order). Returns what is left and the parts.
     private mutating func take(_ amount: Int64, from m: Int, at instant: Instant,
                                grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
-        // The ledgers to take from, sorted (on the stack when few).
+        // The ledgers to take from, sorted (on the stack when few; one needs no sort).
         withUnsafeTemporaryAllocation(of: Int.self, capacity: members[m].ledgers.count) { buffer in
             var count = 0
             for i in members[m].ledgers where ledgers[i].exists(at: instant) && ledgers[i].balance > 0 {
@@ -179,13 +179,15 @@ struct ComponentReplay: Sendable {
                 count += 1
             }
             var eligible = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
-            eligible.sort { a, b in
-                let (x, y) = (ledgers[a], ledgers[b])
-                if x.priority != y.priority { return x.priority < y.priority }
-                let (ex, ey) = (x.currentEnd, y.currentEnd)
-                if ex != ey { return ex < ey }
-                if x.order != y.order { return x.order < y.order }
-                return a < b
+            if count > 1 {
+                eligible.sort { a, b in
+                    let (x, y) = (ledgers[a], ledgers[b])
+                    if x.priority != y.priority { return x.priority < y.priority }
+                    let (ex, ey) = (x.currentEnd, y.currentEnd)
+                    if ex != ey { return ex < ey }
+                    if x.order != y.order { return x.order < y.order }
+                    return a < b
+                }
             }
             var remaining = amount
             var parts: [String] = []

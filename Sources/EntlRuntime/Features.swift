@@ -236,7 +236,9 @@ extension Evaluation {
         return outcome
     }
 
-    /// What a replayed candidate contributes at `t` (nothing before its grant exists).
+    /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
+    /// as `balanceSource`: a source returned by a call was copied into its array, then destroyed.
+    @inline(__always)
     private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
         let exists = l.exists(at: at)
         return balanceSource(c, allowance: l.allowance, carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
@@ -245,6 +247,7 @@ extension Evaluation {
                              interval: c.grant.interval)
     }
 
+    @inline(__always)
     private func balanceSource(_ c: Candidate, allowance: Int64?, carried: Int64 = 0, used: Int64 = 0, remaining: Int64?,
                                windowStart: Instant? = nil, resetsAt: Instant? = nil, interval: Interval?) -> BalanceSource {
         let (name, kind) = sourceName(c)
