@@ -161,7 +161,9 @@ final class EvaluationTables: @unchecked Sendable {
 
     deinit {
         // Every other table holds plain values.
-        if componentsReady { _ = components.deinitialize() }
+        // Each replay released by assigning nil (`deinitialize` destroyed them through the
+        // runtime's generic value witnesses); nil holds nothing to deinitialize.
+        if componentsReady { for c in components.indices { components[c] = nil } }
         pthread_mutex_destroy(mutex)
         storage.deallocate()
     }

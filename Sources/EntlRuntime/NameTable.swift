@@ -88,7 +88,9 @@ struct NameTable: Sendable {
     }
 
     subscript(_ name: String) -> Int? {
-        if let decided = name.utf8.withContiguousStorageIfAvailable({ answer($0, nil) }) ?? nil { return decided }
+        if let decided = name.utf8.withContiguousStorageIfAvailable({ $0.count <= 16 ? answer(short: $0) : answer($0, nil) }) ?? nil {
+            return decided
+        }
         guard case .names(let dictionary) = fallback else { return nil }
         return dictionary[name]
     }
@@ -106,7 +108,6 @@ struct NameTable: Sendable {
     /// the dictionary must decide: the key is not ASCII, its first part has a 0 byte, or it is
     /// absent while some key is not in the table.
     private func answer(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>?) -> Int?? {
-        if b == nil, a.count <= 16 { return answer(short: a) }
         var h = Hash()
         h.combine(a)
         if let b {
@@ -119,6 +120,7 @@ struct NameTable: Sendable {
     }
 
     /// `answer` for a key of at most 16 bytes: hashed and compared as two words.
+    @inline(__always)
     private func answer(short a: UnsafeBufferPointer<UInt8>) -> Int?? {
         let n = a.count
         let head = NameTable.head(UnsafeRawPointer(a.baseAddress), n)
