@@ -160,9 +160,9 @@ final class EvaluationTables: @unchecked Sendable {
     }
 
     deinit {
-        // Every other table holds plain values.
-        // Each replay released by assigning nil (`deinitialize` destroyed them through the
-        // runtime's generic value witnesses); nil holds nothing to deinitialize.
+        // Every table but the replays holds plain values. Each replay is released by assigning
+        // nil (`deinitialize` went through the runtime's generic value witnesses); a nil left
+        // behind holds nothing.
         if componentsReady { for c in components.indices { components[c] = nil } }
         pthread_mutex_destroy(mutex)
         storage.deallocate()
