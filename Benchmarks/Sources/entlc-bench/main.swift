@@ -113,6 +113,24 @@ func inProcessChecks(examples: String, iterations: Int, runs: Int, report: inout
     report.row("boolean query on one reused `Evaluation`", "—", fmt(reused * 1e9, 0) + " ns")
 }
 
+/// `n` cold checks of one kind on examples/api.entl: `metered` (`api_calls`), `boolean`
+/// (`history_access`) or `build` (only building and freeing the `Evaluation`); returns a checksum.
+func coldChecks(_ kind: String, _ n: Int, examples: String) -> Int64 {
+    let text = try! String(contentsOfFile: "\(examples)/api.entl", encoding: .utf8)
+    guard let graph = Compiler.compile([SourceFile(path: "api.entl", text: text)]).graph else { fail("api.entl does not compile") }
+    let state = try! PurchaseState(json: Array(try! Data(contentsOf: URL(fileURLWithPath: "\(examples)/api.state.json"))))
+    let at = Instant(rfc3339: "2026-11-22T12:00:00Z")!
+    var checksum: Int64 = 0
+    for _ in 0..<n {
+        switch kind {
+        case "metered": checksum &+= (try? Evaluation(graph: graph, state: state, at: at).feature("api_calls").balance) ?? 0
+        case "boolean": checksum &+= (try? Evaluation(graph: graph, state: state, at: at).feature("history_access").allowed) == true ? 1 : 0
+        default: checksum &+= (try? Evaluation(graph: graph, state: state, at: at)) == nil ? 0 : 1
+        }
+    }
+    return checksum
+}
+
 func runAll(_ args: [String]) {
     guard let entlc = option("--entlc", in: args), let examples = option("--examples", in: args),
           let out = option("--out", in: args) else { fail("run --entlc PATH --examples DIR --out DIR [--quick]") }
@@ -342,5 +360,11 @@ case "checks":
     inProcessChecks(examples: examples, iterations: 200_000, runs: 15, report: &report, checksum: &checksum)
     print(report.lines.joined(separator: "\n"))
     if checksum == 42 { print("") } // keeps the checks from being optimized away
-default: fail("usage: entlc-bench generate … | run … | load RULES… | checks --examples DIR")
+case "cold":
+    // For instruction counts: run under callgrind with N and with 1, and divide the difference by
+    // N − 1 (what is not the loop cancels out).
+    guard args.count >= 3, let n = Int(args[2]), let examples = option("--examples", in: args),
+          ["metered", "boolean", "build"].contains(args[1]) else { fail("cold metered|boolean|build N --examples DIR") }
+    print(coldChecks(args[1], n, examples: examples))
+default: fail("usage: entlc-bench generate … | run … | load RULES… | checks --examples DIR | cold KIND N --examples DIR")
 }
