@@ -133,7 +133,6 @@ struct ComponentReplay: Sendable {
 
     struct Member: Sendable {
         var feature: Int
-        var isCredits: Bool
         /// An unlimited grant covers whatever the counted ones cannot.
         var unlimited: Bool
         /// Its ledgers, a range of `ledgers`.

@@ -94,6 +94,15 @@ final class ByteBuffer: ByteOutput {
         return word
     }
 
+    /// The `n` bytes (at most sixteen) at `source` as two words, zero-padded (`paddedWord`).
+    @inline(__always)
+    static func paddedWords(_ source: UnsafeRawPointer?, _ n: Int) -> (UInt64, UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        guard let source else { return words }
+        withUnsafeMutableBytes(of: &words) { copy(source, n, to: $0.baseAddress!) }
+        return words
+    }
+
     /// `,"key":` (the comma when `comma`) in one step.
     @inline(__always)
     func writeKey(_ key: StaticString, comma: Bool) {

@@ -166,8 +166,8 @@ extension Evaluation {
         for (m, f) in members.enumerated() {
             let first = found.count
             appendCandidates(of: f, to: &found)
-            start.append(ComponentReplay.Member(feature: f, isCredits: graph.features[f].kind == .credits, unlimited: false,
-                                                candidates: first..<found.count, routes: graph.componentRoutes[c][m]))
+            start.append(ComponentReplay.Member(feature: f, unlimited: false, candidates: first..<found.count,
+                                                routes: graph.componentRoutes[c][m]))
         }
         // A constant from here (a variable the replays capture is boxed, each access checked).
         let candidates = found

@@ -77,7 +77,7 @@ struct NameTable: Sendable {
             }
             var i = Int(h.value) & (count - 1)
             while slots[i].value >= 0 { i = (i + 1) & (count - 1) }
-            let head = key.withUnsafeBytes { NameTable.head($0.baseAddress, min($0.count, 16)) }
+            let head = key.withUnsafeBytes { ByteBuffer.paddedWords($0.baseAddress, min($0.count, 16)) }
             slots[i] = Slot(head: head, start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value, value: Int32(value))
             bytes.append(contentsOf: key)
         }
@@ -123,20 +123,12 @@ struct NameTable: Sendable {
     @inline(__always)
     private func answer(short a: UnsafeBufferPointer<UInt8>) -> Int?? {
         let n = a.count
-        let head = NameTable.head(UnsafeRawPointer(a.baseAddress), n)
+        let head = ByteBuffer.paddedWords(UnsafeRawPointer(a.baseAddress), n)
         guard (head.0 | head.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
         var h = Hash()
         h.combine(head, count: n)
         let found = probe(h.value) { $0.length == n && $0.head == head }
         return found != nil || complete ? .some(found) : nil
-    }
-
-    /// The first `n ≤ 16` bytes at `p` as two zero-padded words.
-    @inline(__always)
-    private static func head(_ p: UnsafeRawPointer?, _ n: Int) -> (UInt64, UInt64) {
-        guard let p, n > 0 else { return (0, 0) }
-        if n < 8 { return (ByteBuffer.paddedWord(p, n), 0) }
-        return (p.loadUnaligned(as: UInt64.self), n > 8 ? ByteBuffer.paddedWord(p + 8, n - 8) : 0)
     }
 
     /// The value of the slot `matches` accepts, among those with hash `h`.

@@ -242,17 +242,8 @@ private struct StateReader {
             precondition(names.count <= 64 && names.allSatisfy { $0.utf8.count <= 16 })
             self.names = names
             let sorted = names.indices.sorted { (names[$0].utf8.count, $0) < (names[$1].utf8.count, $1) }
-            entries = sorted.map { i in Array(names[i].utf8).withUnsafeBufferPointer { (i, KeySet.words($0)) } }
+            entries = sorted.map { i in Array(names[i].utf8).withUnsafeBufferPointer { (i, ByteBuffer.paddedWords($0.baseAddress, $0.count)) } }
             starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
-        }
-
-        /// The bytes (at most 16) as two words, zero-padded.
-        @inline(__always)
-        private static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-            var words: (UInt64, UInt64) = (0, 0)
-            guard let base = bytes.baseAddress else { return words }
-            withUnsafeMutableBytes(of: &words) { ByteBuffer.copy(base, bytes.count, to: $0.baseAddress!) }
-            return words
         }
 
         /// The index in `names` of a key read by `scanner`.
@@ -266,7 +257,7 @@ private struct StateReader {
 
         func index(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
             guard key.count <= 16 else { return nil }
-            return index(KeySet.words(key), length: key.count)
+            return index(ByteBuffer.paddedWords(key.baseAddress, key.count), length: key.count)
         }
 
         @inline(__always)
