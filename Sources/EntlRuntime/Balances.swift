@@ -53,7 +53,7 @@ struct Ledger: Sendable {
         guard case .at(let end) = currentEnd, instant >= end, let windows else { return }
         let before = window
         // Most often the next window: its end is the one boundary to compute.
-        let nextEnd = windows.start(window + 2)
+        let nextEnd = windows.start(after: end, index: window + 1)
         if instant < nextEnd {
             window += 1
             currentStart = end
@@ -202,7 +202,7 @@ struct ComponentReplay: Sendable {
     /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
     /// `grantName` names a ledger's source, `featureName` a feature, `systemUnit` a member's unit
     /// for an amount (for the trail).
-    mutating func run(_ events: [UseEvent], at t: Instant, grantName: (Int) -> String, featureName: (Int) -> String,
+    mutating func run(_ events: UnsafeMutableBufferPointer<UseEvent>, at t: Instant, grantName: (Int) -> String, featureName: (Int) -> String,
                       systemUnit: (Int, Int64) -> String) {
         for event in events {
             let m = event.member

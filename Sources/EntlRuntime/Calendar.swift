@@ -82,6 +82,21 @@ public struct Windows: Sendable, Hashable {
         return anchorParts.adding(months: step.months.multipliedSaturating(by: k))
     }
 
+    /// `start(k + 1)`, given `s == start(k)`. When the anchor's day is one every month has (the
+    /// 28th or earlier), no boundary is clamped, so a window is its whole months long: the next
+    /// start is `s` plus their days, with no conversion to or from the calendar.
+    func start(after s: Instant, index k: Int64) -> Instant {
+        guard (1...12).contains(step.months), anchorParts.day <= 28, abs(k) < 1_000_000,
+              abs(s.seconds) < Instant.distantFuture.seconds / 2 else { return start(k + 1) }
+        let first = anchorParts.months + k * step.months
+        var days: Int64 = 0
+        for month in first..<(first + step.months) {
+            let year = Instant.floorDiv(month, 12)
+            days += Int64(CivilDate.daysIn(year: year, month: Int(month - year * 12) + 1))
+        }
+        return Instant(seconds: s.seconds + days * 86_400, nanoseconds: s.nanoseconds)
+    }
+
     /// The index of the window containing `t`.
     public func index(containing t: Instant) -> Int64 {
         window(containing: t).index

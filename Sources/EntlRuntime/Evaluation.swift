@@ -42,16 +42,8 @@ public struct Evaluation: Sendable {
     /// The state indices of the purchases of product `p` (in this environment), in state order
     /// (a view into `byProduct`: no allocation).
     func purchases(of p: Int) -> PurchaseIndices {
-        let product = Int32(p)
-        // Lower bound of the run of `p` in `byProduct`.
-        var lo = 0, hi = byProduct.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if purchaseProduct[Int(byProduct[mid])] < product { lo = mid + 1 } else { hi = mid }
-        }
-        var upper = lo
-        while upper < byProduct.count, purchaseProduct[Int(byProduct[upper])] == product { upper += 1 }
-        return PurchaseIndices(run: byProduct, startIndex: lo, endIndex: upper)
+        let run = products.purchases(of: p)
+        return PurchaseIndices(run: byProduct, startIndex: Int(run.first), endIndex: Int(run.first + run.count))
     }
 
     /// The usage records of feature `f`, in state order.
@@ -294,18 +286,15 @@ public struct Evaluation: Sendable {
     /// counting by itself. Overridden products never change by themselves.
     func nextChange(watching ps: [Int]) -> Instant? {
         var best: Instant?
-        func consider(_ i: Instant) {
-            if i > at, best.map({ i < $0 }) ?? true { best = i }
-        }
         for p in ps where products[p].override == nil {
             for j in purchases(of: p) {
                 if let bought = state.purchases[j].purchasedAt, bought > at {
                     switch state.purchases[j].status {
                     case .revoked, .expired, .billingRetry: break
-                    default: consider(bought)
+                    default: best = earliest(best, bought)
                     }
                 }
-                if standings[j] == .owned, case .at(let end) = accessEnd(j) { consider(end) }
+                if standings[j] == .owned, case .at(let end) = accessEnd(j), end > at { best = earliest(best, end) }
             }
         }
         return best

@@ -116,16 +116,16 @@ final class EvaluationTables: @unchecked Sendable {
                     standings[j] = standing
                     let end = OwnershipResolver.accessEnd(purchase, kind, duration)
                     ends[j] = end
+                    let product = products.slot(p)
+                    product.pointee.purchases.count += 1
                     switch standing {
                     case .owned:
-                        let product = products.slot(p)
                         product.pointee.ownedEnd = product.pointee.ownedCount == 0 ? end : max(product.pointee.ownedEnd, end)
                         product.pointee.ownedCount += 1
                         if kind == .consumable {
                             product.pointee.ownedQuantity = product.pointee.ownedQuantity.addingSaturating(purchase.pointee.quantity)
                         }
                     case .unknown:
-                        let product = products.slot(p)
                         product.pointee.unknownCount += 1
                         if kind == .consumable {
                             product.pointee.unknownQuantity = product.pointee.unknownQuantity.addingSaturating(purchase.pointee.quantity)
@@ -136,6 +136,8 @@ final class EvaluationTables: @unchecked Sendable {
                 }
             }
         }
+
+        products.placeRuns()
 
         let entitlements = (storage + entitlementsAt).bindMemory(to: (Truth, End)?.self, capacity: g.entitlements.count)
         entitlements.initialize(repeating: nil, count: g.entitlements.count)
@@ -251,6 +253,23 @@ final class EvaluationTables: @unchecked Sendable {
             guard let keys else { return values[p] }
             for i in 0..<count where keys[i] == Int32(p) { return values[i] }
             return ProductStanding()
+        }
+
+        /// The run of product `p`'s matched purchases in `byProduct` (`first`, `count`).
+        func purchases(of p: Int) -> (first: Int32, count: Int32) {
+            guard let keys else { return values[p].purchases }
+            for i in 0..<count where keys[i] == Int32(p) { return values[i].purchases }
+            return (0, 0)
+        }
+
+        /// Sets each product's run start from the counts: the runs follow each other in product
+        /// order, as the standings do.
+        func placeRuns() {
+            var first: Int32 = 0
+            for i in 0..<count {
+                values[i].purchases.first = first
+                first += values[i].purchases.count
+            }
         }
 
         /// Product `p`'s standing to update (added, in order, when first touched).

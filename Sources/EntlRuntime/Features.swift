@@ -44,12 +44,17 @@ extension Evaluation {
     /// Every grant of feature `f` whose source counts at `t`.
     func candidates(of f: Int) -> [Candidate] {
         var out: [Candidate] = []
-        appendCandidates(of: f, to: &out)
+        var last: EntitlementSource?
+        appendCandidates(of: f, to: &out, last: &last)
         return out
     }
 
-    /// Appends every grant of feature `f` whose source counts at `t`.
-    func appendCandidates(of f: Int, to out: inout [Candidate]) {
+    /// An entitlement behind a grant: its value and its representative's product and purchase.
+    typealias EntitlementSource = (entitlement: Int, truth: Truth, product: Int?, purchase: Int?)
+
+    /// Appends every grant of feature `f` whose source counts at `t`. `last`: the entitlement
+    /// found last (the features of a credit component are often granted by the same one).
+    func appendCandidates(of f: Int, to out: inout [Candidate], last: inout EntitlementSource?) {
         for g in graph.features[f].grants {
             switch g.source {
             case .product(let p):
@@ -66,21 +71,17 @@ extension Evaluation {
                     }
                 }
             case .entitlement(let e):
-                let truth = entitlementValue(e).0
-                guard truth != .false else { continue }
-                var purchase: Int?
-                var product: Int?
-                switch representative(of: e) {
-                case .purchase(let j)?:
-                    purchase = j
-                    product = Int(purchaseProduct[j])
-                case .override(let p)?:
-                    product = p
-                case nil:
-                    break
+                if last?.entitlement != e {
+                    let truth = entitlementValue(e).0
+                    switch truth == .false ? nil : representative(of: e) {
+                    case .purchase(let j)?: last = (e, truth, Int(purchaseProduct[j]), j)
+                    case .override(let p)?: last = (e, truth, p, nil)
+                    case nil: last = (e, truth, nil, nil)
+                    }
                 }
-                out.append(Candidate(grant: g, certain: truth == .true, product: product, purchase: purchase, quantity: 1,
-                                     behindNoPurchase: product == nil))
+                guard let source = last, source.truth != .false else { continue }
+                out.append(Candidate(grant: g, certain: source.truth == .true, product: source.product, purchase: source.purchase,
+                                     quantity: 1, behindNoPurchase: source.product == nil))
             }
         }
     }
@@ -140,20 +141,31 @@ extension Evaluation {
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
     /// with certain and uncertain ones (`high`).
     private func replayComponent(_ c: Int) -> ComponentReplays {
+        let usageFeature = tables.usage(in: graph).features
+        // The uses, gathered on the stack when few.
+        return withUnsafeTemporaryAllocation(of: UseEvent.self, capacity: usageFeature.count) { buffer in
+            replayComponent(c, usageFeature: usageFeature, events: buffer)
+        }
+    }
+
+    private func replayComponent(_ c: Int, usageFeature: UnsafeBufferPointer<Int32>,
+                                 events buffer: UnsafeMutableBufferPointer<UseEvent>) -> ComponentReplays {
         // The uses at or before `t`, in time order; §6: the inputs of every member change the
         // balances of all, so a dated use after `t` is an input change.
-        var events: [UseEvent] = []
+        var count = 0
         var inputsChange: Instant?
-        let usageFeature = tables.usage(in: graph).features
         for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
             let when = state.usage[i].at ?? at
             if when > at {
                 inputsChange = earliest(inputsChange, when)
             } else if case .amount(let n) = state.usage[i].kind {
-                if events.isEmpty { events.reserveCapacity(usageFeature.count - i) }
-                events.append(UseEvent(at: when, amount: n, index: i, member: graph.componentMember[Int(usageFeature[i])]))
+                buffer.initializeElement(at: count, to: UseEvent(at: when, amount: n, index: i,
+                                                                 member: graph.componentMember[Int(usageFeature[i])]))
+                count += 1
             }
         }
+        // Plain values: nothing to deinitialize.
+        var events = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
         let members = graph.components[c]
@@ -163,9 +175,10 @@ extension Evaluation {
         found.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
         var start: [ComponentReplay.Member] = []
         start.reserveCapacity(members.count)
+        var last: EntitlementSource?
         for (m, f) in members.enumerated() {
             let first = found.count
-            appendCandidates(of: f, to: &found)
+            appendCandidates(of: f, to: &found, last: &last)
             start.append(ComponentReplay.Member(feature: f, unlimited: false, candidates: first..<found.count,
                                                 routes: graph.componentRoutes[c][m]))
         }

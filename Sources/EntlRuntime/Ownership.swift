@@ -114,6 +114,9 @@ struct ProductStanding: Sendable {
     var unknownQuantity: Int64 = 0
     /// The latest end among owned purchases.
     var ownedEnd: End = .never
+    /// Its matched purchases: a run of the evaluation's purchases sorted by product (`first`,
+    /// `count`), found without a search.
+    var purchases: (first: Int32, count: Int32) = (0, 0)
 
     /// Owned if any purchase is, else unknown if any is, else not; an override decides alone.
     var truth: Truth {
