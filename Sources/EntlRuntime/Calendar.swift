@@ -119,11 +119,11 @@ public struct Windows: Sendable, Hashable {
             k -= 1
             lower = start(k)
         }
-        var upper = start(k + 1)
+        var upper = start(after: lower, index: k)
         while upper <= t {
             k += 1
             lower = upper
-            upper = start(k + 1)
+            upper = start(after: lower, index: k)
         }
         return (k, lower, upper)
     }
