@@ -225,28 +225,30 @@ extension Evaluation {
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
-    private func outcome(of m: Int, in replays: ComponentReplays, sources: Bool) -> MeteredOutcome {
+    private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {
         let (low, high, candidates) = (replays.low, replays.high, replays.candidates)
-        // With every candidate certain, `high` is `low` (its figures are not computed twice).
-        let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
-        var outcome = MeteredOutcome(low: lowBalance, high: replays.uncertain ? high.balance(m, at: at) : lowBalance)
         let range = low.members[m].candidates
-        outcome.hasUncertain = replays.uncertain && range.contains { !candidates[$0].certain }
-        // Nothing exceeds an unlimited allowance.
-        outcome.overage = outcome.low == nil ? 0 : low.members[m].overage
-        outcome.nextBalanceChange = replays.uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange
-        outcome.inputsChange = replays.inputsChange
-        outcome.trail = low.members[m].trail
-        guard sources else { return outcome }
-        outcome.sources.reserveCapacity(range.count)
-        for l in low.members[m].ledgers { outcome.sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l])) }
-        for l in high.members[m].ledgers where replays.uncertain && !candidates[high.ledgers[l].source].certain {
-            outcome.sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
+        var sources: [BalanceSource] = []
+        if wanted {
+            sources.reserveCapacity(range.count)
+            for l in low.members[m].ledgers { sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l])) }
+            for l in high.members[m].ledgers where replays.uncertain && !candidates[high.ledgers[l].source].certain {
+                sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
+            }
+            for i in range where candidates[i].grant.amount == .unlimited {
+                sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
+            }
         }
-        for i in range where candidates[i].grant.amount == .unlimited {
-            outcome.sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
-        }
-        return outcome
+        // With every candidate certain, `high` is `low` (its figures are not computed twice). Built
+        // in one expression: filled in field by field, the outcome was copied when returned.
+        let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
+        return MeteredOutcome(
+            low: lowBalance, high: replays.uncertain ? high.balance(m, at: at) : lowBalance,
+            // Nothing exceeds an unlimited allowance.
+            overage: lowBalance == nil ? 0 : low.members[m].overage, sources: sources, trail: low.members[m].trail,
+            hasUncertain: replays.uncertain && range.contains { !candidates[$0].certain },
+            nextBalanceChange: replays.uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
+            inputsChange: replays.inputsChange)
     }
 
     /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
