@@ -286,16 +286,9 @@ public struct Evaluation: Sendable {
     /// counting by itself. Overridden products never change by themselves.
     func nextChange(watching ps: [Int]) -> Instant? {
         var best: Instant?
-        for p in ps where products[p].override == nil {
-            for j in purchases(of: p) {
-                if let bought = state.purchases[j].purchasedAt, bought > at {
-                    switch state.purchases[j].status {
-                    case .revoked, .expired, .billingRetry: break
-                    default: best = earliest(best, bought)
-                    }
-                }
-                if standings[j] == .owned, case .at(let end) = accessEnd(j), end > at { best = earliest(best, end) }
-            }
+        for p in ps {
+            let standing = products[p]
+            if standing.override == nil { best = earliest(best, standing.nextChange) }
         }
         return best
     }

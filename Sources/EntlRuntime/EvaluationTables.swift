@@ -118,6 +118,15 @@ final class EvaluationTables: @unchecked Sendable {
                     ends[j] = end
                     let product = products.slot(p)
                     product.pointee.purchases.count += 1
+                    if let bought = purchase.pointee.purchasedAt, bought > at {
+                        switch purchase.pointee.status {
+                        case .revoked, .expired, .billingRetry: break
+                        default: product.pointee.nextChange = earliest(product.pointee.nextChange, bought)
+                        }
+                    }
+                    if standing == .owned, case .at(let e) = end, e > at {
+                        product.pointee.nextChange = earliest(product.pointee.nextChange, e)
+                    }
                     switch standing {
                     case .owned:
                         product.pointee.ownedEnd = product.pointee.ownedCount == 0 ? end : max(product.pointee.ownedEnd, end)

@@ -447,10 +447,7 @@ extension Evaluation {
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
-            let left = direct.low
-            result.why = Reason(formed: {
-                left.map { "\(units($0)) left, \(required.grouped) needed" } ?? "unlimited \(graph.features[f].unit(2))"
-            })
+            result.why = Reason(left: direct.low, required: required, feature: f, of: graph)
             if explains {
                 trail.append("  → allowed via direct")
                 result.explanation = trail + explainProducts(graph.features[f].watchedProducts)

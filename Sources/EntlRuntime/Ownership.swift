@@ -117,6 +117,9 @@ struct ProductStanding: Sendable {
     /// Its matched purchases: a run of the evaluation's purchases sorted by product (`first`,
     /// `count`), found without a search.
     var purchases: (first: Int32, count: Int32) = (0, 0)
+    /// The earliest instant after `t` at which one of its purchases starts or stops counting by
+    /// itself (§6): a purchase dated later that will count, an owned purchase's end.
+    var nextChange: Instant?
 
     /// Owned if any purchase is, else unknown if any is, else not; an override decides alone.
     var truth: Truth {

@@ -26,6 +26,7 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         case fixed(StaticString)
         case text(String)
         case formed(@Sendable () -> String)
+        case left(EnvironmentGraph, feature: Int32, left: Int64?, required: Int64)
     }
 
     private let form: Form
@@ -38,11 +39,21 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     /// tables shared) when a part costs more to find than the reason is likely to be read.
     public init(formed text: @escaping @Sendable () -> String) { form = .formed(text) }
 
+    /// "8,800 calls left, 1 needed" (or "unlimited calls"): why metered feature `f` is allowed from
+    /// its own balance, formed when read. The most common reason, so it has its own form (formed
+    /// by a closure, it cost an allocation per result).
+    init(left: Int64?, required: Int64, feature f: Int, of graph: EnvironmentGraph) {
+        form = .left(graph, feature: Int32(f), left: left, required: required)
+    }
+
     public var description: String {
         switch form {
         case .fixed(let t): t.description
         case .text(let t): t
         case .formed(let f): f()
+        case .left(let graph, let f, let left, let required):
+            left.map { "\($0.grouped) \(graph.features[Int(f)].unit($0)) left, \(required.grouped) needed" }
+                ?? "unlimited \(graph.features[Int(f)].unit(2))"
         }
     }
 

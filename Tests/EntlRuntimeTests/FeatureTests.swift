@@ -30,6 +30,28 @@ import Testing
             + #" {"product": "zbucks", "quantity": 9}]"#).decision == .denied)
     }
 
+    /// The reason a metered feature is allowed from its own balance: the balance in the feature's
+    /// unit (singular for one), what was asked, or the unit alone when unlimited.
+    @Test func meteredReasonsSayWhatIsLeftInTheFeaturesUnit() throws {
+        let g = compileGraph("""
+        product pro: non_consumable
+        product max: non_consumable
+        feature calls: metered { unit "call" / "calls" }
+        feature seats: metered
+        entitlement e = pro { grants calls 1_201; grants seats 2 }
+        entitlement m = max { grants calls unlimited }
+        """)
+        let used = state(#"{"purchases": [{"product": "pro"}], "usage": [{"feature": "calls", "amount": 1200}]}"#)
+        #expect(try evaluate(g, used, at: t).feature("calls").reason == "1 call left, 1 needed")
+        #expect(try evaluate(g, used, at: t).feature("seats", required: 2).reason == "2 units left, 2 needed")
+        #expect(try evaluate(g, state(#"{"purchases": [{"product": "pro"}]}"#), at: t).feature("calls").reason
+                == "1,201 calls left, 1 needed")
+        let unlimited = try evaluate(g, state(#"{"purchases": [{"product": "max"}]}"#), at: t).feature("calls")
+        #expect(unlimited.reason == "unlimited calls")
+        // Reasons compare by their text, whatever their form.
+        #expect(unlimited.why == Reason("unlimited calls"))
+    }
+
     @Test func requirementWithUnknowns() throws {
         let unknownPremium = try attach(#"[{"product": "zbucks", "quantity": 5}]"#, overrides: #"{"premium_lifetime": "unknown"}"#)
         #expect(unknownPremium.decision == .undetermined)
