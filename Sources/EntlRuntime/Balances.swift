@@ -202,8 +202,8 @@ struct ComponentReplay: Sendable {
     /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
     /// `grantName` names a ledger's source, `featureName` a feature, `systemUnit` a member's unit
     /// for an amount (for the trail).
-    mutating func run(_ events: UnsafeMutableBufferPointer<UseEvent>, at t: Instant, grantName: (Int) -> String, featureName: (Int) -> String,
-                      systemUnit: (Int, Int64) -> String) {
+    mutating func run(_ events: UnsafeBufferPointer<UseEvent>, at t: Instant, grantName: (Int) -> String,
+                      featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) {
         for event in events {
             let m = event.member
             advance(m, to: event.at)

@@ -164,9 +164,10 @@ extension Evaluation {
                 count += 1
             }
         }
-        // Plain values: nothing to deinitialize.
-        var events = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
-        events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+        // Plain values: nothing to deinitialize. A constant once sorted (the replays capture it).
+        var sorting = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+        sorting.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+        let events = UnsafeBufferPointer(sorting)
 
         let members = graph.components[c]
         // Every member's candidates, member after member (a component has a few members), and the
@@ -236,7 +237,8 @@ extension Evaluation {
                 sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
             }
             for i in range where candidates[i].grant.amount == .unlimited {
-                sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil, interval: candidates[i].grant.interval))
+                sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil,
+                                             interval: candidates[i].grant.interval))
             }
         }
         // With every candidate certain, `high` is `low` (its figures are not computed twice). Built
