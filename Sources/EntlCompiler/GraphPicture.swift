@@ -80,7 +80,7 @@ public struct GraphPicture: Sendable {
         for system in g.features where system.kind == .credits {
             for c in system.conversions {
                 let f = g.features[c.feature]
-                let label = "\(c.amount.grouped) \(f.unit(c.amount)) = \(c.credits.grouped) \(system.unit(c.credits))"
+                let label = "\(f.amount(c.amount)) = \(system.amount(c.credits))"
                 edges.append(Edge(from: GraphPicture.id(system), to: GraphPicture.id(f), kind: .credit, label: label))
             }
         }
@@ -96,7 +96,7 @@ public struct GraphPicture: Sendable {
         switch g.amount {
         case .none: break
         case .unlimited: parts.append("unlimited")
-        case .count(let n): parts.append("\(n.grouped) \(f.unit(n))" + (g.interval.map { " / \($0.noun)" } ?? ""))
+        case .count(let n): parts.append(f.amount(n) + (g.interval.map { " / \($0.noun)" } ?? ""))
         }
         switch g.carry {
         case .uncapped?: parts.append("carry")

@@ -445,7 +445,6 @@ extension Evaluation {
         }
         // The reasons capture the graph (one reference) and numbers, never the evaluation.
         let graph = self.graph
-        @Sendable func units(_ n: Int64) -> String { "\(n.grouped) \(graph.features[f].unit(n))" }
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
@@ -480,7 +479,7 @@ extension Evaluation {
                 result.via = .credits
                 let payer = route.system
                 result.why = Reason(formed: {
-                    "\(units(low)) left, so \(need.grouped) \(graph.features[payer].unit(need)) from "
+                    "\(graph.features[f].amount(low)) left, so \(graph.features[payer].amount(need)) from "
                         + "`\(graph.features[payer].name)` pay for " + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
                 })
                 break
@@ -504,7 +503,7 @@ extension Evaluation {
             let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
             let depends = uncertain ? "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" : ""
             result.why = Reason(formed: {
-                var reason = "\(units(low)) left, \(required.grouped) needed"
+                var reason = "\(graph.features[f].amount(low)) left, \(required.grouped) needed"
                 if let system, let need {
                     reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
                 }

@@ -52,7 +52,7 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         case .text(let t): t
         case .formed(let f): f()
         case .left(let graph, let f, let left, let required):
-            left.map { "\($0.grouped) \(graph.features[Int(f)].unit($0)) left, \(required.grouped) needed" }
+            left.map { "\(graph.features[Int(f)].amount($0)) left, \(required.grouped) needed" }
                 ?? "unlimited \(graph.features[Int(f)].unit(2))"
         }
     }

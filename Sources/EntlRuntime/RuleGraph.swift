@@ -525,6 +525,9 @@ public struct Feature: Sendable {
     public func unit(_ count: Int64) -> String {
         count == 1 ? (unitSingular ?? unitPlural ?? "unit") : (unitPlural ?? unitSingular ?? "units")
     }
+
+    /// `count` grouped, in its unit: "8,800 calls", "1 call".
+    public func amount(_ count: Int64) -> String { "\(count.grouped) \(unit(count))" }
 }
 
 /// One `grants` item, stored with the feature it grants.

@@ -53,8 +53,8 @@ enum EvalText {
             let total = certain.reduce(Int64(0)) { $0.addingSaturating(($1.allowance ?? 0).addingSaturating($1.carried)) }
             let intervals = Set(certain.map { $0.interval?.noun ?? "" })
             let period = intervals.count == 1 && !(intervals.first ?? "").isEmpty ? " this \(intervals.first!)" : ""
-            line += certain.isEmpty ? "\(balance.grouped) \(feature.unit(balance)) left"
-                : "\(balance.grouped) of \(total.grouped) \(feature.unit(total)) left\(period)"
+            line += certain.isEmpty ? "\(feature.amount(balance)) left"
+                : "\(balance.grouped) of \(feature.amount(total)) left\(period)"
             line += " (\((f.required ?? 1).grouped) needed)"
         }
         if let system = f.creditSystem, let need = f.creditsRequired {
@@ -75,7 +75,7 @@ enum EvalText {
         // The first line already says what is left and needed; an undetermined result also says
         // what it depends on.
         if f.decision == .undetermined, let r = f.reason.firstRange(of: "it depends on") { out += "  \(f.reason[r.lowerBound...])\n" }
-        if let shortfall = f.shortfall { out += "  short by \(shortfall.grouped) \(feature.unit(shortfall))\n" }
+        if let shortfall = f.shortfall { out += "  short by \(feature.amount(shortfall))\n" }
         return out + unlock(f.unlockedBy) + validUntil(f.validUntil)
     }
 
