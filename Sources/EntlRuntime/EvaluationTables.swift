@@ -258,17 +258,18 @@ final class EvaluationTables: @unchecked Sendable {
             if keys == nil { values.initialize(repeating: ProductStanding(), count: dense) }
         }
 
-        subscript(_ p: Int) -> ProductStanding {
-            guard let keys else { return values[p] }
-            for i in 0..<count where keys[i] == Int32(p) { return values[i] }
-            return ProductStanding()
-        }
+        subscript(_ p: Int) -> ProductStanding { standing(p)?.pointee ?? ProductStanding() }
 
-        /// The run of product `p`'s matched purchases in `byProduct` (`first`, `count`).
-        func purchases(of p: Int) -> (first: Int32, count: Int32) {
-            guard let keys else { return values[p].purchases }
-            for i in 0..<count where keys[i] == Int32(p) { return values[i].purchases }
-            return (0, 0)
+        /// The run of product `p`'s matched purchases in `byProduct` (`first`, `count`), read
+        /// without copying the whole standing.
+        func purchases(of p: Int) -> (first: Int32, count: Int32) { standing(p)?.pointee.purchases ?? (0, 0) }
+
+        /// Product `p`'s standing, if it has one of its own (every product does in a dense table).
+        @inline(__always)
+        private func standing(_ p: Int) -> UnsafeMutablePointer<ProductStanding>? {
+            guard let keys else { return values + p }
+            for i in 0..<count where keys[i] == Int32(p) { return values + i }
+            return nil
         }
 
         /// Sets each product's run start from the counts: the runs follow each other in product

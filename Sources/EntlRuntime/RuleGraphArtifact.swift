@@ -294,10 +294,11 @@ enum ArtifactDecoder {
 
     static func graph(_ node: ArtifactNode) throws(RuleGraphArtifactError) -> RuleGraph {
         let g = try node.object(["app", "live", "test"])
-        let live = try environment(g.member("live")), test = try g.member("test")
+        let liveNode = try g.member("live"), testNode = try g.member("test")
+        let live = try environment(liveNode)
         // The same content (a rule set with no environment block) is one graph, as compiled.
         return RuleGraph(app: try g.optionalString("app"), live: live,
-                         test: test.value == (try g.member("live")).value ? live : try environment(test))
+                         test: testNode.value == liveNode.value ? live : try environment(testNode))
     }
 
     static func environment(_ node: ArtifactNode) throws(RuleGraphArtifactError) -> EnvironmentGraph {

@@ -148,7 +148,7 @@ enum JSONLines {
         /// The next block of at most `lines` lines, or nil at the end of the input. `paused` is
         /// set when the input has nothing to read right now (the block may then be short, or nil
         /// if it is empty).
-        mutating func nextBlock(lines: Int = JSONLines.blockLines, paused: inout Bool) throws(CLIError) -> Block? {
+        mutating func nextBlock(lines: Int, paused: inout Bool) throws(CLIError) -> Block? {
             // A spare block is the only holder of its buffers, so emptying it keeps them.
             var block = spare.popLast() ?? Block()
             block.bytes.removeAll(keepingCapacity: true)
