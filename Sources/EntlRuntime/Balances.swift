@@ -123,7 +123,10 @@ struct UseEvent {
 /// its own feature's grants; what they cannot cover spills into the first credit system listing
 /// the feature that covers it in full at that instant (`ceil(rest × credits / amount)` credits,
 /// consumed from the system's grants in the usual order); only what nothing covers is overage.
-struct ComponentReplay: Sendable {
+///
+/// Its members and ledgers are plain values in the storage of the `ComponentReplays` that holds
+/// it, and valid while that object lives.
+struct ComponentReplay {
     /// A credit system that can pay for a member: `amount` of the member cost `credits`.
     struct Route: Sendable {
         var member: Int
@@ -131,27 +134,23 @@ struct ComponentReplay: Sendable {
         var credits: Int64
     }
 
-    struct Member: Sendable {
+    struct Member {
         var feature: Int
         /// An unlimited grant covers whatever the counted ones cannot.
-        var unlimited: Bool
+        var unlimited = false
         /// Its ledgers, a range of `ledgers`.
         var ledgers: Range<Int> = 0..<0
         /// The caller's grants for it (its candidates), a range of what the ledgers' sources index.
         var candidates: Range<Int>
-        /// The credit systems that can pay for it, in declaration order.
-        var routes: [Route]
         var overage: Int64 = 0
-        var trail: [String] = []
     }
 
-    var members: [Member]
-    var ledgers: [Ledger]
-    let explain: Bool
+    let members: UnsafeMutableBufferPointer<Member>
+    let ledgers: UnsafeMutableBufferPointer<Ledger>
 
     /// Moves a member's ledgers that exist at `instant` to the window containing it. A ledger
     /// without a purchase date starts its history at the first instant it is looked at.
-    private mutating func advance(_ m: Int, to instant: Instant) {
+    private func advance(_ m: Int, to instant: Instant) {
         for i in members[m].ledgers where ledgers[i].exists(at: instant) {
             ledgers[i].advance(to: instant, historyStart: instant)
         }
@@ -167,9 +166,10 @@ struct ComponentReplay: Sendable {
 
     /// Takes up to `amount` from a member's ledgers in consumption order: lower priority first,
     /// then the window that ends soonest (lifetime last), then declaration order (one grant
-    /// counted for several purchases in purchase order). Returns what is left and the parts.
-    private mutating func take(_ amount: Int64, from m: Int, at instant: Instant,
-                               grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
+    /// counted for several purchases in purchase order). Returns what is left and, when
+    /// `explain`, the parts.
+    private func take(_ amount: Int64, from m: Int, at instant: Instant, explain: Bool,
+                      grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
         // The ledgers to take from, sorted (on the stack when few; one needs no sort).
         withUnsafeTemporaryAllocation(of: Int.self, capacity: members[m].ledgers.count) { buffer in
             var count = 0
@@ -199,29 +199,31 @@ struct ComponentReplay: Sendable {
         }
     }
 
-    /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to `t`.
-    /// `grantName` names a ledger's source, `featureName` a feature, `systemUnit` a member's unit
-    /// for an amount (for the trail).
-    mutating func run(_ events: UnsafeBufferPointer<UseEvent>, at t: Instant, grantName: (Int) -> String,
-                      featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) {
+    /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to
+    /// `t`. `routes`: per member, the credit systems that can pay for it, in declaration order.
+    /// When `explain`, returns each member's trail, naming a ledger's source by `grantName`, a
+    /// feature by `featureName` and an amount of a member by `systemUnit`; else nothing.
+    func run(_ events: UnsafeBufferPointer<UseEvent>, routes: [[Route]], at t: Instant, explain: Bool,
+             grantName: (Int) -> String, featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) -> [[String]] {
+        var trails: [[String]] = explain ? Array(repeating: [], count: members.count) : []
         for event in events {
             let m = event.member
             advance(m, to: event.at)
-            var (rest, parts) = take(event.amount, from: m, at: event.at, grantName: grantName)
+            var (rest, parts) = take(event.amount, from: m, at: event.at, explain: explain, grantName: grantName)
             if rest > 0, members[m].unlimited { rest = 0 }
             var paid = ""
             if rest > 0 {
-                for route in members[m].routes {
+                for route in routes[m] {
                     let need = rest.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
                     advance(route.member, to: event.at)
                     guard available(route.member, at: event.at).map({ $0 >= need }) ?? true else { continue }
                     let system = route.member
-                    let (_, systemParts) = take(need, from: system, at: event.at, grantName: grantName)
-                    let systemName = featureName(members[system].feature)
+                    let (_, systemParts) = take(need, from: system, at: event.at, explain: explain, grantName: grantName)
                     if explain {
+                        let systemName = featureName(members[system].feature)
                         paid = "; \(need) \(systemUnit(system, need)) from `\(systemName)`"
-                        members[system].trail.append("  \(event.at): \(need) for \(rest) `\(featureName(members[m].feature))`"
-                                                     + (systemParts.isEmpty ? "" : " ← " + systemParts.joined(separator: ", ")))
+                        trails[system].append("  \(event.at): \(need) for \(rest) `\(featureName(members[m].feature))`"
+                                              + (systemParts.isEmpty ? "" : " ← " + systemParts.joined(separator: ", ")))
                     }
                     rest = 0
                     break
@@ -233,10 +235,11 @@ struct ComponentReplay: Sendable {
                 line += parts.isEmpty ? "" : " ← " + parts.joined(separator: ", ")
                 line += paid
                 if rest > 0 { line += " (overage \(rest))" }
-                members[m].trail.append(line)
+                trails[m].append(line)
             }
         }
         for m in members.indices { advance(m, to: t) }
+        return trails
     }
 
     /// The balance of a member at `t`, after `run` (nil: unlimited).
@@ -254,25 +257,46 @@ struct ComponentReplay: Sendable {
 }
 
 /// A credit component's replays at `t` (§5), kept by an evaluation: each member's outcome is
-/// read from them.
-final class ComponentReplays: Sendable {
-    /// Every member's candidate grants, member after member (what the ledgers' sources index).
-    let candidates: [Candidate]
-    /// Over the certain candidates (`low`, overage, the trail), and over all of them (`high`: the
-    /// same replay when every candidate is certain).
-    let low: ComponentReplay
-    let high: ComponentReplay
-    /// Whether some candidate is uncertain (else `high` is `low`).
-    let uncertain: Bool
-    /// §6: the earliest instant after `t` at which an input of any member's balance changes by
-    /// itself (a window boundary of a grant, a dated use, a grant starting at `customer_since`).
-    let inputsChange: Instant?
+/// read from them. One allocation: the candidates and each replay's members and ledgers are plain
+/// values in the object's own storage (an array each cost an allocation and a release).
+final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
+    struct Header {
+        /// Every member's candidate grants, member after member (what the ledgers' sources index).
+        var candidates: UnsafeMutableBufferPointer<Candidate>
+        /// Over the certain candidates (`low`, overage, the trail), and over all of them (`high`:
+        /// the same replay when every candidate is certain).
+        var low: ComponentReplay
+        var high: ComponentReplay
+        /// Whether some candidate is uncertain (else `high` is `low`).
+        var uncertain = false
+        /// §6: the earliest instant after `t` at which an input of any member's balance changes by
+        /// itself (a window boundary of a grant, a dated use, a grant starting at `customer_since`).
+        var inputsChange: Instant?
+        /// Each member's trail in `low`, when the evaluation explains.
+        var trails: [[String]] = []
+    }
 
-    init(candidates: [Candidate], low: ComponentReplay, high: ComponentReplay, uncertain: Bool, inputsChange: Instant?) {
-        self.candidates = candidates
-        self.low = low
-        self.high = high
-        self.uncertain = uncertain
-        self.inputsChange = inputsChange
+    /// Room for up to `n` candidates and, for each of two replays, `m` members and up to `n`
+    /// ledgers; the header's buffers span that room (the builder narrows them to what it fills).
+    static func allocate(members m: Int, candidates n: Int) -> ComponentReplays {
+        var layout = StorageLayout()
+        let candidatesAt = layout.place(Candidate.self, n)
+        let membersAt = layout.place(ComponentReplay.Member.self, 2 * m)
+        let ledgersAt = layout.place(Ledger.self, 2 * n)
+        assert(layout.alignment <= MemoryLayout<UInt64>.alignment)
+        let object = create(minimumCapacity: (layout.size + 7) / 8) { object in
+            object.withUnsafeMutablePointerToElements { words in
+                let raw = UnsafeMutableRawPointer(words)
+                let members = (raw + membersAt).bindMemory(to: ComponentReplay.Member.self, capacity: 2 * m)
+                let ledgers = (raw + ledgersAt).bindMemory(to: Ledger.self, capacity: 2 * n)
+                return Header(
+                    candidates: UnsafeMutableBufferPointer(start: (raw + candidatesAt).bindMemory(to: Candidate.self, capacity: n), count: n),
+                    low: ComponentReplay(members: UnsafeMutableBufferPointer(start: members, count: m),
+                                         ledgers: UnsafeMutableBufferPointer(start: ledgers, count: n)),
+                    high: ComponentReplay(members: UnsafeMutableBufferPointer(start: members + m, count: m),
+                                          ledgers: UnsafeMutableBufferPointer(start: ledgers + n, count: n)))
+            }
+        }
+        return unsafeDowncast(object, to: ComponentReplays.self)
     }
 }

@@ -47,7 +47,7 @@ final class EvaluationTables: @unchecked Sendable {
 
     init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant) throws(EvaluationError) {
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
-        var layout = Layout()
+        var layout = StorageLayout()
         // Few products touched (by purchases or overrides): only theirs are kept, sorted, not one
         // standing per product of the graph (which was most of building a small evaluation).
         let touchedAtMost = purchaseCount + state.overrides.count
@@ -303,18 +303,18 @@ final class EvaluationTables: @unchecked Sendable {
             return values + i
         }
     }
+}
 
-    /// Byte offsets of typed tables in one allocation, each aligned for its type.
-    private struct Layout {
-        var size = 0
-        var alignment = 1
+/// Byte offsets of typed tables in one allocation, each aligned for its type.
+struct StorageLayout {
+    private(set) var size = 0
+    private(set) var alignment = 1
 
-        mutating func place<T>(_: T.Type, _ count: Int) -> Int {
-            let a = MemoryLayout<T>.alignment
-            let offset = (size + a - 1) & ~(a - 1)
-            size = offset + MemoryLayout<T>.stride * count
-            alignment = max(alignment, a)
-            return offset
-        }
+    mutating func place<T>(_: T.Type, _ count: Int) -> Int {
+        let a = MemoryLayout<T>.alignment
+        let offset = (size + a - 1) & ~(a - 1)
+        size = offset + MemoryLayout<T>.stride * count
+        alignment = max(alignment, a)
+        return offset
     }
 }

@@ -45,29 +45,29 @@ extension Evaluation {
     func candidates(of f: Int) -> [Candidate] {
         var out: [Candidate] = []
         var last: EntitlementSource?
-        appendCandidates(of: f, to: &out, last: &last)
+        forEachCandidate(of: f, last: &last) { out.append($0) }
         return out
     }
 
     /// An entitlement behind a grant: its value and its representative's product and purchase.
     typealias EntitlementSource = (entitlement: Int, truth: Truth, product: Int?, purchase: Int?)
 
-    /// Appends every grant of feature `f` whose source counts at `t`. `last`: the entitlement
+    /// Gives `body` every grant of feature `f` whose source counts at `t`. `last`: the entitlement
     /// found last (the features of a credit component are often granted by the same one).
-    func appendCandidates(of f: Int, to out: inout [Candidate], last: inout EntitlementSource?) {
+    func forEachCandidate(of f: Int, last: inout EntitlementSource?, _ body: (Candidate) -> Void) {
         for g in graph.features[f].grants {
             switch g.source {
             case .product(let p):
                 let consumable = graph.products[p].kind == .consumable
                 switch products[p].override {
-                case .purchased?: out.append(Candidate(grant: g, certain: true, product: p, purchase: nil, quantity: 1))
-                case .unknown?: out.append(Candidate(grant: g, certain: false, product: p, purchase: nil, quantity: 1))
+                case .purchased?: body(Candidate(grant: g, certain: true, product: p, purchase: nil, quantity: 1))
+                case .unknown?: body(Candidate(grant: g, certain: false, product: p, purchase: nil, quantity: 1))
                 case .notPurchased?: break
                 case nil:
                     // A product-level grant counts once per owned purchase, with its anchor.
                     for j in purchases(of: p) where standings[j] == .owned || standings[j] == .unknown {
-                        out.append(Candidate(grant: g, certain: standings[j] == .owned, product: p, purchase: j,
-                                             quantity: consumable ? state.purchases[j].quantity : 1))
+                        body(Candidate(grant: g, certain: standings[j] == .owned, product: p, purchase: j,
+                                       quantity: consumable ? state.purchases[j].quantity : 1))
                     }
                 }
             case .entitlement(let e):
@@ -80,9 +80,18 @@ extension Evaluation {
                     }
                 }
                 guard let source = last, source.truth != .false else { continue }
-                out.append(Candidate(grant: g, certain: source.truth == .true, product: source.product, purchase: source.purchase,
-                                     quantity: 1, behindNoPurchase: source.product == nil))
+                body(Candidate(grant: g, certain: source.truth == .true, product: source.product, purchase: source.purchase,
+                               quantity: 1, behindNoPurchase: source.product == nil))
             }
+        }
+    }
+
+    /// The most candidates feature `f` can have: one per grant, or per matched purchase of a
+    /// product-level grant's product.
+    func candidateBound(of f: Int) -> Int {
+        graph.features[f].grants.reduce(0) { n, g in
+            guard case .product(let p) = g.source else { return n + 1 }
+            return n + max(1, purchases(of: p).count)
         }
     }
 
@@ -129,7 +138,7 @@ extension Evaluation {
     /// `meteredBalance(f).inputsChange`, without building the outcome.
     func meteredInputsChange(_ f: Int) -> Instant? {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)).inputsChange }
-        return replays(ofComponentOf: f).inputsChange
+        return replays(ofComponentOf: f).header.inputsChange
     }
 
     /// The replays of the credit component of single-use feature or credit system `f`.
@@ -170,70 +179,71 @@ extension Evaluation {
         let events = UnsafeBufferPointer(sorting)
 
         let members = graph.components[c]
+        let replays = ComponentReplays.allocate(members: members.count,
+                                                candidates: members.reduce(0) { $0 + candidateBound(of: $1) })
         // Every member's candidates, member after member (a component has a few members), and the
-        // members as the replays start them.
-        var found: [Candidate] = []
-        found.reserveCapacity(members.reduce(0) { $0 + graph.features[$1].grants.count })
-        var start: [ComponentReplay.Member] = []
-        start.reserveCapacity(members.count)
+        // members as both replays start them.
+        let (found, low, high) = (replays.header.candidates, replays.header.low, replays.header.high)
+        var foundCount = 0
         var last: EntitlementSource?
         for (m, f) in members.enumerated() {
-            let first = found.count
-            appendCandidates(of: f, to: &found, last: &last)
-            start.append(ComponentReplay.Member(feature: f, unlimited: false, candidates: first..<found.count,
-                                                routes: graph.componentRoutes[c][m]))
+            let first = foundCount
+            forEachCandidate(of: f, last: &last) { found.initializeElement(at: foundCount, to: $0); foundCount += 1 }
+            low.members.initializeElement(at: m, to: ComponentReplay.Member(feature: f, candidates: first..<foundCount))
+            high.members.initializeElement(at: m, to: low.members[m])
         }
-        // A constant from here (a variable the replays capture is boxed, each access checked).
-        let candidates = found
+        let candidates = UnsafeMutableBufferPointer(rebasing: found[..<foundCount])
 
-        /// The replay over the certain candidates, or over all of them.
-        func replay(_ built: consuming [ComponentReplay.Member], certainOnly: Bool, explain: Bool) -> ComponentReplay {
-            var ledgers: [Ledger] = []
-            ledgers.reserveCapacity(candidates.count)
-            for m in built.indices {
-                let first = ledgers.count
-                for i in built[m].candidates where !certainOnly || candidates[i].certain {
+        /// The replay over the certain candidates, or over all of them, in `room`'s members and ledgers.
+        func replay(in room: ComponentReplay, certainOnly: Bool, explain: Bool) -> (ComponentReplay, trails: [[String]]) {
+            var made = 0
+            for m in room.members.indices {
+                let first = made
+                for i in room.members[m].candidates where !certainOnly || candidates[i].certain {
                     if let n = candidates[i].counted {
-                        ledgers.append(ledger(candidates[i], allowance: n, source: i))
+                        room.ledgers.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
+                        made += 1
                     } else if candidates[i].grant.amount == .unlimited {
-                        built[m].unlimited = true
+                        room.members[m].unlimited = true
                     }
                 }
-                built[m].ledgers = first..<ledgers.count
+                room.members[m].ledgers = first..<made
             }
-            var r = ComponentReplay(members: built, ledgers: consume ledgers, explain: explain)
-            r.run(events, at: at, grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
+            let r = ComponentReplay(members: room.members, ledgers: UnsafeMutableBufferPointer(rebasing: room.ledgers[..<made]))
+            let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
+                               grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
             }
-            return r
+            return (r, trails)
         }
 
-        // The members' starting array is copied for the second replay only.
-        let hasUncertain = candidates.contains { !$0.certain }
-        let all = hasUncertain ? replay(start, certainOnly: false, explain: false) : nil
-        let low = replay(consume start, certainOnly: true, explain: explains)
-        let high = all ?? low
+        let uncertain = candidates.contains { !$0.certain }
+        let (certain, trails) = replay(in: low, certainOnly: true, explain: explains)
+        let all = uncertain ? replay(in: high, certainOnly: false, explain: false).0 : certain
         // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
         // exists at `t` changes at its next window boundary (`high` replays every candidate).
         if let since = state.customerSince, since > at,
            candidates.contains(where: { $0.behindNoPurchase && $0.counted != nil }) {
             inputsChange = earliest(inputsChange, since)
         }
-        for l in high.ledgers where l.exists(at: at) {
+        for l in all.ledgers where l.exists(at: at) {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
-        return ComponentReplays(candidates: candidates, low: low, high: high, uncertain: hasUncertain, inputsChange: inputsChange)
+        replays.header = ComponentReplays.Header(candidates: candidates, low: certain, high: all, uncertain: uncertain,
+                                                 inputsChange: inputsChange, trails: trails)
+        return replays
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
     private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {
-        let (low, high, candidates) = (replays.low, replays.high, replays.candidates)
+        let (low, high, candidates, uncertain) = (replays.header.low, replays.header.high, replays.header.candidates,
+                                                  replays.header.uncertain)
         let range = low.members[m].candidates
         var sources: [BalanceSource] = []
         if wanted {
             sources.reserveCapacity(range.count)
             for l in low.members[m].ledgers { sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l])) }
-            for l in high.members[m].ledgers where replays.uncertain && !candidates[high.ledgers[l].source].certain {
+            for l in high.members[m].ledgers where uncertain && !candidates[high.ledgers[l].source].certain {
                 sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
             }
             for i in range where candidates[i].grant.amount == .unlimited {
@@ -245,12 +255,13 @@ extension Evaluation {
         // in one expression: filled in field by field, the outcome was copied when returned.
         let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
         return MeteredOutcome(
-            low: lowBalance, high: replays.uncertain ? high.balance(m, at: at) : lowBalance,
+            low: lowBalance, high: uncertain ? high.balance(m, at: at) : lowBalance,
             // Nothing exceeds an unlimited allowance.
-            overage: lowBalance == nil ? 0 : low.members[m].overage, sources: sources, trail: low.members[m].trail,
-            hasUncertain: replays.uncertain && range.contains { !candidates[$0].certain },
-            nextBalanceChange: replays.uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
-            inputsChange: replays.inputsChange)
+            overage: lowBalance == nil ? 0 : low.members[m].overage, sources: sources,
+            trail: replays.header.trails.isEmpty ? [] : replays.header.trails[m],
+            hasUncertain: uncertain && range.contains { !candidates[$0].certain },
+            nextBalanceChange: uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
+            inputsChange: replays.header.inputsChange)
     }
 
     /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
