@@ -257,8 +257,9 @@ struct ComponentReplay {
 }
 
 /// A credit component's replays at `t` (§5), kept by an evaluation: each member's outcome is
-/// read from them. One allocation: the candidates and each replay's members and ledgers are plain
-/// values in the object's own storage (an array each cost an allocation and a release).
+/// read from them. Two allocations: the candidates and each replay's members are plain values in
+/// the object's own storage, the ledgers in one block it owns (an array each cost an allocation
+/// and a release; one block for all was past the sizes the allocator keeps at hand per thread).
 final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
     struct Header {
         /// Every member's candidate grants, member after member (what the ledgers' sources index).
@@ -274,29 +275,63 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
         var inputsChange: Instant?
         /// Each member's trail in `low`, when the evaluation explains.
         var trails: [[String]] = []
+        /// Both replays' ledgers.
+        fileprivate var ledgerBlock: UnsafeMutableRawPointer?
     }
 
-    /// Room for up to `n` candidates and, for each of two replays, `m` members and up to `n`
-    /// ledgers; the header's buffers span that room (the builder narrows them to what it fills).
+    /// Room for up to `n` candidates and, for each of two replays, `m` members; the header's
+    /// buffers span that room (the builder narrows them to what it fills), the ledgers none yet.
     static func allocate(members m: Int, candidates n: Int) -> ComponentReplays {
         var layout = StorageLayout()
         let candidatesAt = layout.place(Candidate.self, n)
         let membersAt = layout.place(ComponentReplay.Member.self, 2 * m)
-        let ledgersAt = layout.place(Ledger.self, 2 * n)
         assert(layout.alignment <= MemoryLayout<UInt64>.alignment)
         let object = create(minimumCapacity: (layout.size + 7) / 8) { object in
             object.withUnsafeMutablePointerToElements { words in
                 let raw = UnsafeMutableRawPointer(words)
                 let members = (raw + membersAt).bindMemory(to: ComponentReplay.Member.self, capacity: 2 * m)
-                let ledgers = (raw + ledgersAt).bindMemory(to: Ledger.self, capacity: 2 * n)
                 return Header(
                     candidates: UnsafeMutableBufferPointer(start: (raw + candidatesAt).bindMemory(to: Candidate.self, capacity: n), count: n),
-                    low: ComponentReplay(members: UnsafeMutableBufferPointer(start: members, count: m),
-                                         ledgers: UnsafeMutableBufferPointer(start: ledgers, count: n)),
-                    high: ComponentReplay(members: UnsafeMutableBufferPointer(start: members + m, count: m),
-                                          ledgers: UnsafeMutableBufferPointer(start: ledgers + n, count: n)))
+                    low: ComponentReplay(members: UnsafeMutableBufferPointer(start: members, count: m), ledgers: .init(start: nil, count: 0)),
+                    high: ComponentReplay(members: UnsafeMutableBufferPointer(start: members + m, count: m), ledgers: .init(start: nil, count: 0)))
             }
         }
         return unsafeDowncast(object, to: ComponentReplays.self)
+    }
+
+    /// Room for `low` ledgers of the first replay and `high` of the second, in one block.
+    func placeLedgers(low: Int, high: Int) -> (low: UnsafeMutableBufferPointer<Ledger>, high: UnsafeMutableBufferPointer<Ledger>) {
+        let block = UnsafeMutableRawPointer.allocate(byteCount: max(1, (low + high) * MemoryLayout<Ledger>.stride),
+                                                     alignment: MemoryLayout<Ledger>.alignment)
+        withUnsafeMutablePointerToHeader { $0.pointee.ledgerBlock = block }
+        let ledgers = block.bindMemory(to: Ledger.self, capacity: low + high)
+        return (UnsafeMutableBufferPointer(start: ledgers, count: low), UnsafeMutableBufferPointer(start: ledgers + low, count: high))
+    }
+
+    deinit {
+        // Plain values: nothing to deinitialize.
+        withUnsafeMutablePointerToHeader { $0.pointee.ledgerBlock?.deallocate() }
+    }
+
+    // The header read and written in place: `header` is a class property, and each access to it
+    // was checked for exclusivity at run time.
+    var candidates: UnsafeMutableBufferPointer<Candidate> { withUnsafeMutablePointerToHeader { $0.pointee.candidates } }
+    var low: ComponentReplay { withUnsafeMutablePointerToHeader { $0.pointee.low } }
+    var high: ComponentReplay { withUnsafeMutablePointerToHeader { $0.pointee.high } }
+    var uncertain: Bool { withUnsafeMutablePointerToHeader { $0.pointee.uncertain } }
+    var inputsChange: Instant? { withUnsafeMutablePointerToHeader { $0.pointee.inputsChange } }
+    var trails: [[String]] { withUnsafeMutablePointerToHeader { $0.pointee.trails } }
+
+    /// Sets what the replays found (the ledger block stays).
+    func finish(candidates: UnsafeMutableBufferPointer<Candidate>, low: ComponentReplay, high: ComponentReplay,
+                uncertain: Bool, inputsChange: Instant?, trails: [[String]]) {
+        withUnsafeMutablePointerToHeader { header in
+            header.pointee.candidates = candidates
+            header.pointee.low = low
+            header.pointee.high = high
+            header.pointee.uncertain = uncertain
+            header.pointee.inputsChange = inputsChange
+            header.pointee.trails = trails
+        }
     }
 }

@@ -138,7 +138,7 @@ extension Evaluation {
     /// `meteredBalance(f).inputsChange`, without building the outcome.
     func meteredInputsChange(_ f: Int) -> Instant? {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)).inputsChange }
-        return replays(ofComponentOf: f).header.inputsChange
+        return replays(ofComponentOf: f).inputsChange
     }
 
     /// The replays of the credit component of single-use feature or credit system `f`.
@@ -183,7 +183,7 @@ extension Evaluation {
                                                 candidates: members.reduce(0) { $0 + candidateBound(of: $1) })
         // Every member's candidates, member after member (a component has a few members), and the
         // members as both replays start them.
-        let (found, low, high) = (replays.header.candidates, replays.header.low, replays.header.high)
+        let (found, low, high) = (replays.candidates, replays.low, replays.high)
         var foundCount = 0
         var last: EntitlementSource?
         for (m, f) in members.enumerated() {
@@ -193,23 +193,28 @@ extension Evaluation {
             high.members.initializeElement(at: m, to: low.members[m])
         }
         let candidates = UnsafeMutableBufferPointer(rebasing: found[..<foundCount])
+        let uncertain = candidates.contains { !$0.certain }
+        let rooms = replays.placeLedgers(low: candidates.count { $0.certain && $0.counted != nil },
+                                         high: uncertain ? candidates.count { $0.counted != nil } : 0)
 
-        /// The replay over the certain candidates, or over all of them, in `room`'s members and ledgers.
-        func replay(in room: ComponentReplay, certainOnly: Bool, explain: Bool) -> (ComponentReplay, trails: [[String]]) {
+        /// The replay over the certain candidates, or over all of them, with `replay`'s members
+        /// and ledgers in `room`.
+        func replay(_ replay: ComponentReplay, in room: UnsafeMutableBufferPointer<Ledger>, certainOnly: Bool,
+                    explain: Bool) -> (ComponentReplay, trails: [[String]]) {
             var made = 0
-            for m in room.members.indices {
+            for m in replay.members.indices {
                 let first = made
-                for i in room.members[m].candidates where !certainOnly || candidates[i].certain {
+                for i in replay.members[m].candidates where !certainOnly || candidates[i].certain {
                     if let n = candidates[i].counted {
-                        room.ledgers.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
+                        room.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
                         made += 1
                     } else if candidates[i].grant.amount == .unlimited {
-                        room.members[m].unlimited = true
+                        replay.members[m].unlimited = true
                     }
                 }
-                room.members[m].ledgers = first..<made
+                replay.members[m].ledgers = first..<made
             }
-            let r = ComponentReplay(members: room.members, ledgers: UnsafeMutableBufferPointer(rebasing: room.ledgers[..<made]))
+            let r = ComponentReplay(members: replay.members, ledgers: room)
             let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
                                grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
@@ -217,9 +222,8 @@ extension Evaluation {
             return (r, trails)
         }
 
-        let uncertain = candidates.contains { !$0.certain }
-        let (certain, trails) = replay(in: low, certainOnly: true, explain: explains)
-        let all = uncertain ? replay(in: high, certainOnly: false, explain: false).0 : certain
+        let (certain, trails) = replay(low, in: rooms.low, certainOnly: true, explain: explains)
+        let all = uncertain ? replay(high, in: rooms.high, certainOnly: false, explain: false).0 : certain
         // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
         // exists at `t` changes at its next window boundary (`high` replays every candidate).
         if let since = state.customerSince, since > at,
@@ -229,15 +233,14 @@ extension Evaluation {
         for l in all.ledgers where l.exists(at: at) {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
-        replays.header = ComponentReplays.Header(candidates: candidates, low: certain, high: all, uncertain: uncertain,
-                                                 inputsChange: inputsChange, trails: trails)
+        replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain, inputsChange: inputsChange,
+                       trails: trails)
         return replays
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
     private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {
-        let (low, high, candidates, uncertain) = (replays.header.low, replays.header.high, replays.header.candidates,
-                                                  replays.header.uncertain)
+        let (low, high, candidates, uncertain) = (replays.low, replays.high, replays.candidates, replays.uncertain)
         let range = low.members[m].candidates
         var sources: [BalanceSource] = []
         if wanted {
@@ -258,10 +261,10 @@ extension Evaluation {
             low: lowBalance, high: uncertain ? high.balance(m, at: at) : lowBalance,
             // Nothing exceeds an unlimited allowance.
             overage: lowBalance == nil ? 0 : low.members[m].overage, sources: sources,
-            trail: replays.header.trails.isEmpty ? [] : replays.header.trails[m],
+            trail: explains ? replays.trails[m] : [],
             hasUncertain: uncertain && range.contains { !candidates[$0].certain },
             nextBalanceChange: uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
-            inputsChange: replays.header.inputsChange)
+            inputsChange: replays.inputsChange)
     }
 
     /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
