@@ -45,27 +45,30 @@ struct Ledger: Sendable {
     mutating func advance(to instant: Instant, historyStart: Instant) {
         if !started {
             started = true
-            enter(existsFrom ?? historyStart)
+            // Without carry, the windows before the one containing `instant` leave nothing behind.
+            enter(carry == nil ? instant : existsFrom ?? historyStart)
             balance = allowance
             opening = allowance
             used = 0
         }
-        guard case .at(let end) = currentEnd, instant >= end, let windows else { return }
+        guard case .at(var end) = currentEnd, instant >= end, let windows else { return }
         let before = window
-        // Most often the next window: its end is the one boundary to compute.
-        let nextEnd = windows.start(after: end, index: window + 1)
-        if instant < nextEnd {
+        // The next few windows are stepped to (a boundary's arithmetic each), a later one searched for.
+        repeat {
+            let next = windows.start(after: end, index: window + 1)
             window += 1
             currentStart = end
-            currentEnd = .at(nextEnd)
-        } else {
-            enter(instant)
-        }
-        guard window > before else { return }
+            currentEnd = .at(next)
+            end = next
+        } while instant >= end && window - before < Ledger.steps
+        if instant >= end { enter(instant) }
         balance = Ledger.carried(balance, windows: window - before, allowance: allowance, carry: carry)
         opening = balance
         used = 0
     }
+
+    /// The most windows `advance` steps through before searching.
+    private static let steps: Int64 = 3
 
     /// Makes the window containing `instant` the current one, with its bounds.
     private mutating func enter(_ instant: Instant) {
