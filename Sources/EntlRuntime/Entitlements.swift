@@ -143,17 +143,10 @@ extension Evaluation {
     }
 
     public func entitlement(_ e: Int) -> EntitlementResult {
-        var result = Evaluation.blankEntitlement
+        var result = EntitlementResult()
         entitlement(e, into: &result)
         return result
     }
-
-    /// What an entitlement's result is filled in from: copying a constant costs less than building
-    /// a value in a variable, which compiles to building it, copying it and destroying the first.
-    private static let blankEntitlement = EntitlementResult(
-        name: "", decision: .denied, product: nil, store: nil, expiresAt: nil, willRenew: false, inGracePeriod: false,
-        inBillingRetry: false, isRevoked: false, ownership: nil, period: nil, isTrial: false, validUntil: nil, reason: "",
-        explanation: [])
 
     private func entitlement(_ e: Int, into result: inout EntitlementResult) {
         let truth = entitlementValue(e).0

@@ -339,13 +339,10 @@ extension Evaluation {
     // MARK: - Decisions
 
     public func feature(_ f: Int, required: Int64) -> FeatureResult {
-        var result = Evaluation.blankFeature
+        var result = FeatureResult()
         feature(f, required: required, into: &result)
         return result
     }
-
-    /// What a feature's result is filled in from (as `blankEntitlement`).
-    private static let blankFeature = FeatureResult()
 
     private func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
         result.name = graph.features[f].name

@@ -159,6 +159,19 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
         self.explanation = explanation
     }
 
+    /// A nameless denial with nothing decided, which the evaluation fills in.
+    init() {
+        name = ""
+        decision = .denied
+        willRenew = false
+        inGracePeriod = false
+        inBillingRetry = false
+        isRevoked = false
+        isTrial = false
+        why = ""
+        explanation = []
+    }
+
     public var allowed: Bool { decision == .allowed }
     public var isActive: Bool { decision == .allowed }
 }
