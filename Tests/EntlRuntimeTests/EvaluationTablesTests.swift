@@ -45,8 +45,9 @@ import Testing
         #expect(e.products[2].ownedCount == 1 && e.products[2].unknownCount == 1)
     }
 
-    /// Few touched products are kept sorted (the others read as the default standing); more than
-    /// `sparseLimit` take one standing per product. Both read the same.
+    /// Few touched products of many are kept sorted (the others read as the default standing);
+    /// more than `sparseLimit` touched (or a graph of at most that many products) take one standing
+    /// per product. Both read the same.
     @Test(arguments: [2, 17])
     func productStandingsReadTheSameSparseOrDense(extraPurchases: Int) throws {
         let rules = (0..<40).map { "product p\($0): consumable" }.joined(separator: "\n")
