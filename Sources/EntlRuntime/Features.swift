@@ -197,24 +197,24 @@ extension Evaluation {
         let rooms = replays.placeLedgers(low: candidates.count { $0.certain && $0.counted != nil },
                                          high: uncertain ? candidates.count { $0.counted != nil } : 0)
 
-        /// The replay over the certain candidates, or over all of them, with `replay`'s members
-        /// and ledgers in `room`.
-        func replay(_ replay: ComponentReplay, in room: UnsafeMutableBufferPointer<Ledger>, certainOnly: Bool,
+        /// The replay over the certain candidates, or over all of them: `start`'s members, and
+        /// their ledgers made in `room`.
+        func replay(_ start: ComponentReplay, in room: UnsafeMutableBufferPointer<Ledger>, certainOnly: Bool,
                     explain: Bool) -> (ComponentReplay, trails: [[String]]) {
             var made = 0
-            for m in replay.members.indices {
+            for m in start.members.indices {
                 let first = made
-                for i in replay.members[m].candidates where !certainOnly || candidates[i].certain {
+                for i in start.members[m].candidates where !certainOnly || candidates[i].certain {
                     if let n = candidates[i].counted {
                         room.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
                         made += 1
                     } else if candidates[i].grant.amount == .unlimited {
-                        replay.members[m].unlimited = true
+                        start.members[m].unlimited = true
                     }
                 }
-                replay.members[m].ledgers = first..<made
+                start.members[m].ledgers = first..<made
             }
-            let r = ComponentReplay(members: replay.members, ledgers: room)
+            let r = ComponentReplay(members: start.members, ledgers: room)
             let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
                                grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
