@@ -41,8 +41,8 @@ struct Ledger: Sendable {
     /// Moves to the window containing `instant` (instants only move forward). The first window
     /// of the grant's history is the one containing `historyStart` (without carry, the one
     /// containing the first `instant`: the windows before it leave nothing behind); it starts
-    /// with the full allowance. An instant before the current window's end changes nothing, without calendar
-    /// arithmetic.
+    /// with the full allowance. An instant before the current window's end changes nothing,
+    /// without calendar arithmetic.
     mutating func advance(to instant: Instant, historyStart: Instant) {
         if !started {
             started = true

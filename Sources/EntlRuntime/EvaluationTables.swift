@@ -120,11 +120,10 @@ final class EvaluationTables: @unchecked Sendable {
                     ends[j] = end
                     let product = products.slot(p)
                     product.pointee.purchases.count += 1
-                    if let bought = purchase.pointee.purchasedAt, bought > at {
-                        switch purchase.pointee.status {
-                        case .revoked, .expired, .billingRetry: break
-                        default: product.pointee.nextChange = earliest(product.pointee.nextChange, bought)
-                        }
+                    // §6: a purchase dated later that will count (its status does not rule it
+                    // out) starts counting then; an owned one stops at its end.
+                    if case .notOwned(.purchasedLater(let bought)) = standing {
+                        product.pointee.nextChange = earliest(product.pointee.nextChange, bought)
                     }
                     if standing == .owned, case .at(let e) = end, e > at {
                         product.pointee.nextChange = earliest(product.pointee.nextChange, e)
@@ -240,8 +239,8 @@ final class EvaluationTables: @unchecked Sendable {
         return computed
     }
 
-    /// Per product of the graph, its standing: a table of every product, or, when few are touched,
-    /// the touched ones sorted by product (every other product has the default standing).
+    /// Per product of the graph, its standing: a table of every product, or, when few of many are
+    /// touched, the touched ones sorted by product (every other product has the default standing).
     struct ProductStandings {
         /// The most products kept sorted (inserting is linear in their number), and the most a
         /// graph has for a standing of each to be kept.
