@@ -8,7 +8,8 @@ struct Ledger: Sendable {
     let carry: Grant.Carry?
     let priority: Int64
     let order: Int
-    /// The grant exists from here (its purchase's `purchased_at`); nil when no purchase date is known.
+    /// The grant exists from here (its purchase's `purchased_at`); nil when no purchase date is
+    /// known: it then has no start, a full allowance in every window however early, and no carry.
     let existsFrom: Instant?
     /// What the caller made it from (its candidate grant).
     let source: Int
@@ -27,7 +28,9 @@ struct Ledger: Sendable {
          source: Int) {
         self.allowance = allowance
         self.windows = windows
-        self.carry = carry
+        // §5: nothing piles up from an unknown past (an earlier use could otherwise add windows of
+        // carry to a later balance).
+        self.carry = existsFrom == nil ? nil : carry
         self.priority = priority
         self.order = order
         self.existsFrom = existsFrom
@@ -39,14 +42,15 @@ struct Ledger: Sendable {
     }
 
     /// Moves to the window containing `instant` (instants only move forward). The first window
-    /// of the grant's history is the one containing `historyStart` (without carry, the one
-    /// containing the first `instant`: the windows before it leave nothing behind); it starts
-    /// with the full allowance. An instant before the current window's end changes nothing,
-    /// without calendar arithmetic.
-    mutating func advance(to instant: Instant, historyStart: Instant) {
+    /// of the grant's history is the one containing its start (without carry, the one containing
+    /// the first `instant`: the windows before it leave nothing behind); it starts with the full
+    /// allowance. An instant before the current window's end changes nothing, without calendar
+    /// arithmetic.
+    mutating func advance(to instant: Instant) {
         if !started {
             started = true
-            enter(carry == nil ? instant : existsFrom ?? historyStart)
+            // INVARIANT: a ledger with carry has a start (init drops carry without one).
+            enter(carry == nil ? instant : existsFrom ?? instant)
             balance = allowance
             opening = allowance
             used = 0
@@ -112,20 +116,52 @@ struct Ledger: Sendable {
 
 }
 
-/// A use to replay: when, how much, its position in the state (ties keep state order), and the
-/// component member it names.
+/// A use to replay: when, how much, its position in the state (ties keep state order), the
+/// component member it names, and the reading of the state it is charged under (`UseReadings`).
 struct UseEvent {
     var at: Instant
     var amount: Int64
     var index: Int
     var member: Int
+    var reading: Int32 = 0
+}
+
+/// §5 "what paid for a use stays paid": a use consumes from the grants that were candidates at its
+/// instant. Reading 0 is the state as read at `t` (what most uses are charged under: nothing the
+/// component watches started or stopped counting since); each other reading is the state as read
+/// at the earlier instants of some uses. Per other reading, which grant instances (the
+/// candidates of the component, `ComponentReplays.candidates`) were candidates then, and certain.
+struct UseReadings {
+    /// Words per reading in each bit set.
+    let words: Int
+    /// Per reading ≥ 1, a bit per instance.
+    var candidate: [UInt64]
+    var certain: [UInt64]
+
+    init(readings: Int, instances: Int) {
+        words = (instances + 63) / 64
+        candidate = Array(repeating: 0, count: readings * words)
+        certain = candidate
+    }
+
+    mutating func mark(_ instance: Int, reading: Int, certain isCertain: Bool) {
+        let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
+        candidate[w] |= bit
+        if isCertain { certain[w] |= bit }
+    }
+
+    /// Whether `instance` pays at `reading` ≥ 1 (only when certain, in the replay over certain grants).
+    func pays(_ instance: Int, reading: Int, certainOnly: Bool) -> Bool {
+        let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
+        return (certainOnly ? certain[w] : candidate[w]) & bit != 0
+    }
 }
 
 /// The replay of one credit component (§5): a credit system and every single-use feature its
 /// schema lists (or a single-use feature alone), their uses in one time order. Each use takes from
-/// its own feature's grants; what they cannot cover spills into the first credit system listing
-/// the feature that covers it in full at that instant (`ceil(rest × credits / amount)` credits,
-/// consumed from the system's grants in the usual order); only what nothing covers is overage.
+/// its own feature's grants that were candidates at its instant; what they cannot cover, `rest`,
+/// spills into the credit systems listing the feature (`spill`); only what nothing covers is
+/// overage.
 ///
 /// Its members and ledgers are plain values in the storage of the `ComponentReplays` that holds
 /// it, and valid while that object lives.
@@ -150,20 +186,43 @@ struct ComponentReplay {
 
     let members: UnsafeMutableBufferPointer<Member>
     let ledgers: UnsafeMutableBufferPointer<Ledger>
+    /// The component's grant instances (what the ledgers' sources index).
+    let candidates: UnsafeMutableBufferPointer<Candidate>
+    /// Whether only certain candidates pay (the replay behind `low`).
+    let certainOnly: Bool
+    /// The readings other than `t`'s that uses are charged under; nil: none.
+    let readings: UseReadings?
 
-    /// Moves a member's ledgers that exist at `instant` to the window containing it. A ledger
-    /// without a purchase date starts its history at the first instant it is looked at.
-    private func advance(_ m: Int, to instant: Instant) {
-        for i in members[m].ledgers where ledgers[i].exists(at: instant) {
-            ledgers[i].advance(to: instant, historyStart: instant)
+    /// Whether candidate `i` pays for a use charged under `reading` (0: the state read at `t`).
+    @inline(__always)
+    func pays(_ i: Int, reading: Int32) -> Bool {
+        guard reading != 0, let readings else { return candidates[i].present && (candidates[i].certain || !certainOnly) }
+        return readings.pays(i, reading: Int(reading), certainOnly: certainOnly)
+    }
+
+    /// Whether one of a member's unlimited grants pays at `reading` (it covers whatever the
+    /// counted ones cannot).
+    private func unlimited(_ m: Int, reading: Int32) -> Bool {
+        if reading == 0 { return members[m].unlimited }
+        return members[m].candidates.contains { candidates[$0].grant.amount == .unlimited && pays($0, reading: reading) }
+    }
+
+    /// Moves a member's ledgers that pay at `reading` and exist at `instant` to the window
+    /// containing it.
+    private func advance(_ m: Int, to instant: Instant, reading: Int32) {
+        for i in members[m].ledgers where pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+            ledgers[i].advance(to: instant)
         }
     }
 
-    /// What a member has left at the instant its ledgers were last advanced to (nil: unlimited).
-    private func available(_ m: Int, at instant: Instant) -> Int64? {
-        if members[m].unlimited { return nil }
+    /// What a member has left for a use at `instant` charged under `reading`, its ledgers
+    /// advanced there (nil: unlimited).
+    private func available(_ m: Int, at instant: Instant, reading: Int32) -> Int64? {
+        if unlimited(m, reading: reading) { return nil }
         var total: Int64 = 0
-        for i in members[m].ledgers where ledgers[i].exists(at: instant) { total = total.addingSaturating(ledgers[i].balance) }
+        for i in members[m].ledgers where pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+            total = total.addingSaturating(ledgers[i].balance)
+        }
         return total
     }
 
@@ -171,12 +230,13 @@ struct ComponentReplay {
     /// then the window that ends soonest (lifetime last), then declaration order (one grant
     /// counted for several purchases in purchase order). Returns what is left and, when
     /// `explain`, the parts.
-    private func take(_ amount: Int64, from m: Int, at instant: Instant, explain: Bool,
+    private func take(_ amount: Int64, from m: Int, at instant: Instant, reading: Int32, explain: Bool,
                       grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
         // The ledgers to take from, sorted (on the stack when few; one needs no sort).
         withUnsafeTemporaryAllocation(of: Int.self, capacity: members[m].ledgers.count) { buffer in
             var count = 0
-            for i in members[m].ledgers where ledgers[i].exists(at: instant) && ledgers[i].balance > 0 {
+            for i in members[m].ledgers
+            where ledgers[i].balance > 0 && pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
                 buffer.initializeElement(at: count, to: i)
                 count += 1
             }
@@ -202,34 +262,31 @@ struct ComponentReplay {
         }
     }
 
-    /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger to
-    /// `t`. `routes`: per member, the credit systems that can pay for it, in declaration order.
-    /// When `explain`, returns each member's trail, naming a ledger's source by `grantName`, a
-    /// feature by `featureName` and an amount of a member by `systemUnit`; else nothing.
+    /// Replays `events` (sorted by (at, index), all at or before `t`), then moves every ledger of a
+    /// candidate at `t` to `t`. `routes`: per member, the credit systems that can pay for it, in
+    /// declaration order. When `explain`, returns each member's trail, naming a ledger's source by
+    /// `grantName`, a feature by `featureName` and an amount of a member by `systemUnit`; else
+    /// nothing.
     func run(_ events: UnsafeBufferPointer<UseEvent>, routes: [[Route]], at t: Instant, explain: Bool,
              grantName: (Int) -> String, featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) -> [[String]] {
         var trails: [[String]] = explain ? Array(repeating: [], count: members.count) : []
         for event in events {
             let m = event.member
-            advance(m, to: event.at)
-            var (rest, parts) = take(event.amount, from: m, at: event.at, explain: explain, grantName: grantName)
-            if rest > 0, members[m].unlimited { rest = 0 }
+            advance(m, to: event.at, reading: event.reading)
+            var (rest, parts) = take(event.amount, from: m, at: event.at, reading: event.reading, explain: explain,
+                                     grantName: grantName)
+            if rest > 0, unlimited(m, reading: event.reading) { rest = 0 }
             var paid = ""
-            if rest > 0 {
-                for route in routes[m] {
-                    let need = rest.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-                    advance(route.member, to: event.at)
-                    guard available(route.member, at: event.at).map({ $0 >= need }) ?? true else { continue }
-                    let system = route.member
-                    let (_, systemParts) = take(need, from: system, at: event.at, explain: explain, grantName: grantName)
-                    if explain {
-                        let systemName = featureName(members[system].feature)
-                        paid = "; \(need) \(systemUnit(system, need)) from `\(systemName)`"
-                        trails[system].append("  \(event.at): \(need) for \(rest) `\(featureName(members[m].feature))`"
-                                              + (systemParts.isEmpty ? "" : " ← " + systemParts.joined(separator: ", ")))
+            if rest > 0, !routes[m].isEmpty {
+                let payments = spill(rest, routes[m], at: event.at, reading: event.reading, explain: explain, grantName: grantName)
+                rest = payments.rest
+                if explain {
+                    for p in payments.paid {
+                        let systemName = featureName(members[p.system].feature)
+                        paid += "; \(p.credits) \(systemUnit(p.system, p.credits)) from `\(systemName)`"
+                        trails[p.system].append("  \(event.at): \(p.credits) for \(p.units) `\(featureName(members[m].feature))`"
+                                                + (p.parts.isEmpty ? "" : " ← " + p.parts.joined(separator: ", ")))
                     }
-                    rest = 0
-                    break
                 }
             }
             members[m].overage = members[m].overage.addingSaturating(rest)
@@ -241,18 +298,65 @@ struct ComponentReplay {
                 trails[m].append(line)
             }
         }
-        for m in members.indices { advance(m, to: t) }
+        for m in members.indices { advance(m, to: t, reading: 0) }
         return trails
     }
 
-    /// The balance of a member at `t`, after `run` (nil: unlimited).
-    func balance(_ m: Int, at t: Instant) -> Int64? { available(m, at: t) }
+    /// A credit system's payment toward a use: `credits` for `units` of the use's feature.
+    struct Payment {
+        var system: Int
+        var credits: Int64
+        var units: Int64
+        var parts: [String]
+    }
 
-    /// The first boundary after `t` at which one of a member's ledgers (replayed up to `t`)
-    /// changes by itself.
+    /// §5: what a use's feature could not cover, `rest`, spills into the credit systems listing it.
+    /// First as a check would pay it: the first system (declaration order) whose balance covers
+    /// `ceil(rest × credits / amount)` pays that. Else each system in declaration order pays the
+    /// full cost of what is left of `rest` when it covers it (and the spill ends), or else all it
+    /// has, `b`, for the `floor(b × amount / credits)` whole units that buys. Returns what no
+    /// system covered (overage) and the payments.
+    private func spill(_ rest: Int64, _ routes: [Route], at instant: Instant, reading: Int32, explain: Bool,
+                       grantName: (Int) -> String) -> (rest: Int64, paid: [Payment]) {
+        var paid: [Payment] = []
+        func pay(_ credits: Int64, for units: Int64, from system: Int) {
+            let parts = take(credits, from: system, at: instant, reading: reading, explain: explain, grantName: grantName).parts
+            if explain { paid.append(Payment(system: system, credits: credits, units: units, parts: parts)) }
+        }
+        for route in routes {
+            advance(route.member, to: instant, reading: reading)
+            let need = rest.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+            guard available(route.member, at: instant, reading: reading).map({ $0 >= need }) ?? true else { continue }
+            pay(need, for: rest, from: route.member)
+            return (0, paid)
+        }
+        // No system covers it all (so none is unlimited): each pays what it can.
+        var left = rest
+        for route in routes where left > 0 {
+            let balance = available(route.member, at: instant, reading: reading) ?? 0
+            let need = left.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+            if balance >= need {
+                pay(need, for: left, from: route.member)
+                left = 0
+            } else if balance > 0 {
+                let units = balance.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits)
+                pay(balance, for: units, from: route.member)
+                left -= units
+            }
+        }
+        return (left, paid)
+    }
+
+    /// The balance of a member at `t`, after `run`: what is left in the windows containing `t` of
+    /// its candidates at `t` (nil: unlimited).
+    func balance(_ m: Int, at t: Instant) -> Int64? { available(m, at: t, reading: 0) }
+
+    /// The first boundary after `t` at which one of a member's ledgers of a candidate at `t`
+    /// (replayed up to `t`) changes by itself.
     func nextBalanceChange(_ m: Int, at t: Instant) -> Instant? {
         var next: Instant?
-        for i in members[m].ledgers where ledgers[i].exists(at: t) && ledgers[i].changesAtNextBoundary {
+        for i in members[m].ledgers
+        where pays(ledgers[i].source, reading: 0) && ledgers[i].exists(at: t) && ledgers[i].changesAtNextBoundary {
             next = earliest(next, ledgers[i].currentEnd.instant)
         }
         return next
@@ -293,10 +397,14 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
             object.withUnsafeMutablePointerToElements { words in
                 let raw = UnsafeMutableRawPointer(words)
                 let members = (raw + membersAt).bindMemory(to: ComponentReplay.Member.self, capacity: 2 * m)
-                return Header(
-                    candidates: UnsafeMutableBufferPointer(start: (raw + candidatesAt).bindMemory(to: Candidate.self, capacity: n), count: n),
-                    low: ComponentReplay(members: UnsafeMutableBufferPointer(start: members, count: m), ledgers: .init(start: nil, count: 0)),
-                    high: ComponentReplay(members: UnsafeMutableBufferPointer(start: members + m, count: m), ledgers: .init(start: nil, count: 0)))
+                let candidates = UnsafeMutableBufferPointer(start: (raw + candidatesAt).bindMemory(to: Candidate.self, capacity: n),
+                                                            count: n)
+                func replay(_ start: UnsafeMutablePointer<ComponentReplay.Member>, certainOnly: Bool) -> ComponentReplay {
+                    ComponentReplay(members: UnsafeMutableBufferPointer(start: start, count: m), ledgers: .init(start: nil, count: 0),
+                                    candidates: candidates, certainOnly: certainOnly, readings: nil)
+                }
+                return Header(candidates: candidates, low: replay(members, certainOnly: true),
+                              high: replay(members + m, certainOnly: false))
             }
         }
         return unsafeDowncast(object, to: ComponentReplays.self)

@@ -43,11 +43,27 @@ extension Evaluation {
         return state.purchases[j].purchasedAt.map(date.admits) ?? false
     }
 
-    /// Whether a purchase behind entitlement `e` (§3) has `status`.
+    /// Whether a purchase behind entitlement `e` (§3) has `status` (one dated after `t` is behind
+    /// nothing yet, §2 rule 11).
     func anyPurchaseBehind(_ e: Int, withStatus status: PurchaseStatus) -> Bool {
         graph.entitlements[e].behind.contains { b in
-            purchases(of: b.product).contains { state.purchases[$0].status == status && admits(b.date, $0) }
+            purchases(of: b.product).contains { j in
+                state.purchases[j].status == status && !isDatedLater(j) && admits(b.date, j)
+            }
         }
+    }
+
+    /// Whether purchase `j` is dated after `t` (§2 rule 11: it does not exist yet).
+    func isDatedLater(_ j: Int) -> Bool { state.purchases[j].purchasedAt.map { $0 > at } ?? false }
+
+    /// §3: whether purchase `j` has ended by `t`: it is not owned through its status (`expired`,
+    /// `revoked`, `billing_retry`) or its access end is at or before `t`. An unknown purchase and
+    /// one dated after `t` have not ended.
+    func hasEnded(_ j: Int) -> Bool {
+        let status = state.purchases[j].status
+        if status == .unknown || isDatedLater(j) { return false }
+        if status == .expired || status == .revoked || status == .billingRetry { return true }
+        return accessEnd(j).instant.map { $0 <= at } ?? false
     }
 
     /// §2 rule 9: `P purchased before T` (or since): true when an owned purchase of P qualifies;
@@ -96,13 +112,14 @@ extension Evaluation {
         return a.3 < b.3
     }
 
-    /// For an inactive entitlement: the purchase behind it that ended most recently.
+    /// For an inactive entitlement: the purchase behind it that ended most recently, by access end
+    /// (one its status ended without an access end by its `purchased_at`).
     func mostRecentlyEnded(_ e: Int) -> Int? {
         var best: (index: Int, end: Instant?, bought: Instant?)?
         for behind in graph.entitlements[e].behind {
-            for j in purchases(of: behind.product) where admits(behind.date, j) {
+            for j in purchases(of: behind.product) where admits(behind.date, j) && hasEnded(j) {
                 let pu = state.purchases[j]
-                let end = accessEnd(j).instant
+                let end = accessEnd(j).instant ?? pu.purchasedAt
                 guard let b = best else {
                     best = (j, end, pu.purchasedAt)
                     continue
@@ -123,6 +140,23 @@ extension Evaluation {
             }
         }
         return best?.index
+    }
+
+    /// §6: besides its products' own changes, what changes what entitlement `e` reports: a
+    /// purchase behind it dated later, when it comes to exist, and while `e` is not active, one
+    /// that ends (it is then the one that ended, with its date).
+    func changeBehind(_ e: Int, _ truth: Truth) -> Instant? {
+        var next: Instant?
+        for behind in graph.entitlements[e].behind {
+            for j in purchases(of: behind.product) where admits(behind.date, j) {
+                if isDatedLater(j) {
+                    next = earliest(next, state.purchases[j].purchasedAt)
+                } else if truth != .true, state.purchases[j].status != .unknown, let end = accessEnd(j).instant, end > at {
+                    next = earliest(next, end)
+                }
+            }
+        }
+        return next
     }
 
     /// `will_renew` as the tracker gave it, else true for an active, trialing or past-due
@@ -153,7 +187,7 @@ extension Evaluation {
         result.name = graph.entitlements[e].name
         result.decision = truth.decision
         result.inBillingRetry = anyPurchaseBehind(e, withStatus: .billingRetry)
-        result.validUntil = nextChange(watching: graph.entitlements[e].watchedProducts)
+        result.validUntil = earliest(nextChange(watching: graph.entitlements[e].watchedProducts), changeBehind(e, truth))
         let anyOwned = graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
@@ -195,7 +229,8 @@ extension Evaluation {
                 result.displayName = graph.products[p].displayName
                 result.store = store(of: j)
                 result.storeProductID = storeProductID(of: j)
-                result.expiresAt = accessEnd(j).instant
+                // Never an end after `t`: a purchase its status ended before its dates reports none.
+                result.expiresAt = accessEnd(j).instant.flatMap { $0 <= at ? $0 : nil }
                 result.willRenew = willRenew(j)
                 result.ownership = pu.ownership
                 result.period = periodName(p)

@@ -29,14 +29,16 @@ public struct Evaluation: Sendable {
         try self.init(graph[env], state: state, environment: env, at: at, explain: explain, unlock: unlock)
     }
 
+    /// `past`: the state as read at `at`, an earlier instant of an evaluation at a later one (§5,
+    /// "what paid for a use stays paid"); such an evaluation only finds candidates.
     init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, explain: Bool,
-         unlock: Bool) throws(EvaluationError) {
+         unlock: Bool, past: Bool = false) throws(EvaluationError) {
         self.graph = g
         self.environment = env
         self.at = at
         self.explains = explain
         self.unlocks = unlock
-        self.tables = try EvaluationTables(g, state: state, environment: env, at: at)
+        self.tables = try EvaluationTables(g, state: state, environment: env, at: at, past: past)
     }
 
     /// The state indices of the purchases of product `p` (in this environment), in state order
@@ -266,7 +268,7 @@ public struct Evaluation: Sendable {
                 lines.append("purchase #\(j) \"\(pu.product)\"\(pu.store.map { " (\($0))" } ?? ""): ignored, \(why)")
             }
         }
-        let (usageFeature, retries) = tables.usage(in: graph)
+        let (usageFeature, retries, _) = tables.usage(in: graph)
         let retried = Dictionary(retries.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
         for (i, f) in usageFeature.enumerated() where f < 0 {
             let record = state.usage[i]

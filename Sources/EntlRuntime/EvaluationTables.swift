@@ -32,8 +32,12 @@ final class EvaluationTables: @unchecked Sendable {
     /// it names none or is a retry; resolved on first use (`usage(in:)`, under `lock`): a query
     /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
     private let usageFeature: UnsafeMutableBufferPointer<Int32>
-    /// Retried usage records (an `id` an earlier record has): (record, the first record with it).
+    /// Retried usage records (the `id` of an earlier record, for the same use): (record, the first
+    /// record with it).
     @exclusivity(unchecked) private var retries: [(record: Int, first: Int)] = []
+    /// Records repeating the `id` of an earlier record for another use: (record, the first record
+    /// with it). They count, with a warning.
+    @exclusivity(unchecked) private var conflicts: [(record: Int, first: Int)] = []
     @exclusivity(unchecked) private var usageResolved = false
 
     /// Entitlement values, filled on first use (under `lock`).
@@ -45,7 +49,10 @@ final class EvaluationTables: @unchecked Sendable {
     private let lock: TablesLock
     private let storage: UnsafeMutableRawPointer
 
-    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant) throws(EvaluationError) {
+    /// `past`: the state is read at an earlier instant of a later evaluation (§5).
+    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, past: Bool = false)
+        throws(EvaluationError)
+    {
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
         var layout = StorageLayout()
         // Few products touched (by purchases or overrides) of many: only theirs are kept, sorted, not
@@ -114,7 +121,7 @@ final class EvaluationTables: @unchecked Sendable {
                     matched[k] = Int32(j)
                     matchedCount += 1
                     let kind = g.products[p].kind, duration = g.products[p].duration
-                    let standing = OwnershipResolver.standing(purchase, kind, duration, at: at)
+                    let standing = OwnershipResolver.standing(purchase, kind, duration, at: at, past: past)
                     standings[j] = standing
                     let end = OwnershipResolver.accessEnd(purchase, kind, duration)
                     ends[j] = end
@@ -180,37 +187,44 @@ final class EvaluationTables: @unchecked Sendable {
 
     /// Per usage record its feature, and the retried records, resolved against `g` (the graph
     /// the tables were built for) on first use.
-    func usage(in g: EnvironmentGraph) -> (features: UnsafeBufferPointer<Int32>, retries: [(record: Int, first: Int)]) {
+    func usage(in g: EnvironmentGraph) -> (features: UnsafeBufferPointer<Int32>, retries: [(record: Int, first: Int)],
+                                           conflicts: [(record: Int, first: Int)]) {
         lock.lock()
         defer { lock.unlock() }
         if !usageResolved {
             // §5: a record names a feature by name or event (`feature`), or by event only
-            // (`event`); a record repeating an earlier record's `id` is a retry and counts once.
+            // (`event`). Ids are unique per customer: a record repeating the `id` of the first
+            // record with it is a retry (counted once) when it names the same feature with the
+            // same amount, else a conflict, which counts.
             var firstWithID: [String: Int] = [:]
             state.usage.withUnsafeBufferPointer { usage in
                 // The last record looked up: a log names a few features over and over, often in
                 // runs, and comparing two names costs less than a lookup.
-                var last: Int?
+                var last: (record: Int, feature: Int32)?
                 for i in usage.indices {
-                    if let id = usage[i].id {
-                        if let first = firstWithID[id] {
-                            retries.append((i, first))
-                            continue
-                        }
-                        firstWithID[id] = i
+                    if let l = last, usage[l.record].isEvent == usage[i].isEvent, usage[l.record].name == usage[i].name {
+                        usageFeature[i] = l.feature
+                    } else {
+                        let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
+                        usageFeature[i] = Int32(f ?? -1)
+                        last = (i, usageFeature[i])
                     }
-                    if let l = last, usage[l].isEvent == usage[i].isEvent, usage[l].name == usage[i].name {
-                        usageFeature[i] = usageFeature[l]
+                    guard let id = usage[i].id else { continue }
+                    guard let first = firstWithID[id] else {
+                        firstWithID[id] = i
                         continue
                     }
-                    let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
-                    usageFeature[i] = Int32(f ?? -1)
-                    last = i
+                    if usageFeature[i] == usageFeature[first], usage[i].kind == usage[first].kind {
+                        retries.append((i, first))
+                        usageFeature[i] = -1
+                    } else {
+                        conflicts.append((i, first))
+                    }
                 }
             }
             usageResolved = true
         }
-        return (UnsafeBufferPointer(usageFeature), retries)
+        return (UnsafeBufferPointer(usageFeature), retries, conflicts)
     }
 
     /// Runs `body` on the memo of entitlement values under the lock.

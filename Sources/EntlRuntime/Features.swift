@@ -12,6 +12,15 @@ struct Candidate: Sendable {
     /// No purchase is behind it (an entitlement true through `everyone` or a `not`): its windows
     /// are anchored at the state's `customer_since`, when given, and it exists from then.
     var behindNoPurchase = false
+    /// Whether it is a candidate at `t` (a replay also keeps the grants that were candidates only
+    /// at the instants of earlier uses, §5).
+    var present = true
+
+    /// §5: a grant instance is the grant together with the purchase (or override) behind it.
+    func isSameInstance(as other: Candidate) -> Bool {
+        grant.order == other.grant.order && purchase == other.purchase && behindNoPurchase == other.behindNoPurchase
+            && (purchase != nil || product == other.product)
+    }
 
     /// The counted allowance per window (nil: unlimited or none).
     var counted: Int64? {
@@ -173,29 +182,41 @@ extension Evaluation {
                 count += 1
             }
         }
-        // Plain values: nothing to deinitialize. A constant once sorted (the replays capture it).
+        // Plain values: nothing to deinitialize. A constant once sorted and read (the replays capture it).
         var sorting = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
         sorting.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+        let readings = pastReadings(of: sorting, component: c)
         let events = UnsafeBufferPointer(sorting)
 
         let members = graph.components[c]
-        let replays = ComponentReplays.allocate(members: members.count,
-                                                candidates: members.reduce(0) { $0 + candidateBound(of: $1) })
-        // Every member's candidates, member after member (a component has a few members), and the
-        // members as both replays start them.
+        let replays = ComponentReplays.allocate(
+            members: members.count, candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count))
+        // Every member's grant instances, member after member (a component has a few members): its
+        // candidates at `t`, then those that were candidates only at earlier uses' instants. And
+        // the members as both replays start them.
         let (found, low, high) = (replays.candidates, replays.low, replays.high)
         var foundCount = 0
         var last: EntitlementSource?
+        var marks: [(instance: Int, reading: Int, certain: Bool)] = []
         for (m, f) in members.enumerated() {
             let first = foundCount
             forEachCandidate(of: f, last: &last) { found.initializeElement(at: foundCount, to: $0); foundCount += 1 }
+            if !readings.isEmpty {
+                addInstances(of: f, readings, into: found, first: first, count: &foundCount, marks: &marks)
+            }
             low.members.initializeElement(at: m, to: ComponentReplay.Member(feature: f, candidates: first..<foundCount))
             high.members.initializeElement(at: m, to: low.members[m])
         }
         let candidates = UnsafeMutableBufferPointer(rebasing: found[..<foundCount])
-        let uncertain = candidates.contains { !$0.certain }
-        let rooms = replays.placeLedgers(low: candidates.count { $0.certain && $0.counted != nil },
-                                         high: uncertain ? candidates.count { $0.counted != nil } : 0)
+        var marked: UseReadings?
+        if !readings.isEmpty {
+            var r = UseReadings(readings: readings.count, instances: candidates.count)
+            for mark in marks { r.mark(mark.instance, reading: mark.reading, certain: mark.certain) }
+            marked = r
+        }
+        let uncertain = candidates.contains { $0.present && !$0.certain } || marks.contains { !$0.certain }
+        let counted = candidates.count { $0.counted != nil }
+        let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 
         /// The replay over the certain candidates, or over all of them: `start`'s members, and
         /// their ledgers made in `room`.
@@ -204,17 +225,19 @@ extension Evaluation {
             var made = 0
             for m in start.members.indices {
                 let first = made
-                for i in start.members[m].candidates where !certainOnly || candidates[i].certain {
+                for i in start.members[m].candidates {
                     if let n = candidates[i].counted {
                         room.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
                         made += 1
-                    } else if candidates[i].grant.amount == .unlimited {
+                    } else if candidates[i].grant.amount == .unlimited, candidates[i].present,
+                              candidates[i].certain || !certainOnly {
                         start.members[m].unlimited = true
                     }
                 }
                 start.members[m].ledgers = first..<made
             }
-            let r = ComponentReplay(members: start.members, ledgers: room)
+            let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates, certainOnly: certainOnly,
+                                    readings: marked)
             let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
                                grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
@@ -225,17 +248,120 @@ extension Evaluation {
         let (certain, trails) = replay(low, in: rooms.low, certainOnly: true, explain: explains)
         let all = uncertain ? replay(high, in: rooms.high, certainOnly: false, explain: false).0 : certain
         // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
-        // exists at `t` changes at its next window boundary (`high` replays every candidate).
+        // is a candidate and exists at `t` changes at its next window boundary (`all` replays
+        // every candidate).
         if let since = state.customerSince, since > at,
-           candidates.contains(where: { $0.behindNoPurchase && $0.counted != nil }) {
+           candidates.contains(where: { $0.present && $0.behindNoPurchase && $0.counted != nil }) {
             inputsChange = earliest(inputsChange, since)
         }
-        for l in all.ledgers where l.exists(at: at) {
+        for l in all.ledgers where candidates[l.source].present && l.exists(at: at) {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
         replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain, inputsChange: inputsChange,
                        trails: trails)
         return replays
+    }
+
+    /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
+    /// that were candidates at the other `readings` only, keeps them in consumption-order ties
+    /// (declaration order, then state order), and notes which instances were candidates (and
+    /// certain) at each reading.
+    private func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
+                              first: Int, count: inout Int, marks: inout [(instance: Int, reading: Int, certain: Bool)]) {
+        var then: [[Candidate]] = []
+        for reading in readings {
+            var seen: [Candidate] = []
+            var last: EntitlementSource?
+            reading.forEachCandidate(of: f, last: &last) { seen.append($0) }
+            then.append(seen)
+        }
+        var added = false
+        for seen in then {
+            for c in seen where !found[first..<count].contains(where: { $0.isSameInstance(as: c) }) {
+                var instance = c
+                instance.present = false
+                found.initializeElement(at: count, to: instance)
+                count += 1
+                added = true
+            }
+        }
+        if added {
+            var range = UnsafeMutableBufferPointer(rebasing: found[first..<count])
+            range.sort { a, b in (a.grant.order, a.purchase ?? -1) < (b.grant.order, b.purchase ?? -1) }
+        }
+        for (r, seen) in then.enumerated() {
+            for c in seen {
+                let i = found[first..<count].firstIndex { $0.isSameInstance(as: c) }!
+                marks.append((i, r + 1, c.certain))
+            }
+        }
+    }
+
+    /// §5 "what paid for a use stays paid": a use consumes from the grants that were candidates
+    /// at its instant. Sets each use's reading — 0 when every purchase the component watches
+    /// stood at the use's instant as it stands at `t` (so its candidates are those at `t`), else
+    /// one of the returned readings: the state as read at the instant of the first use so read
+    /// (uses between the same purchase dates share it). A use at `t` is read at `t`.
+    private func pastReadings(of events: UnsafeMutableBufferPointer<UseEvent>, component c: Int) -> [Evaluation] {
+        guard let first = events.first, first.at < at else { return [] }
+        let watched = graph.features[graph.components[c][0]].watchedProducts
+        return state.purchases.withUnsafeBufferPointer { dated -> [Evaluation] in
+            /// 0 not owned, 1 unknown, 2 owned.
+            func rank(_ s: PurchaseStanding) -> UInt8 { s == .owned ? 2 : s == .unknown ? 1 : 0 }
+            func stood(_ j: Int, at e: Instant) -> UInt8 {
+                let p = graph.products[Int(purchaseProduct[j])]
+                return rank(OwnershipResolver.standing(dated.baseAddress! + j, p.kind, p.duration, at: e, past: true))
+            }
+            /// Where purchase `j`'s reading at past instants changes: its `purchased_at` and its access end.
+            func cuts(_ j: Int) -> (Instant?, Instant?) { (dated[j].purchasedAt, accessEnd(j).instant) }
+            // Most often every use is read as at `t`: nothing watched starts or ends between the
+            // first use and `t`, and each purchase stood at the first use as it stands now.
+            var same = true
+            for p in watched where products[p].override == nil {
+                for j in purchases(of: p) {
+                    let (bought, end) = cuts(j)
+                    if bought.map({ $0 > first.at && $0 <= at }) ?? false || end.map({ $0 > first.at && $0 <= at }) ?? false
+                        || stood(j, at: first.at) != rank(standings[j]) {
+                        same = false
+                    }
+                }
+            }
+            if same { return [] }
+            var watchedPurchases: [Int] = []
+            var instants: [Instant] = []
+            for p in watched where products[p].override == nil {
+                for j in purchases(of: p) {
+                    watchedPurchases.append(j)
+                    let (bought, end) = cuts(j)
+                    if let bought { instants.append(bought) }
+                    if let end { instants.append(end) }
+                }
+            }
+            instants.sort()
+            let present = watchedPurchases.map { rank(standings[$0]) }
+            var seen: [(stood: [UInt8], reading: Evaluation)] = []
+            var cut = 0, interval = -1, current: Int32 = 0
+            for k in events.indices where events[k].at < at {
+                let e = events[k].at
+                while cut < instants.count, instants[cut] <= e { cut += 1 }
+                if cut != interval {
+                    interval = cut
+                    let stood = watchedPurchases.map { stood($0, at: e) }
+                    if stood == present {
+                        current = 0
+                    } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
+                        current = Int32(known + 1)
+                    } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
+                                                            explain: false, unlock: false, past: true) {
+                        // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
+                        seen.append((stood, reading))
+                        current = Int32(seen.count)
+                    }
+                }
+                events[k].reading = current
+            }
+            return seen.map(\.reading)
+        }
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
@@ -245,11 +371,14 @@ extension Evaluation {
         var sources: [BalanceSource] = []
         if wanted {
             sources.reserveCapacity(range.count)
-            for l in low.members[m].ledgers { sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l])) }
-            for l in high.members[m].ledgers where uncertain && !candidates[high.ledgers[l].source].certain {
+            for l in low.members[m].ledgers where low.pays(low.ledgers[l].source, reading: 0) {
+                sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l]))
+            }
+            for l in high.members[m].ledgers
+            where uncertain && candidates[high.ledgers[l].source].present && !candidates[high.ledgers[l].source].certain {
                 sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
             }
-            for i in range where candidates[i].grant.amount == .unlimited {
+            for i in range where candidates[i].present && candidates[i].grant.amount == .unlimited {
                 sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil,
                                              interval: candidates[i].grant.interval))
             }
@@ -262,7 +391,7 @@ extension Evaluation {
             // Nothing exceeds an unlimited allowance.
             overage: lowBalance == nil ? 0 : low.members[m].overage, sources: sources,
             trail: explains ? replays.trails[m] : [],
-            hasUncertain: uncertain && range.contains { !candidates[$0].certain },
+            hasUncertain: uncertain && range.contains { candidates[$0].present && !candidates[$0].certain },
             nextBalanceChange: uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
             inputsChange: replays.inputsChange)
     }

@@ -215,14 +215,18 @@ struct OwnershipResolver {
         return nil
     }
 
-    /// §2 rules 2–8 for one purchase (overrides are applied per product).
-    /// CHOICE: a purchase whose `purchased_at` is after `t` did not exist yet and is not owned.
+    /// §2 rules 2–8 and 11 for one purchase (overrides are applied per product). `past`: `t` is an
+    /// earlier instant of an evaluation at a later one (§5, "what paid for a use stays paid"): an
+    /// `expired` or `billing_retry` purchase was owned then within its dates, like an active one.
     @inline(__always)
-    static func standing(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant) -> PurchaseStanding {
+    static func standing(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant,
+                         past: Bool = false) -> PurchaseStanding {
         switch purchase.pointee.status {
-        case .revoked, .expired, .billingRetry: return .notOwned(.status(purchase.pointee.status))
+        case .revoked: return .notOwned(.status(.revoked))
+        case .expired where !past, .billingRetry where !past: return .notOwned(.status(purchase.pointee.status))
         default: break
         }
+        // Rule 11: a purchase dated after `t` does not exist yet.
         if let bought = purchase.pointee.purchasedAt, bought > t { return .notOwned(.purchasedLater(bought)) }
         if kind == .consumable {
             // A quantity is always known (§1): no units, nothing owned, whatever the status.
@@ -234,7 +238,7 @@ struct OwnershipResolver {
         case .pastDue:
             if let grace = purchase.pointee.graceUntil, t >= grace { return .notOwned(.graceEnded(grace)) }
             return .owned
-        case .active, .trialing:
+        case .active, .trialing, .expired, .billingRetry:
             if let e = effectiveExpiry(purchase, kind, duration), t >= e { return .notOwned(.expired(purchase.pointee.status, e)) }
             return .owned
         case .canceled:

@@ -52,11 +52,12 @@ import Testing
         #expect(calls.balance == 0)
         #expect(calls.overage == 0)
         #expect(try e.feature("coins").balance == 200)  // 30 calls × 10 credits
-        // 80 more: `coins` has 200 (needs 800), `spare` (not owned) has none: overage.
+        // 80 more: `coins` has 200 (needs 800) and `spare` (not owned) none: no system covers it all,
+        // so `coins` pays all it has for the 20 calls that buys; the other 60 are overage.
         let more = try evaluation(usage: #"{"feature": "calls", "amount": 130, "at": "2026-11-10T00:00:00Z"}, "#
                                   + #"{"feature": "calls", "amount": 80, "at": "2026-11-11T00:00:00Z"}"#)
-        #expect(try more.feature("calls").overage == 80)
-        #expect(try more.feature("coins").balance == 200)
+        #expect(try more.feature("calls").overage == 60)
+        #expect(try more.feature("coins").balance == 0)
     }
 
     @Test func theFirstSystemThatCoversTheWholeRestPays() throws {

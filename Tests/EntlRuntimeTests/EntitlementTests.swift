@@ -156,10 +156,17 @@ import Testing
     }
 
     @Test func negatedProductsAreNotBehindTheEntitlement() throws {
-        // `banned` is named under `not`: its purchase never represents `clean`.
+        // `banned` is named under `not`: its purchase never represents `clean`. The annual purchase
+        // has not ended: inactive for another reason, nothing to report.
         let r = try premium(#"[{"product": "banned"}, {"product": "annual", "expires_at": "2027-01-10T00:00:00Z"}]"#, "clean")
         #expect(r.decision == .denied)
-        #expect(r.product == "annual")
+        #expect(r.product == nil)
+        #expect(r.status == .neverPurchased)
+        // Once it has ended, it is what `clean` reports.
+        let ended = try premium(#"[{"product": "banned"}, {"product": "annual", "expires_at": "2026-01-10T00:00:00Z"}]"#, "clean")
+        #expect(ended.product == "annual")
+        #expect(ended.status == .expired)
+        #expect(ended.expiresAt == Instant(rfc3339: "2026-01-10T00:00:00Z"))
     }
 
     @Test func overriddenProductRepresentsAsALifetimePurchase() throws {

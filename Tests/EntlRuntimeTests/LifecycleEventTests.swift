@@ -48,11 +48,13 @@ import Testing
         ])
     }
 
+    /// The refunded purchase's `expires_at` lies after `t`: an inactive entitlement never reports
+    /// an end after `t`.
     @Test func aRefundRevokes() throws {
         let e = try events(Self.monthly + #""expires_at": "2026-12-05T00:00:00Z"}"#, Self.monthly + #""status": "revoked", "expires_at": "2026-12-05T00:00:00Z"}"#)
         #expect(e == [
             #"{"event":"entitlement_deactivated","name":"pro","at":"2026-11-22T12:00:00Z"}"#,
-            #"{"event":"entitlement_revoked","name":"pro","at":"2026-11-22T12:00:00Z","status":"revoked","product":"monthly","store_product_id":"com.x.m","expires_at":"2026-12-05T00:00:00Z","will_renew":false}"#,
+            #"{"event":"entitlement_revoked","name":"pro","at":"2026-11-22T12:00:00Z","status":"revoked","product":"monthly","store_product_id":"com.x.m","expires_at":null,"will_renew":false}"#,
             #"{"event":"feature_locked","name":"export","at":"2026-11-22T12:00:00Z"}"#,
         ])
     }

@@ -44,7 +44,12 @@ public struct ReferenceEvaluator {
     /// Whether results not allowed list what would allow them (off inside that search).
     var unlocks = true
     let environment: Environment
-    let t: Int64
+    /// The instant the evaluator reads the state at.
+    private(set) var t: Int64
+    /// Whether `t` is a past instant of an evaluation at a later one (§5, "what paid for a use
+    /// stays paid"): a purchase that is `expired` or `billing_retry` today was owned then while
+    /// within its dates.
+    private(set) var pastReading = false
     var products: [Product] = []
     var entitlements: [(name: String, expression: Expression)] = []
     var features: [Feature] = []
@@ -183,9 +188,20 @@ public struct ReferenceEvaluator {
         return expiry(j)
     }
 
+    /// The state as read at an earlier instant `e` of this evaluation (at `t` itself, as it is).
+    func reading(at e: Int64) -> ReferenceEvaluator {
+        var then = self
+        then.pastReading = e < t
+        then.t = e
+        then.unlocks = false
+        return then
+    }
+
     func standing(_ j: Int) -> Standing {
         let p = state.purchases[j]
-        if [.revoked, .expired, .billingRetry].contains(p.status) { return .notOwned }
+        if p.status == .revoked { return .notOwned }
+        if [.expired, .billingRetry].contains(p.status), !pastReading { return .notOwned }
+        // §2 rule 11: a purchase dated after `t` does not exist yet.
         if let bought = p.purchasedAt, bought.seconds > t { return .notOwned }
         // §1: a quantity is never unknown, so a purchase of no units makes nothing unknown.
         if product(named: purchaseTargets[j]!)!.kind == .consumable, p.quantity < 1 { return .notOwned }
@@ -193,7 +209,8 @@ public struct ReferenceEvaluator {
         if product(named: purchaseTargets[j]!)!.kind == .consumable { return .owned }
         switch p.status {
         case .pastDue: return p.graceUntil.map { t < $0.seconds } ?? true ? .owned : .notOwned
-        case .active, .trialing: return expiry(j).map { t < $0 } ?? true ? .owned : .notOwned
+        // Read at a past instant, an `expired` or `billing_retry` purchase was owned within its dates.
+        case .active, .trialing, .expired, .billingRetry: return expiry(j).map { t < $0 } ?? true ? .owned : .notOwned
         case .canceled: return expiry(j).map { t < $0 } ?? false ? .owned : .notOwned
         default: return .unknown
         }
@@ -348,10 +365,12 @@ public struct ReferenceEvaluator {
 
     /// The purchases behind an entitlement: of a product named without a qualifier, all; with
     /// one, those it admits (a purchase without `purchased_at` is admitted by none).
-    func purchasesBehind(ofEntitlement name: String) -> [Int] {
+    func purchasesBehind(ofEntitlement name: String, includingLater: Bool = false) -> [Int] {
         let b = behind(ofEntitlement: name)
+        // §2 rule 11: a purchase dated after `t` is behind nothing yet.
         let admitted = state.purchases.indices.filter { j in
-            b.contains { $0.product == purchaseTargets[j] && ($0.filter.map { f in f.admits(j, state) == true } ?? true) }
+            let exists = includingLater || state.purchases[j].purchasedAt.map { $0.seconds <= t } ?? true
+            return exists && b.contains { $0.product == purchaseTargets[j] && ($0.filter.map { f in f.admits(j, state) == true } ?? true) }
         }
         // In product declaration order, then state order.
         return admitted.sorted { (productOrder(purchaseTargets[$0]!), $0) < (productOrder(purchaseTargets[$1]!), $1) }
@@ -496,13 +515,14 @@ extension ReferenceEvaluator {
             case nil:
                 r.status = .active
             }
-        } else if let j = mostRecentlyEnded(behind) {
-            // Inactive: the purchase behind it that ended last (an end beats none; ties: bought later).
+        } else if let j = mostRecentlyEnded(behind.filter(hasEnded)) {
+            // Inactive: the purchase behind it that ended last. It never reports an end after `t`
+            // (a purchase its status ended before its dates did reports none).
             let p = state.purchases[j]
             r.product = purchaseTargets[j]
             r.store = store(of: j)
             r.storeProductID = storeProductID(of: j)
-            r.expiresAt = Self.instant(accessEnd(j))
+            r.expiresAt = Self.instant(accessEnd(j).flatMap { $0 <= t ? $0 : nil })
             r.willRenew = willRenew(j)
             r.ownership = p.ownership
             r.period = periodName(r.product!)
@@ -514,6 +534,18 @@ extension ReferenceEvaluator {
             // In this order of precedence.
             r.status = r.inBillingRetry ? .billingRetry : r.isRevoked ? .revoked : r.product != nil ? .expired : .neverPurchased
         }
+        // §6: a purchase behind it dated later changes what it reports when it comes to exist, and
+        // while it is not active, one that ends changes it too (it is then the one that ended).
+        var changes: [Int64] = r.validUntil.map { [$0.seconds] } ?? []
+        for j in purchasesBehind(ofEntitlement: name, includingLater: true) {
+            let p = state.purchases[j]
+            if let bought = p.purchasedAt?.seconds, bought > t {
+                changes.append(bought)
+            } else if active != .true, p.status != .unknown, let end = accessEnd(j), end > t {
+                changes.append(end)
+            }
+        }
+        r.validUntil = Self.instant(changes.min())
         if active != .true { r.unlockedBy = unlocking { $0.value($0.expression(ofEntitlement: name)!).0 == .true } }
         return r
     }
@@ -542,8 +574,20 @@ extension ReferenceEvaluator {
         }.map(\.name)
     }
 
-    /// Of `candidates` (in order), the one with the latest end (having an end beats none), then
-    /// the later `purchased_at` (having one beats none), else the first.
+    /// §3: whether purchase `j` has ended by `t`: it is not owned through its status (`expired`,
+    /// `revoked`, `billing_retry`) or its access end is at or before `t`. An unknown purchase and
+    /// one dated after `t` have not ended.
+    func hasEnded(_ j: Int) -> Bool {
+        let p = state.purchases[j]
+        if p.status == .unknown { return false }
+        if let bought = p.purchasedAt, bought.seconds > t { return false }
+        if [.expired, .revoked, .billingRetry].contains(p.status) { return true }
+        return accessEnd(j).map { $0 <= t } ?? false
+    }
+
+    /// Of `candidates` (in order), the one that ended last: by access end (a status-ended one
+    /// without an access end by its `purchased_at`; having one beats none), then the later
+    /// `purchased_at` (having one beats none), else the first.
     func mostRecentlyEnded(_ candidates: [Int]) -> Int? {
         var best: Int?
         for j in candidates {
@@ -551,7 +595,8 @@ extension ReferenceEvaluator {
                 best = j
                 continue
             }
-            let (e1, e2) = (accessEnd(j), accessEnd(b))
+            let (e1, e2) = (accessEnd(j) ?? state.purchases[j].purchasedAt?.seconds,
+                            accessEnd(b) ?? state.purchases[b].purchasedAt?.seconds)
             let (p1, p2) = (state.purchases[j].purchasedAt?.seconds, state.purchases[b].purchasedAt?.seconds)
             let later: Bool
             if e1 != e2 {

@@ -9,10 +9,15 @@ extension ReferenceEvaluator {
         var certain: Bool
         /// The purchase that anchors its windows and from which it exists.
         var purchase: Int?
+        /// The product overridden to `purchased` behind it, if that is what represents it.
+        var overridden: String?
         var quantity: Int64
         /// An entitlement's grant with no purchase (nor override) behind it: anchored at
         /// `customer_since` when the state has one.
         var noPurchase = false
+
+        /// §5: a grant instance is the grant together with the purchase behind it.
+        var instance: String { "\(grant.order)|\(purchase ?? -1)|\(overridden ?? "")|\(noPurchase)" }
     }
 
     /// Every grant of `feature` whose source counts at `t`, in declaration order (a product-level
@@ -23,8 +28,8 @@ extension ReferenceEvaluator {
             switch g.source {
             case .product(let p):
                 switch override(of: p) {
-                case .purchased?: out.append(Candidate(grant: g, certain: true, purchase: nil, quantity: 1))
-                case .unknown?: out.append(Candidate(grant: g, certain: false, purchase: nil, quantity: 1))
+                case .purchased?: out.append(Candidate(grant: g, certain: true, purchase: nil, overridden: p, quantity: 1))
+                case .unknown?: out.append(Candidate(grant: g, certain: false, purchase: nil, overridden: p, quantity: 1))
                 case .notPurchased?: break
                 case nil:
                     let consumable = product(named: p)!.kind == .consumable
@@ -36,10 +41,14 @@ extension ReferenceEvaluator {
             case .entitlement(let e):
                 let truth = value(expression(ofEntitlement: e)!).0
                 guard truth != .false else { continue }
-                var purchase: Int?
+                var purchase: Int?, overridden: String?
                 let representative = representative(ofEntitlement: e)
-                if case .purchase(let j)? = representative { purchase = j }
-                out.append(Candidate(grant: g, certain: truth == .true, purchase: purchase, quantity: 1,
+                switch representative {
+                case .purchase(let j)?: purchase = j
+                case .override(let p)?: overridden = p
+                case nil: break
+                }
+                out.append(Candidate(grant: g, certain: truth == .true, purchase: purchase, overridden: overridden, quantity: 1,
                                      noPurchase: representative == nil))
             }
         }
@@ -64,10 +73,12 @@ extension ReferenceEvaluator {
 
         func exists(at s: Int64) -> Bool { existsFrom.map { s >= $0 } ?? true }
 
-        mutating func advance(to s: Int64, historyStart: Int64) {
+        /// Moves to the window containing `s`. A grant with no known start (no purchase date) has
+        /// a full allowance in every window, however early, and never carries.
+        mutating func advance(to s: Int64) {
             if !started {
                 started = true
-                let first = existsFrom ?? historyStart
+                let first = existsFrom ?? s
                 if let interval = alignedInterval {
                     windows = ReferenceWindows(anchor: ReferenceCalendar.alignedStart(interval, containing: first),
                                                step: ReferenceStep(interval: interval))
@@ -79,7 +90,7 @@ extension ReferenceEvaluator {
             let target = windows.index(containing: s, from: window)
             while window < target {
                 // One boundary: the unused balance is lost, or carried (capped) into the next window.
-                let carried = carry ? min(balance, cap ?? .max) : 0
+                let carried = carry && existsFrom != nil ? min(balance, cap ?? .max) : 0
                 balance = Self.add(allowance, carried)
                 window += 1
             }
@@ -94,13 +105,13 @@ extension ReferenceEvaluator {
         }
     }
 
-    func ledger(_ c: Candidate, position: Int) -> Ledger {
+    func ledger(_ c: Candidate) -> Ledger {
         let purchase = c.purchase.map { state.purchases[$0] }
         let (allowance, overflow) = c.grant.amount!.multipliedReportingOverflow(by: c.quantity)
         // Grants behind no purchase exist from `customer_since` and are anchored there.
         let since = c.noPurchase ? state.customerSince : nil
         var ledger = Ledger(allowance: overflow ? .max : allowance, carry: c.grant.carry, cap: c.grant.cap,
-                            priority: c.grant.priority, order: c.grant.order, position: position,
+                            priority: c.grant.priority, order: c.grant.order, position: c.purchase ?? -1,
                             existsFrom: since?.seconds ?? purchase?.purchasedAt?.seconds)
         if let interval = c.grant.per {
             if let anchor = since ?? purchase?.periodStart ?? purchase?.purchasedAt {
@@ -112,14 +123,24 @@ extension ReferenceEvaluator {
         return ledger
     }
 
-    /// The feature or credit system a usage record names, nil when none or when it is a retry (its
-    /// `id` is the `id` of an earlier record). Given as `event`, it names a feature by its event
-    /// name only; given as `feature`, by name first, then by event name.
+    /// The feature or credit system a usage record names, nil when none or when it is a retry.
+    /// Given as `event`, it names a feature by its event name only; given as `feature`, by name
+    /// first, then by event name.
     func target(ofRecord i: Int) -> String? { recordTargets[i] }
 
     func findTarget(ofRecord i: Int) -> String? {
         let record = state.usage[i]
-        if let id = record.id, state.usage[..<i].contains(where: { $0.id == id }) { return nil }
+        // §5: a record repeating the `id` of the first record with it, for the same feature and
+        // amount, is a retry; for another use it is a conflict and counts.
+        if let id = record.id, let first = state.usage[..<i].firstIndex(where: { $0.id == id }),
+           named(by: first) == named(by: i), state.usage[first].kind == record.kind {
+            return nil
+        }
+        return named(by: i)
+    }
+
+    func named(by i: Int) -> String? {
+        let record = state.usage[i]
         if !record.isEvent, features.contains(where: { $0.name == record.name }) { return record.name }
         return features.first { $0.event == record.name }?.name
     }
@@ -163,7 +184,6 @@ extension ReferenceEvaluator {
         if feature.kind == .continuous { return continuousBalance(feature) }
         let members = component(of: name).map { m in features.first { $0.name == m }! }
         let me = members.firstIndex { $0.name == name }!
-        let allCandidates = members.map { candidates(of: $0.name) }
         // The future uses that change this balance by themselves: those of every feature and
         // system replayed with it.
         var changes: [Int64] = []
@@ -182,22 +202,30 @@ extension ReferenceEvaluator {
         }
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
-        /// Replays the uses against the candidates `keep` selects.
-        func replay(_ keep: (Candidate) -> Bool) -> (balances: [Int64?], overage: [Int64], ledgers: [[Ledger]]) {
-            var ledgers = allCandidates.map { cs in
-                cs.filter { keep($0) && $0.grant.amount != nil }.enumerated().map { ledger($0.element, position: $0.offset) }
-            }
-            let unlimited = allCandidates.map { cs in cs.contains { keep($0) && $0.grant.amount == nil } }
+        /// Replays the uses, each against the grants that were candidates at its instant (only
+        /// the certain ones when `certainOnly`): what paid for a use stays paid.
+        func replay(certainOnly: Bool) -> (balances: [Int64?], overage: [Int64], ledgers: [Ledger]) {
+            // Per member, the ledger of each grant instance met, by instance.
+            var ledgers: [[String: Ledger]] = members.map { _ in [:] }
             var overage = [Int64](repeating: 0, count: members.count)
-            // Moves a member's grants to the window of instant `s` (a grant without a purchase date
-            // starts its history at the first instant it is looked at).
-            func touch(_ m: Int, _ s: Int64) {
-                for i in ledgers[m].indices where ledgers[m][i].exists(at: s) { ledgers[m][i].advance(to: s, historyStart: s) }
+            /// Member m's candidates at instant `s` (their instances, counted ones only), and whether
+            /// one of them is unlimited. Their ledgers are moved to the window of `s`.
+            func eligible(_ m: Int, _ s: Int64) -> (instances: [String], unlimited: Bool) {
+                let cs = reading(at: s).candidates(of: members[m].name).filter { !certainOnly || $0.certain }
+                var instances: [String] = []
+                for c in cs where c.grant.amount != nil {
+                    if ledgers[m][c.instance] == nil { ledgers[m][c.instance] = ledger(c) }
+                    if ledgers[m][c.instance]!.exists(at: s) {
+                        ledgers[m][c.instance]!.advance(to: s)
+                        instances.append(c.instance)
+                    }
+                }
+                return (instances, cs.contains { $0.grant.amount == nil })
             }
             /// Takes `amount` from member m's grants in order; returns what they could not cover.
-            func consume(_ m: Int, _ amount: Int64, _ s: Int64) -> Int64 {
-                let order = ledgers[m].indices.filter { ledgers[m][$0].exists(at: s) && ledgers[m][$0].balance > 0 }.sorted { a, b in
-                    let (x, y) = (ledgers[m][a], ledgers[m][b])
+            func consume(_ m: Int, _ amount: Int64, _ instances: [String]) -> Int64 {
+                let order = instances.filter { ledgers[m][$0]!.balance > 0 }.sorted { a, b in
+                    let (x, y) = (ledgers[m][a]!, ledgers[m][b]!)
                     if x.priority != y.priority { return x.priority < y.priority }
                     let (ex, ey) = (x.currentEnd ?? .max, y.currentEnd ?? .max)
                     if ex != ey { return ex < ey }
@@ -206,50 +234,74 @@ extension ReferenceEvaluator {
                 }
                 var remaining = amount
                 for i in order {
-                    let taken = min(remaining, ledgers[m][i].balance)
-                    ledgers[m][i].balance -= taken
+                    let taken = min(remaining, ledgers[m][i]!.balance)
+                    ledgers[m][i]!.balance -= taken
                     remaining -= taken
                 }
                 return remaining
             }
-            func available(_ m: Int, _ s: Int64) -> Int64? {
-                if unlimited[m] { return nil }
-                return ledgers[m].filter { $0.exists(at: s) }.reduce(Int64(0)) { Ledger.add($0, $1.balance) }
+            func available(_ m: Int, _ e: (instances: [String], unlimited: Bool)) -> Int64? {
+                if e.unlimited { return nil }
+                return e.instances.reduce(Int64(0)) { Ledger.add($0, ledgers[m][$1]!.balance) }
+            }
+            /// `ceil(units × credits / amount)` in integers.
+            func cost(_ units: Int64, _ route: (system: String, amount: Int64, credits: Int64)) -> Int64 {
+                let c = (Int128(units) * Int128(route.credits) + Int128(route.amount) - 1) / Int128(route.amount)
+                return c > Int128(Int64.max) ? .max : Int64(c)
             }
             for event in events {
                 let m = event.member
-                touch(m, event.at)
-                var rest = consume(m, event.amount, event.at)
-                if unlimited[m] { rest = 0 }
-                // What the feature's grants cannot cover goes to the first credit system listing it
-                // that covers it in full at that instant.
+                let own = eligible(m, event.at)
+                // Counted grants pay first; an unlimited one covers what they cannot.
+                var rest = consume(m, event.amount, own.instances)
+                if own.unlimited { rest = 0 }
                 if rest > 0, members[m].kind != .credits {
-                    for route in members[m].routes {
-                        let need128 = (Int128(rest) * Int128(route.credits) + Int128(route.amount) - 1) / Int128(route.amount)
-                        let need = need128 > Int128(Int64.max) ? Int64.max : Int64(need128)
-                        let s = members.firstIndex { $0.name == route.system }!
-                        touch(s, event.at)
-                        guard available(s, event.at).map({ $0 >= need }) ?? true else { continue }
-                        _ = consume(s, need, event.at)
+                    let systems = members[m].routes.map { route in
+                        (route: route, s: members.firstIndex { $0.name == route.system }!)
+                    }
+                    // As a check would: the first system that covers the rest in full pays it.
+                    for (route, s) in systems {
+                        let pay = eligible(s, event.at)
+                        guard available(s, pay).map({ $0 >= cost(rest, route) }) ?? true else { continue }
+                        _ = consume(s, cost(rest, route), pay.instances)
                         rest = 0
                         break
+                    }
+                    // Else each system in declaration order: the full cost of what is left when it
+                    // covers it, or all it has for the whole units that buys.
+                    for (route, s) in systems where rest > 0 {
+                        let pay = eligible(s, event.at)
+                        let balance = available(s, pay)!
+                        if balance >= cost(rest, route) {
+                            _ = consume(s, cost(rest, route), pay.instances)
+                            rest = 0
+                        } else {
+                            _ = consume(s, balance, pay.instances)
+                            rest -= Int64(Int128(balance) * Int128(route.amount) / Int128(route.credits))
+                        }
                     }
                 }
                 overage[m] = Ledger.add(overage[m], rest)
             }
-            for m in members.indices { touch(m, t) }
-            return (members.indices.map { available($0, t) }, overage, ledgers)
+            // The balance at `t`: what is left in the windows containing `t` of the candidates at `t`.
+            var balances: [Int64?] = []
+            var present: [Ledger] = []
+            for m in members.indices {
+                let now = eligible(m, t)
+                balances.append(available(m, now))
+                let all = reading(at: t).candidates(of: members[m].name).filter { !certainOnly || $0.certain }
+                for c in all where c.grant.amount != nil { present.append(ledgers[m][c.instance]!) }
+            }
+            return (balances, overage, present)
         }
 
-        let certain = replay { $0.certain }
-        let everything = replay { _ in true }
-        // The window boundaries of every grant replayed with it, and grants that start later (at
-        // `customer_since`).
-        for ledgers in everything.ledgers {
-            for l in ledgers {
-                if let from = l.existsFrom, from > t { changes.append(from) }
-                if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
-            }
+        let certain = replay(certainOnly: true)
+        let everything = replay(certainOnly: false)
+        // The window boundaries of every grant that counts at `t` replayed with it, and grants that
+        // start later (at `customer_since`).
+        for l in everything.ledgers {
+            if let from = l.existsFrom, from > t { changes.append(from) }
+            if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
         }
         return Balance(low: certain.balances[me], high: everything.balances[me],
                        overage: certain.balances[me] == nil ? 0 : certain.overage[me], nextChange: changes.min())
