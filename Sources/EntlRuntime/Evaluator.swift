@@ -127,12 +127,14 @@ public final class Evaluator: Sendable {
     /// Check and consume: may the customer use `amount` units of `feature` now, and if so, record
     /// that use — in one critical section of the tracker, so two concurrent consumers can never
     /// both spend the last unit. Returns the check's result; the use is recorded (with `at` and
-    /// `id`) only when it is allowed.
+    /// `id`) only when it is allowed and, replayed with every record (later ones included), it
+    /// adds no overage (`Consumption.decide`).
     ///
-    /// With an `id`, a retry is safe: when the state already holds a use with that `id`, nothing
-    /// is recorded and the answer is the one the first call got (the check as it was just before
-    /// that use, at its instant). A first call that was denied recorded nothing, so its retry is a
-    /// new check.
+    /// With an `id`, a retry is safe: when the state already holds a use with that `id` for the
+    /// same feature and amount, nothing is recorded and the answer is the one the first call got
+    /// (the check as it was just before that use, at its instant), marked `replayed`. The same `id`
+    /// for another feature or amount throws: ids are idempotency keys, unique per customer. A
+    /// first call that was denied recorded nothing, so its retry is a new check.
     public func consume(feature: String, amount: Int64 = 1, id: String? = nil, at: Instant = .now()) throws(EvaluationError)
         -> FeatureResult
     {
@@ -143,23 +145,9 @@ public final class Evaluator: Sendable {
             throw EvaluationError("unknown feature `\(feature)`")
         }
         return try recorder.recordUsage { (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
-            if let id, let first = state.usage.firstIndex(where: { $0.id == id }) {
-                return (try Evaluator.recordedAnswer(graph: graph, state: state, environment: environment, record: first,
-                                                     feature: feature, amount: amount, clock: at), nil)
-            }
-            let result = try Evaluation(graph: graph, state: state, environment: environment, at: at)
-                .feature(feature, required: amount)
-            return (result, result.allowed ? UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id) : nil)
+            let decision = try Consumption.decide(graph: graph, state: state, environment: environment, feature: feature,
+                                                  amount: amount, id: id, at: at)
+            return (decision.result, decision.record)
         }
-    }
-
-    /// The answer a consumption recorded as `state.usage[record]` got: the check on the state as
-    /// it was before that record was appended, at the record's instant (`clock` when it has none).
-    public static func recordedAnswer(graph: RuleGraph, state: PurchaseState, environment: Environment?, record: Int, feature: String,
-                            amount: Int64, clock: Instant) throws(EvaluationError) -> FeatureResult {
-        var before = state
-        before.usage.removeSubrange(record...)
-        return try Evaluation(graph: graph, state: before, environment: environment, at: state.usage[record].at ?? clock)
-            .feature(feature, required: amount)
     }
 }

@@ -320,6 +320,7 @@ extension FeatureResult {
         s.key("type"); s.string(type)
         s.key("decision"); s.string(decision.rawValue)
         s.key("allowed"); s.bool(allowed)
+        if replayed { s.key("replayed"); s.bool(true) }
         s.key("required"); s.int(required)
         s.key("balance"); s.int(balance)
         s.key("unit"); s.string(unit)

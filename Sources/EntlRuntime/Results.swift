@@ -244,6 +244,9 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
     public var why: Reason
     public var sources: [BalanceSource]
     public var explanation: [String]
+    /// A retry of a recorded use (same idempotency key, same use): the first call's answer, and
+    /// nothing was recorded again (`Consumption`).
+    public var replayed = false
 
     public init(name: String, kind: FeatureKind, decision: Decision, required: Int64?, balance: Int64?,
                 unlimited: Bool, overage: Int64?, via: Via?, creditSystem: String?, creditsRequired: Int64?,

@@ -109,9 +109,49 @@ enum FileSystem {
         }
     }
 
-    /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then rename.
+    /// The file a path names, symbolic links followed (relative targets against the link's
+    /// directory; at most 40 links): what a write replaces, so the link stays a link.
+    static func resolvingLinks(_ path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            guard n > 0 else { return current }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("/") {
+                current = target
+            } else if let slash = current.lastIndex(of: "/") {
+                current = String(current[...slash]) + target
+            } else {
+                current = target
+            }
+        }
+        return current
+    }
+
+    /// The file `path` names (links followed), once it is known to be one this process may
+    /// replace: it exists, is a regular file, and is writable — for `root` too, whom the system
+    /// lets write any file: a file without any write permission is read-only on purpose.
+    static func writableTarget(_ path: String) throws(CLIError) -> String {
+        let target = resolvingLinks(path)
+        var info = stat()
+        guard stat(target, &info) == 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw CLIError("cannot write `\(path)`: not a regular file") }
+        guard access(target, W_OK) == 0, info.st_mode & 0o222 != 0 else {
+            throw CLIError("cannot write `\(path)`: the file is read-only (nothing was changed)")
+        }
+        return target
+    }
+
+    /// Writes `bytes` to `path` atomically, as a careful editor does: a temporary file in the same
+    /// directory, written and flushed to disk, given the original's permission bits (and owner,
+    /// where allowed), then renamed over it, and the directory flushed. A symbolic link is
+    /// followed: its target is replaced and the link stays.
     static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
-        var template = Array((path + ".entlc-XXXXXX").utf8CString)
+        let target = resolvingLinks(path)
+        var template = Array((target + ".entlc-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
         let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -125,10 +165,11 @@ enum FileSystem {
                 offset += n
             }
         }
-        // Keep the original file's permissions; a new file gets the usual ones (0666 less the umask).
+        // Keep the original file's permissions and owner; a new file gets the usual ones (0666 less the umask).
         var info = stat()
-        if stat(path, &info) == 0 {
+        if stat(target, &info) == 0 {
             fchmod(fd, info.st_mode & 0o7777)
+            _ = fchown(fd, info.st_uid, info.st_gid)
         } else {
             let mask = umask(0)
             umask(mask)
@@ -136,10 +177,17 @@ enum FileSystem {
         }
         if fsync(fd) != 0 { ok = false }
         close(fd)
-        guard ok, rename(temp, path) == 0 else {
+        guard ok, rename(temp, target) == 0 else {
             let reason = lastError()
             unlink(temp)
             throw CLIError("cannot write `\(path)`: \(reason)")
+        }
+        // The rename itself reaches the disk with its directory.
+        let directory = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
+        let dir = open(directory.isEmpty ? "/" : directory, O_RDONLY)
+        if dir >= 0 {
+            _ = fsync(dir)
+            close(dir)
         }
     }
 

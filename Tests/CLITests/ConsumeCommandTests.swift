@@ -48,13 +48,16 @@ import Testing
         #expect(r.stderr == #"entlc: recorded usage[1] in state.json: {"feature": "calls", "amount": 5, "at": "2026-06-10T00:00:00Z", "id": "req-1"}"# + "\n")
         let expected = Self.state.replacingOccurrences(of: #"{ "feature": "calls", "amount": 4 }"#, with: #"""
             { "feature": "calls", "amount": 4 },
-                {"feature": "calls", "amount": 5, "at": "2026-06-10T00:00:00Z", "id": "req-1"}
+                { "feature": "calls", "amount": 5, "at": "2026-06-10T00:00:00Z", "id": "req-1" }
             """#)
         #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8) == expected)
         // A retry: the first answer, nothing recorded.
         let retry = try consume(dir, 5, id: "req-1")
         #expect(retry.status == 0)
         #expect(retry.stdout == r.stdout)
+        let json = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--amount", "5",
+                                 "--consume", "--id", "req-1", "--format", "json"], directory: dir)
+        #expect(json.stdout.contains(#""allowed": true,\#n      "replayed": true,"#))
         #expect(retry.stderr == "entlc: id \"req-1\" is already recorded (usage[1]); nothing recorded\n")
         #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8) == expected)
         // 1 call is left, so 3 needs 2 calls of credits (4 coins): allowed via credits, recorded.

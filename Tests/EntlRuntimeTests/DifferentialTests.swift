@@ -33,7 +33,7 @@ import Testing
     /// Cases built to exercise credits (systems listing most features, uses well beyond the
     /// allowances: spill and shortfall, retries, usage by event, the free tier), and purchase-date
     /// qualifiers (with undated purchases and unknown statuses).
-    @Test(arguments: [DifferentialCase.Focus.credits, .purchaseDates])
+    @Test(arguments: [DifferentialCase.Focus.credits, .purchaseDates, .history])
     func runtimeAgreesWithTheReferenceOnFocusedCases(_ focus: DifferentialCase.Focus) throws {
         var failures = 0, exercised = 0
         for seed in UInt64(1)...UInt64(max(1, Self.cases / 16)) {
@@ -44,6 +44,14 @@ import Testing
             switch focus {
             case .credits:
                 if evaluation?.all().contains(where: { $0.explanation.contains { $0.contains(" from `cr") } }) == true { exercised += 1 }
+            case .history:
+                // A use dated while a purchase was owned that has ended since (or was refunded).
+                let uses = c.state.usage.compactMap(\.at).filter { $0 < c.at }
+                if c.state.purchases.contains(where: { p in
+                    p.status == .revoked || uses.contains { u in p.purchasedAt.map { $0 <= u } ?? true && p.expiresAt.map { u < $0 && $0 <= c.at } ?? false }
+                }) {
+                    exercised += 1
+                }
             default:
                 if c.rules.contains(" purchased "), c.state.purchases.contains(where: { $0.purchasedAt == nil || $0.status == .unknown }) {
                     exercised += 1

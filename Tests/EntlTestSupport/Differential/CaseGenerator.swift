@@ -83,6 +83,9 @@ public struct DifferentialCase: CustomStringConvertible {
         case credits
         /// Purchase-date qualifiers, with purchases without dates and of unknown status (§2 rule 9).
         case purchaseDates
+        /// A customer's history: plans bought, renewed, lapsed and refunded over the span, with
+        /// many uses before `t` (§5, what paid for a use stays paid).
+        case history
     }
 
     public init(seed: UInt64, focus: Focus = .general) {
@@ -90,6 +93,7 @@ public struct DifferentialCase: CustomStringConvertible {
         var r = SeededRandom(seed: seed)
         let spillHeavy = focus == .credits
         let dates = focus == .purchaseDates
+        let history = focus == .history
 
         // Time: a span of a day, two months or three years around t, with the intervals whose
         // windows fit it (so no grant has more than ~1,500 windows to walk).
@@ -108,8 +112,9 @@ public struct DifferentialCase: CustomStringConvertible {
 
         // Products.
         var products: [ProductShape] = []
-        for i in 0..<r.int(1...5) {
-            let kind = r.pick([EntlRuntime.ProductKind.nonConsumable, .consumable, .subscription, .nonRenewing])
+        for i in 0..<r.int(history ? 2...4 : 1...5) {
+            let kind = history && i == 0 ? .subscription
+                : r.pick([EntlRuntime.ProductKind.nonConsumable, .consumable, .subscription, .nonRenewing])
             var ids: [(String, String)] = []
             if r.chance(0.5) { ids.append(("app_store", "A.p\(i)")) }
             if r.chance(0.3) { ids.append(("stripe", "price_p\(i)")) }
@@ -225,7 +230,7 @@ public struct DifferentialCase: CustomStringConvertible {
         var state = PurchaseState()
         let statuses: [PurchaseStatus] = [.active, .active, .active, .trialing, .pastDue, .billingRetry, .canceled, .canceled,
                                           .expired, .revoked, .unknown]
-        for _ in 0..<r.int(0...6) {
+        for _ in 0..<r.int(history ? 2...7 : 0...6) {
             let product = r.pick(products + testOnly)
             var p = Purchase(product: product.name)
             switch r.int(0...9) {
@@ -244,7 +249,7 @@ public struct DifferentialCase: CustomStringConvertible {
                 p.periodStart = Instant(seconds: r.int64(bought.seconds...t))
             }
             if product.kind == .subscription ? r.chance(0.8) : r.chance(0.2) {
-                p.expiresAt = instant(before: span / 2, after: span)
+                p.expiresAt = history ? instant(before: span, after: span / 2) : instant(before: span / 2, after: span)
             }
             if p.status == .pastDue, r.chance(0.6) { p.graceUntil = instant(before: span / 4, after: span / 4) }
             if r.chance(0.3) { p.willRenew = r.chance(0.5) }
@@ -256,7 +261,7 @@ public struct DifferentialCase: CustomStringConvertible {
             state.purchases.append(p)
         }
         var ids: [String] = []
-        for _ in 0..<r.int(spillHeavy ? 6...16 : 0...10) {
+        for _ in 0..<r.int(spillHeavy ? 6...16 : history ? 8...24 : 0...10) {
             guard let f = features.filter({ $0.shape != .boolean }).randomElement(using: &r) else { break }
             var name = f.name
             var byEvent = false
@@ -269,7 +274,7 @@ public struct DifferentialCase: CustomStringConvertible {
             let n = r.chance(0.03) ? 1_000_000_000_000_000 : r.int64(spillHeavy ? 5...60 : 1...25)
             // Mostly what the feature expects; sometimes the other kind (ignored).
             let kind: UsageRecord.Kind = (f.shape == .continuous) != r.chance(0.1) ? .level(n) : .amount(n)
-            let at: Instant? = r.chance(0.15) ? nil : instant(before: span, after: span / 10)
+            let at: Instant? = r.chance(history ? 0.05 : 0.15) ? nil : instant(before: span, after: history ? 0 : span / 10)
             // Idempotency keys, some repeated (retries).
             var id: String?
             if r.chance(0.3) {
