@@ -23,10 +23,13 @@ public struct Evaluation: Sendable {
     ///   - environment: wins over the state's `environment`; default live.
     ///   - at: the evaluation instant.
     ///   - unlock: compute `unlocked_by` for results that are not allowed.
+    ///   - strict: what the rule set cannot make sense of in the state (`ruleSetWarnings`: a usage
+    ///     record naming nothing, an unknown store, …) is an error, not a warning.
     public init(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, at: Instant,
-                explain: Bool = false, unlock: Bool = false) throws(EvaluationError) {
+                explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
         let env = environment ?? state.environment ?? .live
         try self.init(graph[env], state: state, environment: env, at: at, explain: explain, unlock: unlock)
+        if strict, let first = ruleSetWarnings.first { throw EvaluationError(first.description) }
     }
 
     /// `past`: the state as read at `at`, an earlier instant of an evaluation at a later one (§5,

@@ -176,8 +176,9 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
 extension Evaluation {
     /// `{"at", "environment", "customer", "warnings"?, "results": [...]}`; `warnings` (the state's
-    /// unknown keys) only when there are some.
-    public func encode<S: JSONSink & ~Copyable>(_ results: [EvaluationResult], to s: inout S) {
+    /// unknown keys, and what the rule set cannot make sense of) only when there are some.
+    /// `warnings`: the evaluation's (`self.warnings`), when the caller has them already.
+    public func encode<S: JSONSink & ~Copyable>(_ results: [EvaluationResult], warnings: [StateError]? = nil, to s: inout S) {
         s.beginObject()
         s.key("at")
         s.instant(at)
@@ -185,10 +186,11 @@ extension Evaluation {
         s.string(environment.rawValue)
         s.key("customer")
         s.string(state.customer)
-        if !state.warnings.isEmpty {
+        let warnings = warnings ?? self.warnings
+        if !warnings.isEmpty {
             s.key("warnings")
             s.beginArray()
-            for w in state.warnings { s.string(w.description) }
+            for w in warnings { s.string(w.description) }
             s.endArray()
         }
         s.key("results")
@@ -213,8 +215,8 @@ extension Evaluation {
 
     /// The compact JSON of `results` and a newline, written to `sink` (the batch path: no
     /// intermediate tree, no copy).
-    public func writeJSONLine(_ results: [EvaluationResult], into sink: inout JSONBytes) {
-        encode(results, to: &sink)
+    public func writeJSONLine(_ results: [EvaluationResult], warnings: [StateError]? = nil, into sink: inout JSONBytes) {
+        encode(results, warnings: warnings, to: &sink)
         sink.endLine()
     }
 }

@@ -43,15 +43,22 @@ enum EvalCommand {
           --graph FILE          evaluate a graph built by `entlc build` instead of RULES
           --jobs N              threads for --states (default: one per core); output order and
                                 bytes do not depend on it
-          --strict              unknown keys in a state are errors (exit 2), not warnings
+          --strict              a state's warnings are errors (exit 2): unknown keys, usage
+                                naming nothing or of the wrong kind, a reused id, an unknown
+                                store, a subscription that never ends, dates out of order
+          --fail-on-error       with --states: exit 1 when a line yielded an error record
           --consume             with --feature F --amount N and --state FILE: check, and when
                                 allowed, record the use in FILE (atomically); exit 0 allowed and
                                 recorded, 1 denied (FILE untouched)
           --id ID               with --consume: an idempotency key; a retry records nothing and
-                                answers as the first call did
+                                answers as the first call did; the same id for another use is
+                                an error (exit 2)
 
-        EXIT: 0 allowed (and always for --all and batches), 1 denied or undetermined,
-              2 bad arguments, unreadable files, invalid state, or rules that do not compile.
+        A batch ends with a summary on standard error: `N lines, N errors, N warnings`.
+
+        EXIT: 0 allowed (and for --all, and batches unless --fail-on-error), 1 denied or
+              undetermined (a batch with --fail-on-error: some line failed), 2 bad arguments,
+              unreadable files, invalid state, or rules that do not compile.
 
         """,
         options: [
@@ -61,7 +68,7 @@ enum EvalCommand {
             OptionSpec(name: "--all"), OptionSpec(name: "--at", takesValue: true), OptionSpec(name: "--env", takesValue: true),
             OptionSpec(name: "--override", takesValue: true, repeatable: true),
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
-            OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--consume"),
+            OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--fail-on-error"), OptionSpec(name: "--consume"),
             OptionSpec(name: "--id", takesValue: true), RuleLoader.graphOption, OptionSpec(name: "--unlock"),
         ],
         run: run)
@@ -112,14 +119,16 @@ enum EvalCommand {
         case (nil, let batch?):
             if args.value("--format") == "text" { throw CLIError("--states writes JSON lines; --format text is not available") }
             if args.has("--consume") { throw CLIError("--consume records a use in one state file; it does not go with --states") }
-            return try runBatch(batch, options, jobs: try parseJobs(args))
+            return try runBatch(batch, options, jobs: try parseJobs(args), failOnError: args.has("--fail-on-error"))
         case (let path?, nil):
             if args.value("--jobs") != nil { throw CLIError("--jobs goes with --states") }
+            if args.has("--fail-on-error") { throw CLIError("--fail-on-error goes with --states") }
             if args.has("--consume") { return try EvalConsume.run(path, options, id: args.value("--id")) }
             if args.value("--id") != nil { throw CLIError("--id goes with --consume") }
             let state = try StateFile.decode(try FileSystem.contents(ofInput: path), path: path, options.decoding,
                                              reportWarnings: format == "text")
             let (evaluation, results) = try evaluate(state, path: path, options)
+            if format == "text" { reportRuleSetWarnings(evaluation, path: path) }
             emit(results, evaluation, options)
             if case .all = query { return .success }
             return results.first?.decision == .allowed ? .success : .no
@@ -140,11 +149,17 @@ enum EvalCommand {
         do throws(EvaluationError) {
             let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
                                             at: options.at ?? state.now ?? .now(), explain: options.explain,
-                                            unlock: options.unlock)
+                                            unlock: options.unlock, strict: options.decoding.strict)
             return (evaluation, try answer(options.query, evaluation))
         } catch {
             throw CLIError("\(StateFile.name(path)): \(error.message)")
         }
+    }
+
+    /// In text mode, what the rule set cannot make sense of in the state goes to standard error,
+    /// after the decoding warnings (JSON output carries both in `warnings`).
+    static func reportRuleSetWarnings(_ evaluation: Evaluation, path: String) {
+        for w in evaluation.ruleSetWarnings { Terminal.emitError("entlc: warning: \(StateFile.name(path)): \(w)\n") }
     }
 
     /// Prints results as text or JSON.
@@ -260,26 +275,57 @@ enum EvalCommand {
 
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
     /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
-    static func runBatch(_ path: String, _ options: Options, jobs: Int) throws(CLIError) -> ExitCode {
+    /// A batch block's output and what its lines came to.
+    struct BatchBlock: ~Copyable {
+        var out: JSONBytes
+        var lines = 0, errors = 0, warnings = 0
+    }
+
+    static func runBatch(_ path: String, _ options: Options, jobs: Int, failOnError: Bool) throws(CLIError) -> ExitCode {
+        // One instant for every line that gives none (`now`), printed in each result's `at`.
         let clock = Instant.now()
+        var (lines, errors, warnings) = (0, 0, 0)
         // A block's output is written in place, line after line, into a buffer reserved for 2 KB
         // a line (a line of one entitlement is about 500 bytes; pages are resident only once
         // written, and a buffer that grows copies what it holds).
-        try JSONLines.process(path, jobs: jobs, initial: { JSONBytes(capacity: JSONLines.blockLines * 2048) },
-                              reset: { $0.removeAll() }, line: { line, number, out in
-            evaluateLine(line, number: number, options, clock: clock, into: &out)
-        }, size: { $0.count }, consume: { out in out.withBytes { Terminal.emit(bytes: $0) } })
-        return .success
+        try JSONLines.process(path, jobs: jobs, initial: { BatchBlock(out: JSONBytes(capacity: JSONLines.blockLines * 2048)) },
+                              reset: { $0.out.removeAll(); ($0.lines, $0.errors, $0.warnings) = (0, 0, 0) },
+                              line: { line, number, block in
+            block.lines += 1
+            switch evaluateLine(line, number: number, options, clock: clock, into: &block.out) {
+            case .failed: block.errors += 1
+            case .evaluated(let n): block.warnings += n
+            }
+        }, size: { $0.out.count }, consume: { block in
+            block.out.withBytes { Terminal.emit(bytes: $0) }
+            lines += block.lines
+            errors += block.errors
+            warnings += block.warnings
+        })
+        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        Terminal.emitError("\(count(lines, "line")), \(count(errors, "error")), \(count(warnings, "warning"))\n")
+        return failOnError && errors > 0 ? .no : .success
+    }
+
+    /// What became of one batch line.
+    enum LineOutcome {
+        /// Evaluated, with this many warnings.
+        case evaluated(Int)
+        /// An error record in its place.
+        case failed
     }
 
     /// Writes one line's JSON: the results, or `{"line": N, "error": "…"}`.
-    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant, into out: inout JSONBytes) {
-        func failure(_ message: String) {
+    @discardableResult
+    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant,
+                             into out: inout JSONBytes) -> LineOutcome {
+        func failure(_ message: String) -> LineOutcome {
             out.beginObject()
             out.key("line"); out.int(Int64(number))
             out.key("error"); out.string(message)
             out.endObject()
             out.endLine()
+            return .failed
         }
         do {
             var state = try JSONLines.state(line, options.decoding)
@@ -290,12 +336,15 @@ enum EvalCommand {
             }
             let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
                                             at: options.at ?? state.now ?? clock, explain: options.explain,
-                                            unlock: options.unlock)
-            evaluation.writeJSONLine(try answer(options.query, evaluation), into: &out)
+                                            unlock: options.unlock, strict: options.decoding.strict)
+            let results = try answer(options.query, evaluation)
+            let warnings = evaluation.warnings
+            evaluation.writeJSONLine(results, warnings: warnings, into: &out)
+            return .evaluated(warnings.count)
         } catch let error as StateError {
-            failure(error.description)
+            return failure(error.description)
         } catch {
-            failure("\(error)")
+            return failure("\(error)")
         }
     }
 }

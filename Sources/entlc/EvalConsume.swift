@@ -25,13 +25,16 @@ enum EvalConsume {
             let decision: Consumption.Decision
             let envelope: Evaluation
             do throws(EvaluationError) {
+                // Under --strict, what the rules cannot make sense of in the state stops it first.
+                envelope = try Evaluation(graph: options.graph, state: state, environment: options.environment, at: at,
+                                          strict: options.decoding.strict)
                 decision = try Consumption.decide(graph: options.graph, state: state, environment: options.environment,
                                                   feature: feature, amount: amount, id: id, at: at, explain: options.explain,
                                                   unlock: options.unlock)
-                envelope = try Evaluation(graph: options.graph, state: state, environment: options.environment, at: at)
             } catch {
                 throw CLIError("\(StateFile.name(path)): \(error.message)")
             }
+            if options.format == "text" { EvalCommand.reportRuleSetWarnings(envelope, path: path) }
             EvalCommand.emit([.feature(decision.result)], envelope, options)
             if let first = decision.retryOf {
                 Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (usage[\(first)]); nothing recorded\n")

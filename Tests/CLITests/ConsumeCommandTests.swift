@@ -19,7 +19,7 @@ import Testing
     static let state = """
     {
       "now": "2026-06-10T00:00:00Z",
-      "purchases": [{ "product": "pro", "purchased_at": "2026-06-01T00:00:00Z" }],
+      "purchases": [{ "product": "pro", "purchased_at": "2026-06-01T00:00:00Z", "expires_at": "2026-07-01T00:00:00Z" }],
       "usage": [
         { "feature": "calls", "amount": 4 }
       ]
@@ -121,7 +121,7 @@ import Testing
     @Test func unknownKeysAreWarningsOrWithStrictErrors() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let misspelled = #"{"now": "2026-06-10T00:00:00Z", "purchases": [{"product": "pro", "state": "expired"}]}"#
+        let misspelled = #"{"now": "2026-06-10T00:00:00Z", "purchases": [{"product": "pro", "state": "expired", "expires_at": "2026-07-01T00:00:00Z"}]}"#
         let text = try runEntlc(["eval", "rules.entl", "--state", "-", "--entitlement", "plan"], stdin: misspelled, directory: dir)
         #expect(text.status == 0)
         #expect(text.stderr == "entlc: warning: <stdin>: purchases[0].state: unknown key (did you mean `status`?)\n")
