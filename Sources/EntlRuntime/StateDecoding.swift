@@ -402,25 +402,61 @@ private struct StateReader {
         return instant
     }
 
-    /// An integer amount in 0 … 10^15.
+    /// An integer amount in 0 … 10^15. A number with no fraction is that integer however it is
+    /// written (`5`, `5.0`, `5e0`, `0.5e1`), as JSON Schema reads it; a fraction is an error.
     private mutating func amount() throws(DecodeError) -> Int64? {
         if try null() { return nil }
         guard let b = s.peek(), b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
         let range = try scan { try $0.numberToken() }
         let token = UnsafeBufferPointer(rebasing: s.bytes[range])
         let raw = { String(decoding: token, as: UTF8.self) }
-        let negative = token.first == UInt8(ascii: "-")
-        let digits = negative ? token.dropFirst() : token[...]
-        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            throw DecodeError(path: "", message: "\(raw()) is not an integer")
-        }
-        if negative, digits.contains(where: { $0 != 0x30 }) { throw DecodeError(path: "", message: "\(raw()) is negative") }
-        let significant = digits.drop { $0 == 0x30 }
-        guard significant.count <= 16 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
+        let (negative, digits, exponent) = Self.decimal(token)
+        if digits.isEmpty { return 0 }
+        if negative { throw DecodeError(path: "", message: "\(raw()) is negative") }
+        guard exponent >= 0 else { throw DecodeError(path: "", message: "\(raw()) is not a whole number") }
+        guard digits.count + exponent <= 16 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
         var value: Int64 = 0
-        for d in significant { value = value * 10 + Int64(d - 0x30) }
+        for d in digits { value = value * 10 + Int64(d - 0x30) }
+        for _ in 0..<exponent { value *= 10 }
         guard value <= 1_000_000_000_000_000 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
         return value
+    }
+
+    /// A JSON number token as sign, significant digits (no leading or trailing zeros: empty for
+    /// zero) and a power of ten (kept within a million or so: far past 10^15 either way).
+    static func decimal(_ token: UnsafeBufferPointer<UInt8>) -> (negative: Bool, digits: [UInt8], exponent: Int) {
+        var i = 0
+        let negative = token.first == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var digits: [UInt8] = []
+        var exponent = 0
+        while i < token.count, token[i] >= 0x30, token[i] <= 0x39 { digits.append(token[i]); i += 1 }
+        if i < token.count, token[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < token.count, token[i] >= 0x30, token[i] <= 0x39 { digits.append(token[i]); exponent -= 1; i += 1 }
+        }
+        if i < token.count, token[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var sign = 1
+            if i < token.count, token[i] == UInt8(ascii: "-") || token[i] == UInt8(ascii: "+") {
+                if token[i] == UInt8(ascii: "-") { sign = -1 }
+                i += 1
+            }
+            var e = 0
+            while i < token.count, token[i] >= 0x30, token[i] <= 0x39 {
+                // Past a million the number is zero, a fraction or far beyond 10^15 anyway.
+                if e < 1_000_000 { e = e * 10 + Int(token[i] - 0x30) }
+                i += 1
+            }
+            exponent += sign * e
+        }
+        let first = digits.firstIndex { $0 != 0x30 } ?? digits.count
+        digits.removeFirst(first)
+        while let last = digits.last, last == 0x30 {
+            digits.removeLast()
+            exponent += 1
+        }
+        return (negative, digits, exponent)
     }
 
     /// One of an enumeration's raw values, matched as bytes (no String is made).

@@ -1,0 +1,200 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// The ledger's rules that protect money (docs/ledger.md), each on the case that once failed open:
+/// the spill, grants with no known start, what paid for a use, reused ids, consumes dated
+/// earlier, purchases dated later.
+@Suite struct LedgerTests {
+    /// Using more never leaves more: a use the credits cannot cover in full still spends them.
+    @Test func aPartialSpillSpendsTheCreditsItCan() throws {
+        let graph = compileGraph("""
+            feature api_calls: metered { unit "call" / "calls" }
+            credits coins { api_calls 1 = 1 }
+            entitlement free = everyone {
+              grants api_calls 10 per month
+              grants coins 5 per month
+            }
+            """)
+        func after(_ calls: Int) throws -> (coins: Int64?, check: FeatureResult, overage: Int64?) {
+            let e = try evaluate(graph, state(#"{"usage": [{"feature": "api_calls", "amount": \#(calls), "at": "2026-11-10T00:00:00Z"}]}"#),
+                                 at: "2026-11-20T00:00:00Z")
+            let calls = try e.feature("api_calls")
+            return (try e.feature("coins").balance, calls, calls.overage)
+        }
+        let fifteen = try after(15)
+        #expect(fifteen.coins == 0)
+        #expect(fifteen.check.decision == .denied)
+        #expect(fifteen.overage == 0)
+        let sixteen = try after(16)
+        #expect(sixteen.coins == 0)  // was 5: the coins could not pay for all 6, so they paid for none
+        #expect(sixteen.check.decision == .denied)
+        #expect(sixteen.overage == 1)
+    }
+
+    /// Two systems, neither covering the rest alone: each pays what it has for the whole units that
+    /// buys, in declaration order; a remainder too small for a unit is spent toward the next.
+    @Test func systemsPayInDeclarationOrderWhenNoneCoversTheRest() throws {
+        let graph = compileGraph("""
+            feature calls: metered
+            credits gold { calls 1 = 3 }
+            credits silver { calls 2 = 1 }
+            entitlement free = everyone {
+              grants calls 10 per month
+              grants gold 10 per month
+              grants silver 4 per month
+            }
+            """)
+        // 25 calls: 10 from the grant; 15 left cost 45 gold (10 held) or 8 silver (4 held).
+        // Gold pays its 10 for 3 calls (the 10th credit is spent toward a 4th); silver then needs 6
+        // for the 12 left, has 4: pays them for 8 calls; 4 calls are overage.
+        let e = try evaluate(graph, state(#"{"usage": [{"feature": "calls", "amount": 25, "at": "2026-11-10T00:00:00Z"}]}"#),
+                             at: "2026-11-20T00:00:00Z")
+        #expect(try e.feature("gold").balance == 0)
+        #expect(try e.feature("silver").balance == 0)
+        #expect(try e.feature("calls").overage == 4)
+        // 21 calls: 11 left; neither covers them alone (33 gold, 6 silver). Gold pays its 10 for 3
+        // calls; silver covers the other 8 in full with its 4: nothing is overage.
+        let shared = try evaluate(graph, state(#"{"usage": [{"feature": "calls", "amount": 21, "at": "2026-11-10T00:00:00Z"}]}"#),
+                                  at: "2026-11-20T00:00:00Z")
+        #expect(try shared.feature("gold").balance == 0)
+        #expect(try shared.feature("silver").balance == 0)
+        #expect(try shared.feature("calls").overage == 0)
+        // 15 calls: 5 left; gold cannot pay 15, silver covers them with 3: the first system that
+        // covers the rest in full pays it, as a check would, and gold keeps its credits.
+        let covered = try evaluate(graph, state(#"{"usage": [{"feature": "calls", "amount": 15, "at": "2026-11-10T00:00:00Z"}]}"#),
+                                   at: "2026-11-20T00:00:00Z")
+        #expect(try covered.feature("gold").balance == 10)
+        #expect(try covered.feature("silver").balance == 1)
+        #expect(try covered.feature("calls").overage == 0)
+    }
+
+    /// A grant with no known start (an override, a purchase without `purchased_at`) has no history
+    /// to carry from: an earlier use never raises a later balance.
+    @Test func aGrantWithNoKnownStartNeverCarries() throws {
+        let graph = compileGraph("""
+            product pro: non_consumable
+            feature calls: metered
+            entitlement plan = pro { grants calls 10 per month carry }
+            """)
+        for purchases in [#""overrides": {"pro": "purchased"}"#, #""purchases": [{"product": "pro"}]"#] {
+            func balance(_ usage: String) throws -> Int64? {
+                try evaluate(graph, state(#"{\#(purchases), "usage": [\#(usage)]}"#), at: "2026-11-20T00:00:00Z")
+                    .feature("calls").balance
+            }
+            let late = #"{"feature": "calls", "amount": 3, "at": "2026-11-05T00:00:00Z"}"#
+            #expect(try balance(late) == 7)
+            // An early use added: once counted from it, its windows carried 10 a month into November.
+            #expect(try balance(#"{"feature": "calls", "amount": 1, "at": "2025-01-05T00:00:00Z"}, "# + late) == 7)
+        }
+        // With a purchase date, carry counts from it.
+        let dated = try evaluate(graph, state(#"{"purchases": [{"product": "pro", "purchased_at": "2026-09-01T00:00:00Z"}]}"#),
+                                 at: "2026-11-20T00:00:00Z")
+        #expect(try dated.feature("calls").balance == 30)
+    }
+
+    /// What paid for a use stays paid: a lapsed plan's uses are not charged again to a pack.
+    @Test func aLapsedPlansUsesStayWithThePlan() throws {
+        let graph = compileGraph("""
+            product monthly: subscription { period month }
+            product pack: non_consumable
+            feature messages: metered
+            entitlement plan = monthly { grants messages 300 per month }
+            entitlement extra = pack { grants messages 500 }
+            """)
+        let purchases = #"""
+            {"product": "monthly", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z",
+             "expires_at": "2026-11-01T00:00:00Z"},
+            {"product": "pack", "purchased_at": "2026-09-01T00:00:00Z"}
+            """#
+        let usage = #"{"feature": "messages", "amount": 300, "at": "2026-10-15T00:00:00Z"}"#
+        let e = try evaluate(graph, state(#"{"purchases": [\#(purchases)], "usage": [\#(usage)]}"#), at: "2026-11-20T00:00:00Z")
+        let r = try e.feature("messages")
+        #expect(r.balance == 500)
+        #expect(r.overage == 0)
+        // A pack bought after the use never paid for it: without the plan, the use was overage.
+        let later = try evaluate(graph, state(#"{"purchases": [{"product": "pack", "purchased_at": "2026-10-20T00:00:00Z"}], "#
+                                             + #""usage": [\#(usage)]}"#), at: "2026-11-20T00:00:00Z")
+        #expect(try later.feature("messages").balance == 500)
+        #expect(try later.feature("messages").overage == 300)
+        // A refund takes back what it paid for: the use falls to the pack.
+        let refunded = try evaluate(graph, state(#"{"purchases": [\#(purchases.replacingOccurrences(of: "expired", with: "revoked"))], "#
+                                                 + #""usage": [\#(usage)]}"#), at: "2026-11-20T00:00:00Z")
+        #expect(try refunded.feature("messages").balance == 200)
+    }
+
+    /// Ids are idempotency keys, unique per customer across features: a retry counts once, a
+    /// reused id for another use counts, with a warning.
+    @Test func aReusedIDForAnotherUseCountsAndWarns() throws {
+        let graph = compileGraph("""
+            feature calls: metered { event "call" }
+            feature exports: metered
+            entitlement free = everyone { grants calls 10; grants exports 10 }
+            """)
+        let e = try evaluate(graph, state(#"""
+            {"usage": [
+              {"feature": "calls", "amount": 3, "id": "r1"},
+              {"event": "call", "amount": 3, "id": "r1"},
+              {"feature": "calls", "amount": 4, "id": "r1"},
+              {"feature": "exports", "amount": 3, "id": "r1"}
+            ]}
+            """#), at: "2026-11-20T00:00:00Z")
+        #expect(try e.feature("calls").balance == 3)  // 3, the retry not, 4 counted
+        #expect(try e.feature("exports").balance == 7)
+        #expect(e.ruleSetWarnings.map(\.description) == [
+            #"usage[2].id: "r1" was used for usage[0] (calls, amount 3); ids are unique per customer, so this record counts as another use"#,
+            #"usage[3].id: "r1" was used for usage[0] (calls, amount 3); ids are unique per customer, so this record counts as another use"#,
+        ])
+        #expect(throws: EvaluationError(#"usage[2].id: "r1" was used for usage[0] (calls, amount 3); ids are unique per customer, "#
+                                        + "so this record counts as another use")) {
+            try Evaluation(graph: graph, state: e.state, at: e.at, strict: true)
+        }
+    }
+
+    /// A consume dated before an already recorded use never pushes that one over the limit.
+    @Test func aConsumeDatedEarlierCannotSpendTheLastUnitTwice() throws {
+        let graph = compileGraph("""
+            feature calls: metered
+            entitlement free = everyone { grants calls 5 per month }
+            """)
+        let tracker = JSONPurchaseTracker(state(#"{"usage": [{"feature": "calls", "amount": 4, "at": "2026-11-01T00:00:00Z"}]}"#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        #expect(try evaluator.consume(feature: "calls", at: instant("2026-11-20T00:00:00Z")).allowed)
+        let earlier = try evaluator.consume(feature: "calls", at: instant("2026-11-10T00:00:00Z"))
+        #expect(earlier.decision == .denied)
+        #expect(earlier.reason == "recording 1 unit at 2026-11-10T00:00:00Z would leave usage[1] (at 2026-11-20T00:00:00Z) uncovered")
+        #expect(tracker.snapshot.usage.count == 2)
+        // The same id for another use is an error, and records nothing.
+        _ = try evaluator.consume(feature: "calls", amount: 1, id: "k", at: instant("2026-12-02T00:00:00Z"))
+        #expect(throws: EvaluationError(#"idempotency key "k" was used for usage[2] (calls, amount 1)"#)) {
+            try evaluator.consume(feature: "calls", amount: 2, id: "k", at: instant("2026-12-03T00:00:00Z"))
+        }
+        #expect(tracker.snapshot.usage.count == 3)
+    }
+
+    /// §2 rule 11 and §3: a purchase dated after `t` does not exist yet; an inactive entitlement never
+    /// reports a date after `t`.
+    @Test func aPurchaseDatedLaterIsNotThereYet() throws {
+        let graph = compileGraph("""
+            product monthly: subscription { period month }
+            entitlement pro = monthly
+            """)
+        let e = try evaluate(graph, state(#"""
+            {"purchases": [{"product": "monthly", "purchased_at": "2026-12-01T00:00:00Z", "expires_at": "2027-01-01T00:00:00Z"}]}
+            """#), at: "2026-11-20T00:00:00Z")
+        let r = try e.entitlement("pro")
+        #expect(r.decision == .denied)
+        #expect(r.status == .neverPurchased)
+        #expect(r.expiresAt == nil)
+        #expect(r.product == nil)
+        #expect(r.validUntil == instant("2026-12-01T00:00:00Z"))
+        // A refund of a purchase whose period had not ended: revoked, and no end after `t`.
+        let refunded = try evaluate(graph, state(#"""
+            {"purchases": [{"product": "monthly", "status": "revoked", "purchased_at": "2026-11-01T00:00:00Z",
+                            "expires_at": "2026-12-01T00:00:00Z"}]}
+            """#), at: "2026-11-20T00:00:00Z").entitlement("pro")
+        #expect(refunded.status == .revoked)
+        #expect(refunded.expiresAt == nil)
+        #expect(refunded.validUntil == instant("2026-12-01T00:00:00Z"))
+    }
+}
