@@ -49,43 +49,69 @@ public enum Consumption {
         if let pushed = try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
             result.decision = .denied
             result.via = nil
-            let recorded = state.usage[pushed]
             let units = graph[env].features[f].amount(amount)
-            result.why = Reason(formed: {
-                "recording \(units) at \(at) would leave usage[\(pushed)] (at \(recorded.at ?? at)) uncovered"
-            })
+            switch pushed {
+            case .later(let k):
+                let recorded = state.usage[k]
+                result.why = Reason(formed: {
+                    "recording \(units) at \(at) would leave usage[\(k)] (at \(recorded.at ?? at)) uncovered"
+                })
+            case .itself:
+                result.why = Reason(formed: {
+                    "recording \(units) at \(at) would leave it uncovered once \(at) is in the past: a purchase that pays for "
+                        + "it now has ended, and the grants it had then are spent"
+                })
+            }
             return Decision(result: result, record: nil)
         }
         return Decision(result: result, record: record)
     }
 
-    /// The record dated after `at` that appending `record` would push into overage (the first in
-    /// time order), or nil when replaying every record with it adds no overage.
+    /// A use that recording a new one would push into overage.
+    enum Pushed {
+        /// A record dated later.
+        case later(Int)
+        /// The new use itself, once its instant is read as a past one (§5: a purchase `expired` or
+        /// `billing_retry` today was owned then within its dates, so other grants paid).
+        case itself
+    }
+
+    /// What appending `record` would push into overage when every record is replayed, read from an
+    /// instant after all of them (the first later record in time order, or the new use itself), or
+    /// nil when it adds no overage.
     static func overLimit(by record: UsageRecord, graph: RuleGraph, state: PurchaseState, environment: Environment,
-                          feature f: Int, at: Instant) throws(EvaluationError) -> Int? {
+                          feature f: Int, at: Instant) throws(EvaluationError) -> Pushed? {
         let later = state.usage.indices.filter { (state.usage[$0].at ?? at) > at }
             .sorted { (state.usage[$0].at!, $0) < (state.usage[$1].at!, $1) }
-        guard !later.isEmpty else { return nil }
+        // Read later, the state can differ from the check's reading only through records dated
+        // later, or through purchases whose status ended them before their dates did.
+        let ended = state.purchases.contains { $0.status == .expired || $0.status == .billingRetry }
+        guard !later.isEmpty || ended else { return nil }
         var with = state
         with.usage.append(record)
-        let members = graph[environment].componentOf[f] >= 0 ? graph[environment].components[graph[environment].componentOf[f]] : [f]
-        /// Whether the overage of some member of `f`'s component, read at `instant`, is larger with the record.
-        func grows(at instant: Instant) throws(EvaluationError) -> Bool {
-            let before = try Evaluation(graph: graph, state: state, environment: environment, at: instant)
-            let after = try Evaluation(graph: graph, state: with, environment: environment, at: instant)
+        let g = graph[environment]
+        let members = g.componentOf[f] >= 0 ? g.components[g.componentOf[f]] : [f]
+        /// Whether the overage of some member of `f`'s component, read just after `instant`, is
+        /// larger with the record.
+        func grows(after instant: Instant) throws(EvaluationError) -> Bool {
+            let just = Instant(seconds: instant.seconds + (instant.nanoseconds == 999_999_999 ? 1 : 0),
+                               nanoseconds: instant.nanoseconds == 999_999_999 ? 0 : instant.nanoseconds + 1)
+            let before = try Evaluation(graph: graph, state: state, environment: environment, at: just)
+            let after = try Evaluation(graph: graph, state: with, environment: environment, at: just)
             for m in members where after.feature(m, required: 1).overage ?? 0 > before.feature(m, required: 1).overage ?? 0 {
                 return true
             }
             return false
         }
-        guard try grows(at: state.usage[later.last!].at!) else { return nil }
-        // The first later record at whose instant the overage has grown (it only grows with time).
+        guard try grows(after: later.last.map { state.usage[$0].at! } ?? at) else { return nil }
+        if try grows(after: at) { return .itself }
+        // The first later record after whose instant the overage has grown (it only grows with time).
         var (low, high) = (0, later.count - 1)
         while low < high {
             let mid = (low + high) / 2
-            if try grows(at: state.usage[later[mid]].at!) { high = mid } else { low = mid + 1 }
+            if try grows(after: state.usage[later[mid]].at!) { high = mid } else { low = mid + 1 }
         }
-        return later[low]
+        return .later(later[low])
     }
 
     /// The answer a consumption recorded as `state.usage[record]` got: the check on the state as

@@ -75,7 +75,7 @@ import Testing
         (#"{"usage": [{"feature": "a", "amount": 1000000000000001}]}"#, "usage[0].amount: 1000000000000001 is larger than 10^15"),
         (#"{"usage": [{"feature": "a", "amount": 99999999999999999999999}]}"#,
          "usage[0].amount: 99999999999999999999999 is larger than 10^15"),
-        (#"{"purchases": [{"product": "p", "quantity": 1.5}]}"#, "purchases[0].quantity: 1.5 is not an integer"),
+        (#"{"purchases": [{"product": "p", "quantity": 1.5}]}"#, "purchases[0].quantity: 1.5 is not a whole number"),
         (#"{"purchases": [{"product": "p", "quantity": "3"}]}"#, "purchases[0].quantity: expected an integer, found a string"),
         (#"{"purchases": [{"store": "x"}]}"#, #"purchases[0]: missing "product""#),
         (#"{"purchases": {"product": "p"}}"#, "purchases: expected an array, found an object"),
@@ -184,6 +184,23 @@ import Testing
         let s = try PurchaseState(json: #"{"purchases": [{"product": "p", "quantity": 1000000000000000}], "usage": [{"feature": "f", "level": 0}, {"feature": "f", "amount": -0}]}"#)
         #expect(s.purchases[0].quantity == 1_000_000_000_000_000)
         #expect(s.usage.map(\.kind) == [.level(0), .amount(0)])
+    }
+
+    /// A number with no fraction is that integer however it is written, as JSON Schema reads it.
+    @Test(arguments: [("5", 5), ("5.0", 5), ("5e0", 5), ("0.5e1", 5), ("50E-1", 5), ("1e15", 1_000_000_000_000_000),
+                      ("1000000000000000.000", 1_000_000_000_000_000), ("-0.0", 0), ("0e99999999999", 0)] as [(String, Int64)])
+    func wholeNumbersInAnyNotation(_ written: String, _ value: Int64) throws {
+        let s = try PurchaseState(json: #"{"usage": [{"feature": "f", "amount": \#(written)}]}"#)
+        #expect(s.usage[0].kind == .amount(value))
+    }
+
+    @Test(arguments: [("2.5", "2.5 is not a whole number"), ("25e-1", "25e-1 is not a whole number"),
+                      ("1e16", "1e16 is larger than 10^15"), ("-1.0", "-1.0 is negative"),
+                      ("1e-99999999999", "1e-99999999999 is not a whole number")])
+    func fractionsAndOutOfRangeNumbersAreRefused(_ written: String, _ message: String) {
+        #expect(throws: StateError(path: "usage[0].amount", message: message)) {
+            try PurchaseState(json: #"{"usage": [{"feature": "f", "amount": \#(written)}]}"#)
+        }
     }
 
     /// A JSON array of `count` copies of `item`, as bytes.
