@@ -1,0 +1,147 @@
+import EntlRuntime
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// `eval --consume` writes a user's state file as a careful editor does: atomically, through a
+/// symbolic link, keeping its mode, its layout and its line endings, refusing a read-only file,
+/// the new record the only change; concurrent consumers never spend the last unit twice.
+@Suite struct ConsumeFileSafetyTests {
+    static let rules = """
+    feature calls: metered
+    entitlement free = everyone { grants calls 5 }
+    """
+    static let at = "2026-06-10T00:00:00Z"
+
+    func scratch(state: String) throws -> String {
+        let dir = try makeTemporaryDirectory()
+        try Self.rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try state.write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    func consume(_ dir: String, _ file: String = "state.json", at: String = ConsumeFileSafetyTests.at) throws -> CommandResult {
+        try runEntlc(["eval", "rules.entl", "--state", file, "--feature", "calls", "--consume", "--at", at], directory: dir)
+    }
+
+    func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    static let record = #"{"feature": "calls", "amount": 1, "at": "2026-06-10T00:00:00Z"}"#
+
+    /// Each layout keeps its own: the record is laid out like its neighbour, or like the state's
+    /// own members in a new array.
+    @Test(arguments: [
+        // Minified stays minified.
+        (#"{"usage":[{"feature":"calls","amount":1}]}"#,
+         #"{"usage":[{"feature":"calls","amount":1},{"feature":"calls","amount":1,"at":"2026-06-10T00:00:00Z"}]}"#),
+        (#"{"customer":"c"}"#, #"{"customer":"c","usage":[{"feature":"calls","amount":1,"at":"2026-06-10T00:00:00Z"}]}"#),
+        // Pretty with a 4-space indent, one member per line.
+        ("{\n    \"usage\": [\n        {\n            \"feature\": \"calls\",\n            \"amount\": 1\n        }\n    ]\n}\n",
+         "{\n    \"usage\": [\n        {\n            \"feature\": \"calls\",\n            \"amount\": 1\n        },\n        {\n"
+            + "            \"feature\": \"calls\",\n            \"amount\": 1,\n            \"at\": \"2026-06-10T00:00:00Z\"\n"
+            + "        }\n    ]\n}\n"),
+        // CRLF line endings stay CRLF.
+        ("{\r\n  \"usage\": [\r\n    {\r\n      \"feature\": \"calls\",\r\n      \"amount\": 1\r\n    }\r\n  ]\r\n}\r\n",
+         "{\r\n  \"usage\": [\r\n    {\r\n      \"feature\": \"calls\",\r\n      \"amount\": 1\r\n    },\r\n    {\r\n"
+            + "      \"feature\": \"calls\",\r\n      \"amount\": 1,\r\n      \"at\": \"2026-06-10T00:00:00Z\"\r\n    }\r\n  ]\r\n}\r\n"),
+        ("{\r\n  \"customer\": \"c\"\r\n}\r\n",
+         "{\r\n  \"customer\": \"c\",\r\n  \"usage\": [" + record + "]\r\n}\r\n"),
+        // One record per line.
+        ("{\n  \"usage\": [\n    {\"feature\": \"calls\", \"amount\": 1}\n  ]\n}\n",
+         "{\n  \"usage\": [\n    {\"feature\": \"calls\", \"amount\": 1},\n    " + record + "\n  ]\n}\n"),
+    ])
+    func theLayoutIsKept(_ before: String, _ after: String) throws {
+        let dir = try scratch(state: before)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try consume(dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try read(dir + "/state.json") == after)
+    }
+
+    /// Through a symbolic link the target is rewritten and the link stays a link; the mode is kept.
+    @Test func aSymlinkStaysALinkAndTheModeIsKept() throws {
+        let dir = try scratch(state: #"{"usage": []}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: dir + "/state.json", toPath: dir + "/data/real.json")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/state.json", withDestinationPath: "data/real.json")
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: dir + "/data/real.json")
+        #expect(try consume(dir).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/state.json") == "data/real.json")
+        #expect(try read(dir + "/data/real.json") == #"{"usage": ["# + Self.record + "]}")
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/data/real.json")[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/data") == ["real.json"])
+    }
+
+    /// A file with no write permission is refused (even for root), nothing decided or changed.
+    @Test func aReadOnlyFileIsRefused() throws {
+        let state = #"{"usage": []}"#
+        let dir = try scratch(state: state)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: dir + "/state.json")
+        let r = try consume(dir)
+        #expect(r.status == 2)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "entlc: error: cannot write `state.json`: the file is read-only (nothing was changed)\n")
+        #expect(try read(dir + "/state.json") == state)
+    }
+
+    /// 200 consumes on a minified file: it grows by the record alone, the same number of bytes each
+    /// time (no indentation piles up).
+    @Test func aMinifiedFileGrowsLinearly() throws {
+        var bytes = Array(#"{"customer":"c","usage":[{"feature":"calls","amount":1}]}"#.utf8)
+        let record = UsageRecord(feature: "calls", kind: .amount(1), at: instant(Self.at))
+        var sizes: [Int] = []
+        for _ in 0..<200 {
+            bytes = try PurchaseState.appendingUsage(record, toJSON: bytes)
+            sizes.append(bytes.count)
+        }
+        let steps = Set(zip(sizes.dropFirst(), sizes).map { $0 - $1 })
+        #expect(steps == [Array(#",{"feature":"calls","amount":1,"at":"2026-06-10T00:00:00Z"}"#.utf8).count])
+        #expect(try PurchaseState(json: bytes).usage.count == 201)
+        // The command line writes the same bytes.
+        let dir = try scratch(state: #"{"customer":"c","usage":[{"feature":"calls","amount":1}]}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "feature calls: metered\nentitlement free = everyone { grants calls unlimited }"
+            .write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        for _ in 0..<200 { #expect(try consume(dir).status == 0) }
+        #expect(Array(try read(dir + "/state.json").utf8) == bytes)
+    }
+
+    /// 8 processes consume one unit each from a balance of 5: exactly 5 are recorded.
+    @Test func eightConcurrentConsumersRecordExactlyTheBalance() throws {
+        let dir = try scratch(state: #"{"usage": []}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var processes: [Process] = []
+        for _ in 0..<8 {
+            let p = Process()
+            p.executableURL = entlcExecutable
+            p.arguments = ["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume", "--at", Self.at]
+            p.currentDirectoryURL = URL(fileURLWithPath: dir)
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            processes.append(p)
+        }
+        for p in processes { p.waitUntilExit() }
+        #expect(processes.filter { $0.terminationStatus == 0 }.count == 5)
+        #expect(processes.filter { $0.terminationStatus == 1 }.count == 3)
+        let state = try PurchaseState(json: Array(try read(dir + "/state.json").utf8))
+        #expect(state.usage.count == 5)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["rules.entl", "state.json"])
+    }
+
+    /// The same id for another use: exit 2, the first record named, nothing written.
+    @Test func aReusedIDForAnotherUseIsRefused() throws {
+        let state = #"{"usage": [{"feature": "calls", "amount": 3, "id": "req-7"}]}"#
+        let dir = try scratch(state: state)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--amount", "2", "--consume",
+                              "--id", "req-7", "--at", Self.at], directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "entlc: error: state.json: idempotency key \"req-7\" was used for usage[0] (calls, amount 3)\n")
+        #expect(try read(dir + "/state.json") == state)
+    }
+}
