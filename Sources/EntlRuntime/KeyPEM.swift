@@ -154,6 +154,7 @@ private enum KeyText {
     static func wrongLabel(expected: String, found: String) -> String {
         switch (expected, found) {
         case ("PUBLIC KEY", "PRIVATE KEY"): return "this is a private key; give the public key (`openssl pkey -in KEY -pubout`)"
+        case ("PRIVATE KEY", "PUBLIC KEY"): return "this is a public key; signing needs the private key"
         case (_, "ENCRYPTED PRIVATE KEY"):
             return "the private key is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN`)"
         default: return "expected a `\(expected)` PEM block, found `\(found)`"

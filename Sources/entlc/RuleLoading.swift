@@ -110,7 +110,9 @@ enum FileSystem {
     }
 
     /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then rename.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+    /// `mode` sets the permissions (else an existing file's are kept); with `replace` false, an
+    /// existing `path` is an error and stays as it was (the new file is linked in, never renamed over).
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil, replace: Bool = true) throws(CLIError) {
         var template = Array((path + ".entlc-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
@@ -127,7 +129,9 @@ enum FileSystem {
         }
         // Keep the original file's permissions; a new file gets the usual ones (0666 less the umask).
         var info = stat()
-        if stat(path, &info) == 0 {
+        if let mode {
+            fchmod(fd, mode)
+        } else if stat(path, &info) == 0 {
             fchmod(fd, info.st_mode & 0o7777)
         } else {
             let mask = umask(0)
@@ -136,6 +140,13 @@ enum FileSystem {
         }
         if fsync(fd) != 0 { ok = false }
         close(fd)
+        if ok, !replace {
+            let linked = link(temp, path) == 0
+            let reason = linked ? "" : errno == EEXIST ? "it already exists" : lastError()
+            unlink(temp)
+            guard linked else { throw CLIError("cannot write `\(path)`: \(reason)") }
+            return
+        }
         guard ok, rename(temp, path) == 0 else {
             let reason = lastError()
             unlink(temp)
@@ -231,15 +242,16 @@ extension RuleLoader {
     static let graphOption = OptionSpec(name: "--graph", takesValue: true)
 
     /// The rule graph a running command evaluates: the artifact `--graph FILE` names (checked by
-    /// the runtime's decoder, no compiler involved), or the RULES compiled.
+    /// the runtime's decoder, no compiler involved; with `--trusted-key`, only if signed), or the
+    /// RULES compiled.
     static func graph(_ args: ParsedArguments) throws(CLIError) -> RuleGraph {
-        guard let path = args.value("--graph") else { return try compile(args.positionals).graph }
-        guard args.positionals.isEmpty else { throw CLIError("give either RULES or --graph FILE, not both") }
-        let bytes = try FileSystem.contents(ofInput: path)
-        do throws(RuleGraphArtifactError) {
-            return try RuleGraphArtifact(bytes: bytes).graph
-        } catch {
-            throw CLIError("`\(path)` is not a usable rule graph: \(error)")
+        guard let path = args.value("--graph") else {
+            guard !args.has("--trusted-key"), !args.has("--signature") else {
+                throw CLIError("--trusted-key and --signature apply to a built graph (--graph FILE), not to RULES")
+            }
+            return try compile(args.positionals).graph
         }
+        guard args.positionals.isEmpty else { throw CLIError("give either RULES or --graph FILE, not both") }
+        return try artifact(path, args).0.graph
     }
 }

@@ -51,7 +51,9 @@ import Testing
         let cases: [(String, Bool, String)] = [
             ("", false, "not a PEM key: no `-----BEGIN PUBLIC KEY-----` line"),
             (privateText, false, "this is a private key; give the public key (`openssl pkey -in KEY -pubout`)"),
-            (publicText, true, "expected a `PRIVATE KEY` PEM block, found `PUBLIC KEY`"),
+            (publicText, true, "this is a public key; signing needs the private key"),
+            ("-----BEGIN CERTIFICATE-----\nMIGb\n-----END CERTIFICATE-----\n", false,
+             "expected a `PUBLIC KEY` PEM block, found `CERTIFICATE`"),
             ("-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIGb\n-----END ENCRYPTED PRIVATE KEY-----\n", true,
              "the private key is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN`)"),
             (publicText.replacingOccurrences(of: "-----END PUBLIC KEY-----\n", with: ""), false,
