@@ -36,7 +36,8 @@ enum Base64 {
                 group <<= 6
             } else {
                 guard let value = value(of: letter) else {
-                    throw Base64Error(letter == UInt8(ascii: "=") ? misplacedPadding(i + 1) : notALetter(letter, at: i + 1))
+                    let padding = letter == UInt8(ascii: "=")
+                    throw Base64Error(padding ? misplacedPadding(i + 1) : notALetter(letter, at: i + 1))
                 }
                 group = group << 6 | value
             }
@@ -70,7 +71,8 @@ enum Base64 {
     }
     private static func misplacedPadding(_ at: Int) -> String { "misplaced `=` at character \(at)" }
     private static func notALetter(_ letter: UInt8, at: Int) -> String {
-        let shown = letter >= 0x20 && letter < 0x7f ? "`\(Character(Unicode.Scalar(letter)))`" : "byte 0x\(String(letter, radix: 16))"
+        let printable = letter >= 0x20 && letter < 0x7f
+        let shown = printable ? "`\(Character(Unicode.Scalar(letter)))`" : "byte 0x\(String(letter, radix: 16))"
         return "\(shown) at character \(at) is not base64"
     }
     private static let unusedBitsSet = "the last base64 character has unused bits set"

@@ -61,7 +61,9 @@ public enum Ed25519 {
         private let scalar: [UInt8], prefix: [UInt8]
 
         public init(rawRepresentation seed: [UInt8]) throws(KeyFormatError) {
-            guard seed.count == 32 else { throw KeyFormatError("an Ed25519 private key has 32 bytes, not \(seed.count)") }
+            guard seed.count == 32 else {
+                throw KeyFormatError("an Ed25519 private key has 32 bytes, not \(seed.count)")
+            }
             let h = SHA512.hash(seed)
             var s = Array(h[0..<32])
             s[0] &= 248

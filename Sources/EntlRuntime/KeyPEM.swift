@@ -153,7 +153,8 @@ private enum KeyText {
     static func noEnd(_ label: String) -> String { "no `-----END \(label)-----` line" }
     static func wrongLabel(expected: String, found: String) -> String {
         switch (expected, found) {
-        case ("PUBLIC KEY", "PRIVATE KEY"): return "this is a private key; give the public key (`openssl pkey -in KEY -pubout`)"
+        case ("PUBLIC KEY", "PRIVATE KEY"):
+            return "this is a private key; give the public key (`openssl pkey -in KEY -pubout`)"
         case ("PRIVATE KEY", "PUBLIC KEY"): return "this is a public key; signing needs the private key"
         case (_, "ENCRYPTED PRIVATE KEY"):
             return "the private key is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN`)"

@@ -54,7 +54,9 @@ public struct SHA512: Sendable {
         while tail.count % 128 != 112 { tail.append(0) }
         tail.append(contentsOf: repeatElement(0, count: 8))  // the high half of the bit length
         let bits = length &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
         tail.withUnsafeBufferPointer { buffer in
             for start in stride(from: 0, to: buffer.count, by: 128) {
                 compress(UnsafeBufferPointer(rebasing: buffer[start..<start + 128]))
@@ -63,7 +65,9 @@ public struct SHA512: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
         }
         return out
     }

@@ -41,7 +41,8 @@ extension RuleLoader {
 
     /// A built graph as `--graph FILE` names it: when `--trusted-key` is given, only if one of those
     /// keys signed its exact bytes; then checked by the runtime's decoder. Also says which key.
-    static func artifact(_ path: String, _ args: ParsedArguments) throws(CLIError) -> (RuleGraphArtifact, signer: String?) {
+    static func artifact(_ path: String, _ args: ParsedArguments)
+        throws(CLIError) -> (RuleGraphArtifact, signer: String?) {
         let bytes = try FileSystem.contents(ofInput: path)
         let keyPaths = args.all("--trusted-key")
         var signer: String?
@@ -53,7 +54,9 @@ extension RuleLoader {
             guard let signaturePath = args.value("--signature") ?? (path == "-" ? nil : path + ".sig") else {
                 throw CLIError(Text.signatureOfStandardInput)
             }
-            if FileSystem.kind(signaturePath) == nil, errno == ENOENT { throw CLIError(Text.unsigned(path, signaturePath)) }
+            if FileSystem.kind(signaturePath) == nil, errno == ENOENT {
+                throw CLIError(Text.unsigned(path, signaturePath))
+            }
             let signature = try FileSystem.contents(of: signaturePath)
             do throws(RuleGraphArtifactError) {
                 let key = try TrustedKeys(keys).signer(of: bytes, signature: signature)
@@ -90,8 +93,10 @@ extension RuleLoader {
     }
 
     private enum Text {
-        static let signatureWithoutKeys = "--signature needs --trusted-key KEY.pub (a signature is checked only against trusted keys)"
-        static let signatureOfStandardInput = "give the signature's path with --signature PATH when the graph is read from standard input"
+        static let signatureWithoutKeys =
+            "--signature needs --trusted-key KEY.pub (a signature is checked only against trusted keys)"
+        static let signatureOfStandardInput =
+            "give the signature's path with --signature PATH when the graph is read from standard input"
         static func unsigned(_ path: String, _ signature: String) -> String {
             "`\(path)` is not trusted: it is not signed (no `\(signature)`)"
         }

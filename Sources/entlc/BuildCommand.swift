@@ -29,8 +29,8 @@ enum BuildCommand {
               cannot be written.
 
         """,
-        options: [OptionSpec(name: "--output", takesValue: true, short: "-o"), OptionSpec(name: "--sign", takesValue: true),
-                  OptionSpec(name: "--signature", takesValue: true)],
+        options: [OptionSpec(name: "--output", takesValue: true, short: "-o"),
+                  OptionSpec(name: "--sign", takesValue: true), OptionSpec(name: "--signature", takesValue: true)],
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {

@@ -112,7 +112,8 @@ enum FileSystem {
     /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then rename.
     /// `mode` sets the permissions (else an existing file's are kept); with `replace` false, an
     /// existing `path` is an error and stays as it was (the new file is linked in, never renamed over).
-    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil, replace: Bool = true) throws(CLIError) {
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil,
+                                replace: Bool = true) throws(CLIError) {
         var template = Array((path + ".entlc-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }

@@ -67,7 +67,8 @@ import Testing
         for arguments in [["keygen"], ["keygen", "a", "b"], ["keygen", "-"]] {
             let bad = try runEntlc(arguments)
             #expect(bad.status == 2)
-            #expect(bad.stderr == "entlc: error: give the private key's path: entlc keygen KEY (the public key goes to KEY.pub)\n")
+            #expect(bad.stderr
+                == "entlc: error: give the private key's path: entlc keygen KEY (the public key goes to KEY.pub)\n")
         }
         let nowhere = try runEntlc(["keygen", dir + "/missing/key"])
         #expect(nowhere.status == 2)
@@ -90,7 +91,8 @@ import Testing
         let verified = try runEntlc(["verify", artifact, "--trusted-key", "Tests/Fixtures/keys/second.pem.pub",
                                      "--trusted-key", Self.fixtureKey + ".pub"])
         #expect(verified.status == 0)
-        #expect(verified.stdout == "\(artifact): signed by \(Self.fixtureKey).pub, sha256 \(digest), built by entlc 0.1.0\n")
+        #expect(verified.stdout
+            == "\(artifact): signed by \(Self.fixtureKey).pub, sha256 \(digest), built by entlc 0.1.0\n")
 
         let query = ["--state", Self.state, "--feature", "api_calls", "--format", "json"]
         let plain = try runEntlc(["eval", "--graph", artifact] + query)
@@ -98,8 +100,9 @@ import Testing
         #expect(trusted.status == 0 && trusted.stdout == plain.stdout && trusted.stderr == "")
         let picture = try runEntlc(["graph", "--graph", artifact, "--trusted-key", Self.fixtureKey + ".pub"])
         #expect(picture.status == 0 && picture.stdout.hasPrefix("digraph"))
-        let changes = try runEntlc(["changes", "--graph", artifact, "--trusted-key", Self.fixtureKey + ".pub", "--state", Self.state,
-                                    "--from-time", "2026-11-01T00:00:00Z", "--to-time", "2027-01-01T00:00:00Z"])
+        let changes = try runEntlc(["changes", "--graph", artifact, "--trusted-key", Self.fixtureKey + ".pub",
+                                    "--state", Self.state, "--from-time", "2026-11-01T00:00:00Z",
+                                    "--to-time", "2027-01-01T00:00:00Z"])
         #expect(changes.status == 0 && changes.stdout.contains("\"event\""))
 
         // The signature elsewhere, and the artifact on standard input.
@@ -126,13 +129,8 @@ import Testing
         // Edited and resealed: the digest matches, so it loads without keys, never with them.
         let forged = dir + "/forged.json"
         try FileManager.default.copyItem(atPath: artifact + ".sig", toPath: forged + ".sig")
-        let start = try #require(text.range(of: #","graph":"#)).upperBound
-        let graph = String(text[start...].dropLast(2)).replacingOccurrences(of: "\"amount\":10000", with: "\"amount\":99999")
-        #expect(graph.contains("99999"))
-        var resealed = String(text[..<start]) + graph + "}\n"
-        let digest = try #require(resealed.range(of: #""sha256":""#)).upperBound
-        resealed.replaceSubrange(digest..<resealed.index(digest, offsetBy: 64), with: SHA256.hexDigest(Array(graph.utf8)))
-        try resealed.write(toFile: forged, atomically: true, encoding: .utf8)
+        let resealed = resealedArtifact(Array(text.utf8), replacing: #""amount":10000"#, with: #""amount":99999"#)
+        try Data(resealed).write(to: URL(fileURLWithPath: forged))
         #expect(try runEntlc(["eval", "--graph", forged] + eval).status == 0)
         for command in [["eval", "--graph", forged] + eval + trust, ["verify", forged] + trust,
                         ["graph", "--graph", forged] + trust] {
@@ -145,11 +143,13 @@ import Testing
         try FileManager.default.removeItem(atPath: artifact + ".sig")
         let unsigned = try runEntlc(["eval", "--graph", artifact] + eval + trust)
         #expect(unsigned.status == 2)
-        #expect(unsigned.stderr == "entlc: error: `\(artifact)` is not trusted: it is not signed (no `\(artifact).sig`)\n")
+        #expect(unsigned.stderr
+            == "entlc: error: `\(artifact)` is not trusted: it is not signed (no `\(artifact).sig`)\n")
         try "abc!\n".write(toFile: artifact + ".sig", atomically: true, encoding: .utf8)
         let malformed = try runEntlc(["verify", artifact] + trust)
         #expect(malformed.status == 2)
-        #expect(malformed.stderr == "entlc: error: `\(artifact)` is not trusted: not a signature: `!` at character 4 is not base64\n")
+        #expect(malformed.stderr
+            == "entlc: error: `\(artifact)` is not trusted: not a signature: `!` at character 4 is not base64\n")
 
         let cases: [([String], String)] = [
             (["verify", artifact], "give at least one --trusted-key KEY.pub to verify against"),
@@ -157,7 +157,8 @@ import Testing
             (["verify", artifact, "--trusted-key", Self.fixtureKey],
              "`\(Self.fixtureKey)` is not an Ed25519 public key: this is a private key; give the public key "
                 + "(`openssl pkey -in KEY -pubout`)"),
-            (["verify", artifact, "--trusted-key", dir + "/none.pub"], "cannot read `\(dir)/none.pub`: no such file or directory"),
+            (["verify", artifact, "--trusted-key", dir + "/none.pub"],
+             "cannot read `\(dir)/none.pub`: no such file or directory"),
             (["eval", "examples/api.entl"] + eval + trust,
              "--trusted-key and --signature apply to a built graph (--graph FILE), not to RULES"),
             (["eval", "--graph", artifact, "--signature", artifact + ".sig"] + eval,
@@ -166,9 +167,11 @@ import Testing
              "give the signature's path with --signature PATH when the graph is read from standard input"),
             (["build", "examples/api.entl", "-o", "-", "--sign", Self.fixtureKey],
              "give the signature's path with --signature PATH when the artifact goes to standard output"),
-            (["build", "examples/api.entl", "-o", dir + "/x.json", "--signature", dir + "/x.sig"], "--signature goes with --sign KEY"),
+            (["build", "examples/api.entl", "-o", dir + "/x.json", "--signature", dir + "/x.sig"],
+             "--signature goes with --sign KEY"),
             (["build", "examples/api.entl", "-o", dir + "/x.json", "--sign", Self.fixtureKey + ".pub"],
-             "`\(Self.fixtureKey).pub` is not an Ed25519 private key: this is a public key; signing needs the private key"),
+             "`\(Self.fixtureKey).pub` is not an Ed25519 private key: "
+                + "this is a public key; signing needs the private key"),
         ]
         for (arguments, message) in cases {
             let r = try runEntlc(arguments, stdin: text)

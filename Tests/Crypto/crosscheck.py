@@ -83,7 +83,8 @@ def make_cases(n, rng):
         key = Ed25519PrivateKey.from_private_bytes(seed)
         signature = key.sign(message)
         bad_signature, bad_message = flip(signature, rng), flip(message, rng)
-        check(not verifies(key.public_key(), bad_signature, message), f"case {i}: cryptography took a flipped signature")
+        check(not verifies(key.public_key(), bad_signature, message),
+              f"case {i}: cryptography took a flipped signature")
         check(not verifies(key.public_key(), signature, bad_message), f"case {i}: cryptography took a flipped message")
         cases.append({
             "seed": seed.hex(), "message": message.hex(), "public": raw_public(key.public_key()).hex(),
@@ -162,7 +163,8 @@ def command_line(work):
             f.write(private_pem(key))
         with open(path + ".pub", "w") as f:
             f.write(public_pem(key.public_key()))
-        check(entlc("build", "examples/photos.entl", "-o", artifact, "--sign", path).returncode == 0, f"{name} key: build --sign")
+        signing = entlc("build", "examples/photos.entl", "-o", artifact, "--sign", path)
+        check(signing.returncode == 0, f"{name} key: build --sign: {signing.stderr}")
         check(verifies(key.public_key(), read_signature(artifact + ".sig"), artifact_bytes),
               f"{name} key: cryptography refuses entlc's signature")
         with open(artifact + ".sig", "w") as f:
@@ -176,7 +178,8 @@ def command_line(work):
             f.write(artifact_bytes.replace(b'"ai_retouch"', b'"ai_retouck"', 1))
         shutil.copy(artifact + ".sig", tampered + ".sig")
         refused = entlc("verify", tampered, "--trusted-key", path + ".pub")
-        check(refused.returncode == 2 and "is not trusted" in refused.stderr, f"{name} key: entlc verify took a changed file")
+        check(refused.returncode == 2 and "is not trusted" in refused.stderr,
+              f"{name} key: entlc verify took a changed file")
 
 
 def edge_cases():

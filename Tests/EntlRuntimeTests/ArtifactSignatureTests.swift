@@ -20,20 +20,6 @@ import Testing
         try TrustedKeys(pemRepresentations: names.map { try readRepoFile("Tests/Fixtures/keys/\($0).pem.pub") })
     }
 
-    /// The artifact with its graph edited and its digest recomputed the way docs/cli.md describes
-    /// it (SHA-256 of the `graph` member as written): what anyone can make without the key.
-    static func resealed(_ artifact: [UInt8], replacing old: String, with new: String) throws -> [UInt8] {
-        var text = String(decoding: artifact, as: UTF8.self)
-        let start = try #require(text.range(of: #","graph":"#)).upperBound
-        let end = try #require(text.range(of: "}\n", options: .backwards)).lowerBound
-        let graph = String(text[start..<end]).replacingOccurrences(of: old, with: new)
-        #expect(graph != String(text[start..<end]))
-        text = String(text[..<start]) + graph + "}\n"
-        let digest = try #require(text.range(of: #""sha256":""#)).upperBound
-        text.replaceSubrange(digest..<text.index(digest, offsetBy: 64), with: SHA256.hexDigest(Array(graph.utf8)))
-        return Array(text.utf8)
-    }
-
     @Test func aSignedArtifactLoadsWithItsKeyAndOnlyWithIt() throws {
         let bytes = RuleGraphArtifact.encode(compileGraph(Self.rules), compiler: "entlc test")
         let signature = ArtifactSignature.file(signing: bytes, with: try Self.key("openssl"))
@@ -51,13 +37,18 @@ import Testing
             (TrustedKeys([]), signature, "signature: no trusted keys were given, so no signature can be accepted"),
             (try Self.trusted("openssl"), Array(signature.dropLast(3)) + [10],
              "signature: not a signature: 86 characters of base64 (a multiple of 4 was expected)"),
-            (try Self.trusted("openssl"), Array("AAAA\n".utf8), "signature: not a signature: 3 bytes instead of Ed25519's 64"),
+            (try Self.trusted("openssl"), Array("AAAA\n".utf8),
+             "signature: not a signature: 3 bytes instead of Ed25519's 64"),
             (try Self.trusted("openssl"), [], "signature: not a signature: 0 bytes instead of Ed25519's 64"),
-            (try Self.trusted("openssl"), signature + [10], "signature: not a signature: an empty line in the signature file"),
+            (try Self.trusted("openssl"), signature + [10],
+             "signature: not a signature: an empty line in the signature file"),
         ]
         for (keys, signature, message) in refusals {
-            #expect(throws: RuleGraphArtifactError(path: "signature", message: String(message.dropFirst("signature: ".count)))) {
-                try RuleGraphArtifact(bytes: bytes, signature: signature, trustedKeys: keys)
+            do {
+                _ = try RuleGraphArtifact(bytes: bytes, signature: signature, trustedKeys: keys)
+                Issue.record("accepted: \(message)")
+            } catch {
+                #expect(error.description == message)
             }
         }
     }
@@ -109,7 +100,7 @@ import Testing
     @Test func aResealedArtifactIsRefusedOnlyWithKeys() throws {
         let bytes = RuleGraphArtifact.encode(compileGraph(Self.rules), compiler: "entlc test")
         let signature = ArtifactSignature.file(signing: bytes, with: try Self.key("openssl"))
-        let forged = try Self.resealed(bytes, replacing: #""name":"premium""#, with: #""name":"premiun""#)
+        let forged = resealedArtifact(bytes, replacing: #""name":"premium""#, with: #""name":"premiun""#)
         let unchecked = try RuleGraphArtifact(bytes: forged)
         #expect(unchecked.graph.live.entitlements.map(\.name) == ["premiun"])
         #expect(throws: RuleGraphArtifactError(path: "signature", message: TrustedKeysText.notTrusted)) {
@@ -139,6 +130,6 @@ import Testing
 }
 
 private enum TrustedKeysText {
-    static let notTrusted = "the signature is not valid for the trusted key: the artifact was changed after it was signed, "
-        + "or signed with another key"
+    static let notTrusted = "the signature is not valid for the trusted key: "
+        + "the artifact was changed after it was signed, or signed with another key"
 }

@@ -113,7 +113,9 @@ import Testing
         let identity = [1] + [UInt8](repeating: 0, count: 31)
         let minusOne = hexBytes("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
         for bytes in [identity, minusOne] {
-            #expect(throws: KeyFormatError(Ed25519.PublicKey.smallOrder)) { try Ed25519.PublicKey(rawRepresentation: bytes) }
+            #expect(throws: KeyFormatError(Ed25519.PublicKey.smallOrder)) {
+                try Ed25519.PublicKey(rawRepresentation: bytes)
+            }
         }
         #expect(throws: KeyFormatError("an Ed25519 public key has 32 bytes, not 31")) {
             try Ed25519.PublicKey(rawRepresentation: Array(identity.dropLast()))

@@ -1,3 +1,4 @@
+import EntlRuntime
 import Foundation
 
 /// Bytes from hexadecimal text (tests only: traps on bad text).
@@ -41,12 +42,27 @@ public func rfc8032Vectors() throws -> [RFC8032Vector] {
             }
         }
         let name = String(block.split(separator: "\n")[0].dropFirst("TEST ".count))
-        return RFC8032Vector(name: name, secretKey: hexBytes(fields["SECRET KEY"]!), publicKey: hexBytes(fields["PUBLIC KEY"]!),
-                             message: hexBytes(fields["MESSAGE"] ?? ""), signature: hexBytes(fields["SIGNATURE"]!))
+        return RFC8032Vector(name: name, secretKey: hexBytes(fields["SECRET KEY"]!),
+                             publicKey: hexBytes(fields["PUBLIC KEY"]!), message: hexBytes(fields["MESSAGE"] ?? ""),
+                             signature: hexBytes(fields["SIGNATURE"]!))
     }
 }
 
 extension SeededRandom {
     /// `n` bytes from the generator.
     public mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}
+
+/// A built artifact with its graph edited and its digest recomputed the way docs/cli.md describes
+/// it (SHA-256 of the `graph` member as written): what anyone can make without the signing key.
+public func resealedArtifact(_ artifact: [UInt8], replacing old: String, with new: String) -> [UInt8] {
+    var text = String(decoding: artifact, as: UTF8.self)
+    let start = text.range(of: #","graph":"#)!.upperBound
+    let end = text.range(of: "}\n", options: .backwards)!.lowerBound
+    let graph = String(text[start..<end]).replacingOccurrences(of: old, with: new)
+    precondition(graph != String(text[start..<end]), "`\(old)` is not in the graph")
+    text = String(text[..<start]) + graph + "}\n"
+    let digest = text.range(of: #""sha256":""#)!.upperBound
+    text.replaceSubrange(digest..<text.index(digest, offsetBy: 64), with: SHA256.hexDigest(Array(graph.utf8)))
+    return Array(text.utf8)
 }
