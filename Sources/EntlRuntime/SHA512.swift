@@ -1,14 +1,13 @@
 /// SHA-512 (FIPS 180-4), the hash inside Ed25519 (RFC 8032): key expansion, the signing nonce and
-/// the challenge `SHA-512(R ‖ A ‖ M)`. Written like `SHA256`: no Foundation, whole blocks of
-/// contiguous input compressed in place, the message schedule on the stack.
-public struct SHA512: Sendable {
+/// the challenge `SHA-512(R ‖ A ‖ M)`. No Foundation; the blocks and the padding are `BlockHash`'s,
+/// the message schedule lives on the stack.
+public struct SHA512: Sendable, BlockHash {
+    static let blockSize = 128
     private var state: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
         0x6a09_e667_f3bc_c908, 0xbb67_ae85_84ca_a73b, 0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1,
         0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179)
-    /// Bytes of the current, incomplete 128-byte block.
-    private var pending: [UInt8] = []
-    /// Bytes hashed so far (the 128-bit length field's high half stays 0: inputs are below 2^61 bytes).
-    private var length: UInt64 = 0
+    var pending: [UInt8] = []
+    var length: UInt64 = 0
 
     public init() { pending.reserveCapacity(128) }
 
@@ -19,49 +18,11 @@ public struct SHA512: Sendable {
         return h.finalize()
     }
 
-    public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            var i = 0
-            while i < buffer.count {
-                if pending.isEmpty, buffer.count - i >= 128 {
-                    compress(UnsafeBufferPointer(rebasing: buffer[i..<i + 128]))
-                    i += 128
-                    length &+= 128
-                    continue
-                }
-                append(buffer[i])
-                i += 1
-            }
-        }
-        if done == nil {
-            for b in bytes { append(b) }
-        }
-    }
-
-    private mutating func append(_ b: UInt8) {
-        length &+= 1
-        pending.append(b)
-        if pending.count == 128 {
-            pending.withUnsafeBufferPointer { compress($0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-    }
+    public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 { absorb(bytes) }
 
     /// The digest; the hasher is spent afterwards.
     public mutating func finalize() -> [UInt8] {
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 128 != 112 { tail.append(0) }
-        tail.append(contentsOf: repeatElement(0, count: 8))  // the high half of the bit length
-        let bits = length &* 8
-        for shift in stride(from: 56, through: 0, by: -8) {
-            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
-        }
-        tail.withUnsafeBufferPointer { buffer in
-            for start in stride(from: 0, to: buffer.count, by: 128) {
-                compress(UnsafeBufferPointer(rebasing: buffer[start..<start + 128]))
-            }
-        }
+        pad()
         var out: [UInt8] = []
         out.reserveCapacity(64)
         for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
@@ -96,7 +57,7 @@ public struct SHA512: Sendable {
     ]
 
     /// One 128-byte block: the schedule of 80 words, then the rounds.
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
+    mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         func rotr(_ x: UInt64, _ n: UInt64) -> UInt64 { x >> n | x << (64 - n) }
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 80) { w in
             for i in 0..<16 {

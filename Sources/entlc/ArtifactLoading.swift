@@ -74,21 +74,21 @@ extension RuleLoader {
 
     /// The public key in a PEM file (`KEY.pub`, as `entlc keygen` or `openssl pkey -pubout` writes it).
     static func publicKey(_ path: String) throws(CLIError) -> Ed25519.PublicKey {
-        let text = String(decoding: try FileSystem.contents(of: path), as: UTF8.self)
-        do throws(KeyFormatError) {
-            return try Ed25519.PublicKey(pemRepresentation: text)
-        } catch {
-            throw CLIError(Text.notAKey(path, "public", error.message))
-        }
+        try key(path, "public") { text throws(KeyFormatError) in try Ed25519.PublicKey(pemRepresentation: text) }
     }
 
     /// The private key in a PEM file (`KEY`, as `entlc keygen` or `openssl genpkey` writes it).
     static func privateKey(_ path: String) throws(CLIError) -> Ed25519.PrivateKey {
+        try key(path, "private") { text throws(KeyFormatError) in try Ed25519.PrivateKey(pemRepresentation: text) }
+    }
+
+    private static func key<Key>(_ path: String, _ kind: String,
+                                 _ parse: (String) throws(KeyFormatError) -> Key) throws(CLIError) -> Key {
         let text = String(decoding: try FileSystem.contents(of: path), as: UTF8.self)
         do throws(KeyFormatError) {
-            return try Ed25519.PrivateKey(pemRepresentation: text)
+            return try parse(text)
         } catch {
-            throw CLIError(Text.notAKey(path, "private", error.message))
+            throw CLIError(Text.notAKey(path, kind, error.message))
         }
     }
 

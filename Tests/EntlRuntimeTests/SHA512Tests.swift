@@ -33,12 +33,7 @@ import Testing
         for n in [0, 1, 111, 112, 113, 127, 128, 129, 239, 240, 256, 1000] {
             let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             var h = SHA512()
-            var i = 0, step = 1
-            while i < n {
-                h.update(bytes[i..<min(n, i + step)])
-                i += step
-                step = step % 29 + 1
-            }
+            for piece in unevenPieces(of: bytes) { h.update(piece) }
             let whole = SHA512.hash(bytes)
             #expect(h.finalize() == whole, "length \(n)")
             #expect(SHA512.hash(bytes.lazy.map { $0 }) == whole, "length \(n), not contiguous")

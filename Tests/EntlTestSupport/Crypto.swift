@@ -66,3 +66,16 @@ public func resealedArtifact(_ artifact: [UInt8], replacing old: String, with ne
     text.replaceSubrange(digest..<text.index(digest, offsetBy: 64), with: SHA256.hexDigest(Array(graph.utf8)))
     return Array(text.utf8)
 }
+
+/// `bytes` cut into pieces of 1, 2, … 29, 1, 2, … bytes: hashing them one by one crosses every
+/// block boundary at a different offset.
+public func unevenPieces(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    var pieces: [ArraySlice<UInt8>] = []
+    var start = 0, step = 1
+    while start < bytes.count {
+        pieces.append(bytes[start..<min(bytes.count, start + step)])
+        start += step
+        step = step % 29 + 1
+    }
+    return pieces
+}
