@@ -138,11 +138,11 @@ extension EdwardsPoint {
         }
         var carry: Int8 = 0
         for i in 0..<63 {
-            digits[i] += carry
-            carry = (digits[i] + 8) >> 4
-            digits[i] -= carry << 4
+            digits[i] &+= carry
+            carry = (digits[i] &+ 8) >> 4
+            digits[i] &-= carry << 4
         }
-        digits[63] += carry
+        digits[63] &+= carry
         return digits
     }
 

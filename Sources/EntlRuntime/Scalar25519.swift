@@ -24,22 +24,18 @@ enum Scalar25519 {
         for i in 0..<4 {
             var carry: UInt64 = 0
             for j in 0..<4 {
-                // product[i + j] + x[i]·y[j] + carry < 2^128: no overflow.
+                // product[i + j] + x[i]·y[j] + carry < 2^128: the high word takes both carries.
                 let (high, low) = x[i].multipliedFullWidth(by: y[j])
-                let (s1, o1) = low.addingReportingOverflow(product[i + j])
-                let (s2, o2) = s1.addingReportingOverflow(carry)
-                product[i + j] = s2
-                carry = high &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+                var c1: UInt64 = 0, c2: UInt64 = 0
+                let sum = add(low, product[i + j], carryIn: &c1)
+                product[i + j] = add(sum, carry, carryIn: &c2)
+                carry = high &+ c1 &+ c2
             }
             product[i + 4] = carry
         }
         var carry: UInt64 = 0
-        for i in 0..<8 {
-            let (s1, o1) = product[i].addingReportingOverflow(i < 4 ? z[i] : 0)
-            let (s2, o2) = s1.addingReportingOverflow(carry)
-            product[i] = s2
-            carry = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
-        }
+        for i in 0..<4 { product[i] = add(product[i], z[i], carryIn: &carry) }
+        for i in 4..<8 { product[i] = add(product[i], 0, carryIn: &carry) }
         return encode(reduce(words: product))
     }
 
@@ -59,10 +55,10 @@ enum Scalar25519 {
         for word in words.reversed() {
             for bit in stride(from: 63, through: 0, by: -1) {
                 (r3, r2, r1, r0) = (r3 << 1 | r2 >> 63, r2 << 1 | r1 >> 63, r1 << 1 | r0 >> 63,
-                                    r0 << 1 | (word >> UInt64(bit)) & 1)
+                                    r0 << 1 | (word &>> UInt64(bit)) & 1)
                 var borrow: UInt64 = 0
-                let d0 = subtract(r0, l0, &borrow), d1 = subtract(r1, l1, &borrow)
-                let d2 = subtract(r2, l2, &borrow), d3 = subtract(r3, l3, &borrow)
+                let d0 = subtract(r0, l0, borrowIn: &borrow), d1 = subtract(r1, l1, borrowIn: &borrow)
+                let d2 = subtract(r2, l2, borrowIn: &borrow), d3 = subtract(r3, l3, borrowIn: &borrow)
                 let keep = borrow &- 1  // all ones when r ≥ L: take the difference
                 r0 ^= keep & (r0 ^ d0); r1 ^= keep & (r1 ^ d1); r2 ^= keep & (r2 ^ d2); r3 ^= keep & (r3 ^ d3)
             }
@@ -70,12 +66,19 @@ enum Scalar25519 {
         return [r0, r1, r2, r3]
     }
 
-    /// `a − b − borrow`, setting `borrow` to the borrow out (0 or 1).
-    private static func subtract(_ a: UInt64, _ b: UInt64, _ borrow: inout UInt64) -> UInt64 {
-        let (d1, b1) = a.subtractingReportingOverflow(b)
-        let (d2, b2) = d1.subtractingReportingOverflow(borrow)
-        borrow = (b1 ? 1 : 0) | (b2 ? 1 : 0)
-        return d2
+    /// `a − b − borrow`, setting `borrow` to the borrow out (0 or 1), computed from the top bits
+    /// (Hacker's Delight 2–13): a Bool from `subtractingReportingOverflow` compiles to a branch.
+    private static func subtract(_ a: UInt64, _ b: UInt64, borrowIn borrow: inout UInt64) -> UInt64 {
+        let d = a &- b &- borrow
+        borrow = ((~a & b) | (~(a ^ b) & d)) >> 63
+        return d
+    }
+
+    /// `a + b + carry`, setting `carry` to the carry out (0 or 1), likewise without a branch.
+    private static func add(_ a: UInt64, _ b: UInt64, carryIn carry: inout UInt64) -> UInt64 {
+        let s = a &+ b &+ carry
+        carry = ((a & b) | ((a | b) & ~s)) >> 63
+        return s
     }
 
     private static func decode(_ bytes: [UInt8]) -> [UInt64] {

@@ -64,6 +64,24 @@ import Testing
         #expect(Scalar25519.reduce(order) == [UInt8](repeating: 0, count: 32))
     }
 
+    /// The scalar arithmetic at its carries and borrows, against Python's integers.
+    @Test func scalarsModuloTheOrderAtTheEdges() {
+        let ones = [UInt8](repeating: 0xff, count: 32)
+        let lMinusOne = hexBytes("ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")
+        #expect(hexString(Scalar25519.reduce(ones + ones))
+            == "000f9c44e31106a447938568a71b0ed065bef517d273ecce3d9a307c1b419903")
+        #expect(hexString(Scalar25519.multiplyAdd(ones, ones, ones))
+            == "d14df91389432c25ad60ff9791b9fd1d67bef517d273ecce3d9a307c1b419903")
+        #expect(Scalar25519.multiplyAdd(lMinusOne, lMinusOne, lMinusOne) == [UInt8](repeating: 0, count: 32))
+        #expect(Scalar25519.reduce(lMinusOne + [UInt8](repeating: 0, count: 32)) == lMinusOne)
+        var top = [UInt8](repeating: 0, count: 32), five = [UInt8](repeating: 0, count: 32)
+        top[31] = 0x20  // 2^253
+        five[0] = 5
+        #expect(hexString(Scalar25519.multiplyAdd(Array(ones.dropLast()) + [0x7f], top, five))
+            == "826a1e0e75cbf186b4ce81cc40211895e65b7f213dc7eedca309c3b71194390b")
+        #expect(Scalar25519.isCanonical(lMinusOne) && !Scalar25519.isCanonical(ones))
+    }
+
     /// y ≥ p is never a key, even where y − p is a good one; nor x = 0 with the sign bit set.
     @Test func nonCanonicalPointEncodingsAreRefused() throws {
         func encoding(_ y: UInt64, sign: Bool = false, plusP: Bool = false) -> [UInt8] {
