@@ -2,7 +2,7 @@
 /// coordinates `(X : Y : Z : T)` with `x = X/Z`, `y = Y/Z`, `x·y = T/Z` (Hisil–Wong–Carter–Dawson 2008).
 ///
 /// Two scalar multiplications: `baseMultiple` for the secret scalars of signing (constant time: a
-/// fixed sequence of operations, table entries chosen by masks, never by index), and
+/// fixed sequence of operations, table entries chosen by masks, never by a secret index), and
 /// `multiple(of:by:)` for verification, whose scalars and points are public.
 struct EdwardsPoint: Sendable {
     var x, y, z, t: FieldElement
@@ -15,11 +15,8 @@ struct EdwardsPoint: Sendable {
     static let d2 = d + d
     /// √−1 = 2^((p − 1)/4).
     static let sqrtMinusOne: FieldElement = {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        bytes[0] = 2
-        let two = bytes.withUnsafeBytes { FieldElement(bytes: $0) }
-        // (p − 1)/4 = 2^253 − 5 = 2·(2^252 − 3) + 1.
-        return two.power2_252_3.squared * two
+        let two = FieldElement(l0: 2, l1: 0, l2: 0, l3: 0, l4: 0)
+        return two.power2_252_3.squared * two  // (p − 1)/4 = 2^253 − 5 = 2·(2^252 − 3) + 1
     }()
 
     /// The base point B: y = 4/5 with x even (RFC 8032 §5.1).

@@ -5,9 +5,10 @@
 /// Apple platforms have only from their 2024 releases), a column of five such products fits 128
 /// bits, and the reduction is a multiplication by 19 (2^255 ≡ 19).
 ///
-/// INVARIANT: every value this type hands out is *carried*: each limb is below 2^51 + 2^18. Then a
-/// sum of two limbs is below 2^52, so `-`'s bias (2p) never underflows, a product column stays
-/// below 2^111 and its carry below 2^60, and `carried()` after any operation restores the bound.
+/// INVARIANT: every value this type hands out is *carried*: each limb is below 2^51 + 2^18. Then
+/// each limb is below the limbs of 2p (2^52 − 38), so `-`'s bias never underflows, a product
+/// column stays below 2^111 and its carry below 2^60, and `carried()` after any operation
+/// restores the bound.
 ///
 /// Constant time: no operation branches on or indexes by a value; `select`, `isZero` and
 /// `isNegative` use masks. (Swift makes no promise about the machine code; this is what is asked
