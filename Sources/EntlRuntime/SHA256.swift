@@ -1,12 +1,11 @@
 /// SHA-256 (FIPS 180-4), for the digest of a built rule graph: an app that downloads its rules
 /// can tell versions apart and detect corruption without Foundation or CryptoKit.
-public struct SHA256: Sendable {
+public struct SHA256: Sendable, BlockHash {
+    static let blockSize = 64
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19)
-    /// Bytes of the current, incomplete 64-byte block.
-    private var pending: [UInt8] = []
-    /// Bytes hashed so far.
-    private var length: UInt64 = 0
+    var pending: [UInt8] = []
+    var length: UInt64 = 0
 
     public init() { pending.reserveCapacity(64) }
 
@@ -29,45 +28,11 @@ public struct SHA256: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        // Contiguous input: whole blocks are compressed in place, without copying.
-        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            var i = 0
-            while i < buffer.count {
-                if pending.isEmpty, buffer.count - i >= 64 {
-                    compress(UnsafeBufferPointer(rebasing: buffer[i..<i + 64]))
-                    i += 64
-                    length &+= 64
-                    continue
-                }
-                append(buffer[i])
-                i += 1
-            }
-        }
-        if done == nil {
-            for b in bytes { append(b) }
-        }
-    }
-
-    private mutating func append(_ b: UInt8) {
-        length &+= 1
-        pending.append(b)
-        if pending.count == 64 {
-            pending.withUnsafeBufferPointer { compress($0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-    }
+    public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 { absorb(bytes) }
 
     /// The digest; the hasher is spent afterwards.
     public mutating func finalize() -> [UInt8] {
-        let bits = length &* 8
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        tail.withUnsafeBufferPointer { buffer in
-            for start in stride(from: 0, to: buffer.count, by: 64) { compress(UnsafeBufferPointer(rebasing: buffer[start..<start + 64])) }
-        }
+        pad()
         var out: [UInt8] = []
         for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
             for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
@@ -87,7 +52,7 @@ public struct SHA256: Sendable {
     ]
 
     /// One 64-byte block; the message schedule lives on the stack.
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
+    mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for i in 0..<16 {

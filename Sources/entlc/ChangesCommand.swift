@@ -10,6 +10,7 @@ enum ChangesCommand {
         help: """
         USAGE: entlc changes RULES... --from OLD.json --to NEW.json [--at T] [--env live|test]
                entlc changes RULES... --state S.json --from-time T1 --to-time T2 [--env live|test]
+               entlc changes --graph FILE [--trusted-key KEY.pub]... …
 
         Prints the change events (one JSON object per line): entitlement_activated,
         entitlement_deactivated, feature_unlocked, feature_locked and balance_changed (with
@@ -19,7 +20,12 @@ enum ChangesCommand {
         With --state, the state is followed from T1 to T2 and every change that happens by itself
         (expiries, grace ends, resets, dated purchases and usage) is reported at its instant.
 
-        EXIT: 0 (also when nothing changed), 2 bad arguments, states or rules.
+        OPTIONS:
+          --graph FILE          a graph built by `entlc build` instead of RULES
+        \(RuleLoader.trustHelp(column: 24))
+
+        EXIT: 0 (also when nothing changed), 2 bad arguments, states, rules, or a graph that is not
+              usable (or not signed by a trusted key).
 
         """,
         options: [
@@ -28,7 +34,7 @@ enum ChangesCommand {
             OptionSpec(name: "--state", takesValue: true), OptionSpec(name: "--from-time", takesValue: true),
             OptionSpec(name: "--to-time", takesValue: true), OptionSpec(name: "--at", takesValue: true),
             OptionSpec(name: "--env", takesValue: true),
-        ],
+        ] + RuleLoader.trustOptions,
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {

@@ -28,7 +28,7 @@ enum EntlCLI {
 
     static let commands: [CommandSpec] = [
         CheckCommand.spec, EvalCommand.spec, TestCommand.spec, BuildCommand.spec, GenCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
-        DiffCommand.spec, ExplainCommand.spec, LspCommand.spec,
+        DiffCommand.spec, ExplainCommand.spec, LspCommand.spec, KeygenCommand.spec, VerifyCommand.spec,
     ]
 
     static var generalHelp: String {

@@ -41,6 +41,7 @@ enum EvalCommand {
           --unlock              with --states: say what would allow each result that is not
                                 allowed (`unlocked_by`; one state always does)
           --graph FILE          evaluate a graph built by `entlc build` instead of RULES
+        \(RuleLoader.trustHelp(column: 24))
           --jobs N              threads for --states (default: one per core); output order and
                                 bytes do not depend on it
           --strict              a state's warnings are errors (exit 2): unknown keys, usage
@@ -58,7 +59,8 @@ enum EvalCommand {
 
         EXIT: 0 allowed (and for --all, and batches unless --fail-on-error), 1 denied or
               undetermined (a batch with --fail-on-error: some line failed), 2 bad arguments,
-              unreadable files, invalid state, or rules that do not compile.
+              unreadable files, invalid state, rules that do not compile, or a graph that is not
+              usable (or not signed by a trusted key).
 
         """,
         options: [
@@ -70,7 +72,7 @@ enum EvalCommand {
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
             OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--fail-on-error"), OptionSpec(name: "--consume"),
             OptionSpec(name: "--id", takesValue: true), RuleLoader.graphOption, OptionSpec(name: "--unlock"),
-        ],
+        ] + RuleLoader.trustOptions,
         run: run)
 
     enum Query: Sendable {

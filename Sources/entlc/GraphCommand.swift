@@ -8,6 +8,7 @@ enum GraphCommand {
         summary: "draw the compiled rule graph (Graphviz, Mermaid, JSON)",
         help: """
         USAGE: entlc graph RULES... [--format dot|mermaid|json] [--env live|test]
+               entlc graph --graph FILE [--trusted-key KEY.pub]... [--format …] [--env …]
 
         Prints the compiled rule graph: products → entitlements → features and credit systems,
         `and`/`or`/`not` as small junction nodes, grant edges labelled with the allowance,
@@ -19,11 +20,15 @@ enum GraphCommand {
         OPTIONS:
           --format dot|mermaid|json   default dot
           --env live|test             which environment's graph (default live)
+          --graph FILE                a graph built by `entlc build` instead of RULES
+        \(RuleLoader.trustHelp(column: 30))
 
-        EXIT: 0, or 2 for bad arguments or rules that do not compile.
+        EXIT: 0, or 2 for bad arguments, rules that do not compile, or a graph that is not usable
+              (or not signed by a trusted key).
 
         """,
-        options: [RuleLoader.graphOption, OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true)],
+        options: [RuleLoader.graphOption, OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true)]
+            + RuleLoader.trustOptions,
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {

@@ -147,9 +147,11 @@ enum FileSystem {
 
     /// Writes `bytes` to `path` atomically, as a careful editor does: a temporary file in the same
     /// directory, written and flushed to disk, given the original's permission bits (and owner,
-    /// where allowed), then renamed over it, and the directory flushed. A symbolic link is
-    /// followed: its target is replaced and the link stays.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+    /// where allowed) or `mode`, then renamed over it, and the directory flushed. A symbolic link
+    /// is followed: its target is replaced and the link stays. With `replace` false, an existing
+    /// file is an error and stays as it was (the new file is linked in, never renamed over).
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil,
+                                replace: Bool = true) throws(CLIError) {
         let target = resolvingLinks(path)
         var template = Array((target + ".entlc-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -167,7 +169,9 @@ enum FileSystem {
         }
         // Keep the original file's permissions and owner; a new file gets the usual ones (0666 less the umask).
         var info = stat()
-        if stat(target, &info) == 0 {
+        if let mode {
+            fchmod(fd, mode)
+        } else if stat(target, &info) == 0 {
             fchmod(fd, info.st_mode & 0o7777)
             _ = fchown(fd, info.st_uid, info.st_gid)
         } else {
@@ -177,6 +181,13 @@ enum FileSystem {
         }
         if fsync(fd) != 0 { ok = false }
         close(fd)
+        if ok, !replace {
+            let linked = link(temp, target) == 0
+            let reason = linked ? "" : errno == EEXIST ? "it already exists" : lastError()
+            unlink(temp)
+            guard linked else { throw CLIError("cannot write `\(path)`: \(reason)") }
+            return
+        }
         guard ok, rename(temp, target) == 0 else {
             let reason = lastError()
             unlink(temp)
@@ -279,15 +290,16 @@ extension RuleLoader {
     static let graphOption = OptionSpec(name: "--graph", takesValue: true)
 
     /// The rule graph a running command evaluates: the artifact `--graph FILE` names (checked by
-    /// the runtime's decoder, no compiler involved), or the RULES compiled.
+    /// the runtime's decoder, no compiler involved; with `--trusted-key`, only if signed), or the
+    /// RULES compiled.
     static func graph(_ args: ParsedArguments) throws(CLIError) -> RuleGraph {
-        guard let path = args.value("--graph") else { return try compile(args.positionals).graph }
-        guard args.positionals.isEmpty else { throw CLIError("give either RULES or --graph FILE, not both") }
-        let bytes = try FileSystem.contents(ofInput: path)
-        do throws(RuleGraphArtifactError) {
-            return try RuleGraphArtifact(bytes: bytes).graph
-        } catch {
-            throw CLIError("`\(path)` is not a usable rule graph: \(error)")
+        guard let path = args.value("--graph") else {
+            guard !args.has("--trusted-key"), !args.has("--signature") else {
+                throw CLIError("--trusted-key and --signature apply to a built graph (--graph FILE), not to RULES")
+            }
+            return try compile(args.positionals).graph
         }
+        guard args.positionals.isEmpty else { throw CLIError("give either RULES or --graph FILE, not both") }
+        return try artifact(path, args).0.graph
     }
 }

@@ -1,6 +1,7 @@
-// The example of docs/library.md, as one program that CI builds and runs from the repository's
-// root, after building the rules as a release pipeline would:
-//   swift run entlc build examples/photos.entl -o .build/photos.graph.json
+// The example of docs/library.md and docs/signing.md, as one program that CI builds and runs from
+// the repository's root, after building and signing the rules as a release pipeline would (with
+// the repository's test key, whose public key is pinned below):
+//   swift run entlc build examples/photos.entl -o .build/photos.graph.json --sign Tests/Fixtures/keys/openssl.pem
 //   swift run --package-path examples/embed embed .build/photos.graph.json
 // Every ```swift block of the documentation is a part of this package (a test checks it).
 
@@ -74,3 +75,21 @@ let evaluation = try Evaluation(graph: graph, state: state, at: now)
 for result in evaluation.all() where result.decision == .allowed {
     if case .feature(let feature) = result { print("allowed: \(feature.name)") }
 }
+
+// Rules downloaded from a server: load them only if the release key signed them (docs/signing.md).
+// While the release key rotates, the app trusts the old key and the new one.
+let releaseKeys = try TrustedKeys(pemRepresentations: [
+    """
+    -----BEGIN PUBLIC KEY-----
+    MCowBQYDK2VwAyEArIybDCLO0LmFuxtAeCuuni6GHdQspNZVT1ffxsdqqEM=
+    -----END PUBLIC KEY-----
+    """,
+    """
+    -----BEGIN PUBLIC KEY-----
+    MCowBQYDK2VwAyEA+a3t3rMO7HZzJ70f/hn8BvKCNnDWElL1qJ75mGZsLuU=
+    -----END PUBLIC KEY-----
+    """,
+])
+let signature = try? Array(Data(contentsOf: URL(fileURLWithPath: artifactPath + ".sig")))  // nil: unsigned
+let signed = try RuleGraphArtifact(bytes: artifactBytes, signature: signature, trustedKeys: releaseKeys)
+print("rules \(signed.sha256.prefix(12)): signed by a release key")
