@@ -5,22 +5,36 @@ import EntlRuntime
 /// `EntlCreditSystem`) with a static constant per declaration, and typed queries on `Evaluator`
 /// and `Evaluation` that call the string ones. Deterministic: the same rules give the same bytes.
 public enum SwiftGenerator {
-    /// Swift's keywords (the ones a lower-camel name can spell), written in backticks.
+    /// The words a declaration needs backticks for (`` static let `default` ``): Swift's
+    /// keywords that a lower-camel name can spell, checked with swiftc in the tests. Contextual
+    /// keywords (`open`, `some`, `async`, …) need none but are harmless in backticks.
     static let keywords: Set<String> = [
         "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do", "else", "enum",
         "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if", "import", "in", "init", "inout",
-        "internal", "is", "let", "nil", "open", "operator", "private", "protocol", "public", "repeat", "rethrows", "return",
-        "static", "struct", "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
-        "while", "as", "any", "some", "await", "async",
+        "internal", "is", "let", "nil", "open", "operator", "precedencegroup", "private", "protocol", "public", "repeat",
+        "rethrows", "return", "static", "struct", "subscript", "super", "switch", "throw", "throws", "true", "try",
+        "typealias", "var", "where", "while", "as", "any", "some", "await", "async",
     ]
-    /// Names a generated type uses itself, or that backticks cannot rescue as a static member.
+    /// Names a generated type uses itself, and Swift's special member names (`T.self`, `T.init`):
+    /// these get a trailing `_` (`name_`, `self_`).
     static let reserved: Set<String> = [
         "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit", "subscript",
         "description", "hashValue", "hash", "Type", "Protocol",
     ]
 
-    public static func generate(_ graph: RuleGraph, header: String) -> String {
-        let names = GeneratedNames(graph, reserved: reserved)
+    /// A lower-camel name as a Swift identifier, one to one: `_` before a digit (`_9lives`), `_`
+    /// after a reserved name (`self_`), backticks around a keyword (`` `default` ``).
+    static func identifier(_ lowerCamel: String) -> String {
+        if GeneratedNames.startsWithDigit(lowerCamel) { return "_" + lowerCamel }
+        if reserved.contains(lowerCamel) { return lowerCamel + "_" }
+        return lowerCamel
+    }
+
+    /// Writes the Swift file, or refuses names of one kind that give one identifier.
+    public static func generate(_ graph: RuleGraph, _ checked: CheckedRuleSet, header: String) throws(GenerationError)
+        -> String
+    {
+        let names = try GeneratedNames(graph, checked, escape: identifier)
         var out = """
             // \(header)
             // Do not edit: regenerate with `entlc gen swift` when the rules change.
@@ -142,14 +156,21 @@ public enum SwiftGenerator {
     /// `non_consumable` → `nonConsumable`: the runtime's case names.
     static func caseName(_ raw: String) -> String { GeneratedNames.lowerCamel(raw) }
 
+    /// The lines of a declaration's `///` comment: its display name, a blank line, its doc
+    /// comment. Split at every `\n` and `\r` (either would end the comment and leave the rest of
+    /// the line as code); other control characters become spaces (swiftc warns about NUL).
     static func docLines(_ displayName: String?, _ docs: String?) -> [String] {
-        var lines: [String] = []
-        if let displayName { lines.append(displayName) }
+        var text: [String] = []
+        if let displayName { text.append(displayName) }
         if let docs {
-            if !lines.isEmpty { lines.append("") }
-            lines += docs.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if !text.isEmpty { text.append("") }
+            text.append(docs)
         }
-        return lines
+        return text.flatMap { paragraph in
+            paragraph.unicodeScalars.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" }.map { line in
+                String(String.UnicodeScalarView(line.map { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? " " : $0 }))
+            }
+        }
     }
 
     static func literal(_ s: String?) -> String {
