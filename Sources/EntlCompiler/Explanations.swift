@@ -339,7 +339,8 @@ public enum DiagnosticCatalog {
             product coins: consumable
             feature vault: boolean
             entitlement collector = TIERS { grants vault }
-            """.replacing("TIERS", with: (2...17).map { "(gems >= \($0) and coins >= \($0))" }.joined(separator: " or\n  ")),
+            """.replacing("TIERS", with: (2...17).map { "(gems >= \($0) and coins >= \($0))" }
+                .joined(separator: " or\n  ")),
             fix: """
             product gems: consumable
             product coins: consumable

@@ -34,7 +34,9 @@ enum GenCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
-        guard let language = args.positionals.first else { throw CLIError("give the language: entlc gen swift|typescript RULES") }
+        guard let language = args.positionals.first else {
+            throw CLIError("give the language: entlc gen swift|typescript RULES")
+        }
         let generate: (RuleGraph, CheckedRuleSet, String) throws(GenerationError) -> String
         switch language {
         case "swift": generate = SwiftGenerator.generate

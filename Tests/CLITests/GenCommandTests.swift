@@ -68,7 +68,8 @@ import Testing
         #expect(r.status == 2)
         #expect(r.stdout == "")
         #expect(r.stderr == """
-            \(path):3:9: error: product `y` and product `y_` (\(path):2:9) both become the identifier `y`; rename one of them
+            \(path):3:9: error: product `y` and product `y_` (\(path):2:9) both become the identifier `y`; \
+            rename one of them
             \(path):5:9: error: feature `apiCalls` and feature `api_calls` (\(path):4:9) both become the identifier \
             `apiCalls`; rename one of them
             \(path):6:9: error: feature `Api_calls` and feature `api_calls` (\(path):4:9) both become the identifier \
@@ -81,7 +82,8 @@ import Testing
         let s = try runEntlc(["gen", language, "-"], stdin: swapped)
         #expect(s.status == 2)
         #expect(s.stderr == """
-            <stdin>:2:9: error: product `y_` and product `y` (<stdin>:1:9) both become the identifier `y`; rename one of them
+            <stdin>:2:9: error: product `y_` and product `y` (<stdin>:1:9) both become the identifier `y`; \
+            rename one of them
             entlc: error: cannot generate identifiers (1 collision)
 
             """)

@@ -30,7 +30,8 @@ import Testing
             let generated = try generate(seed)
             try generated.swift.write(toFile: dir + "/Rules.swift", atomically: true, encoding: .utf8)
             try generated.swiftUse.write(toFile: dir + "/Use.swift", atomically: true, encoding: .utf8)
-            let result = try run("/usr/bin/env", ["swiftc", "-typecheck", "-I", modules, dir + "/Rules.swift", dir + "/Use.swift"])
+            let result = try run("/usr/bin/env", ["swiftc", "-typecheck", "-I", modules, dir + "/Rules.swift",
+                                                  dir + "/Use.swift"])
             #expect(result.status == 0, "seed \(seed) (ENTLC_GEN_SEED=\(seed)): \(result.output)")
         }
     }
@@ -47,7 +48,8 @@ import Testing
             try generated.typeScriptUse.write(toFile: dir + "/\(seed)/use.ts", atomically: true, encoding: .utf8)
             uses.append(dir + "/\(seed)/use.ts")
         }
-        let result = try run(Self.tsc!, ["--strict", "--noEmit", "--target", "es2019", "--moduleResolution", "node"] + uses)
+        let options = ["--strict", "--noEmit", "--target", "es2019", "--moduleResolution", "node"]
+        let result = try run(Self.tsc!, options + uses)
         #expect(result.status == 0, "seeds \(Self.seeds.first!)…: \(result.output)")
     }
 
@@ -86,7 +88,8 @@ import Testing
         // Stable: each name keeps its identifier when the declarations come in another order,
         // and the identifier spells the name.
         guard let reordered = Outcome(declarations.shuffled(using: &random))?.written else { throw Failure(context) }
-        #expect(RandomNames.identifiers(swift: reordered.swift) == RandomNames.identifiers(swift: written.swift), "\(context)")
+        #expect(RandomNames.identifiers(swift: reordered.swift) == RandomNames.identifiers(swift: written.swift),
+                "\(context)")
         #expect(RandomNames.identifiers(typeScript: reordered.typeScript)
                 == RandomNames.identifiers(typeScript: written.typeScript), "\(context)")
         for (key, id) in RandomNames.identifiers(swift: written.swift) {
@@ -107,7 +110,8 @@ import Testing
             let compilation = Compiler.compile([SourceFile(path: "names.entl", text: text)], lint: false)
             guard let graph = compilation.graph else {
                 let first = compilation.checked.sortedDiagnostics.first
-                Issue.record("the random rules do not compile: \(first.map { "\($0.range.start.line): \($0.message)" } ?? "")")
+                let place = first.map { "\($0.range.start.line): \($0.message)" } ?? ""
+                Issue.record("the random rules do not compile: \(place)")
                 return nil
             }
             do throws(GenerationError) {
@@ -119,7 +123,8 @@ import Testing
                     _ = try TypeScriptGenerator.generate(graph, compilation.checked, header: "test")
                     Issue.record("Swift refused \(error.collisions.map(\.message)), TypeScript did not")
                 } catch let ts {
-                    #expect(ts.collisions.map { $0.declarations.map(\.name) } == error.collisions.map { $0.declarations.map(\.name) })
+                    let names = { (c: [GenerationError.Collision]) in c.map { $0.declarations.map(\.name) } }
+                    #expect(names(ts.collisions) == names(error.collisions))
                 }
             }
         }
@@ -156,8 +161,9 @@ private enum RandomNames {
     static let words = [
         "self", "Self", "Type", "Protocol", "Any", "init", "deinit", "subscript", "class", "default", "in", "is", "as",
         "let", "var", "func", "static", "struct", "enum", "protocol", "extension", "precedencegroup", "operator",
-        "associatedtype", "typealias", "import", "inout", "internal", "private", "public", "fileprivate", "open", "some",
-        "any", "await", "async", "throws", "rethrows", "throw", "try", "catch", "defer", "do", "repeat", "return", "super",
+        "associatedtype", "typealias", "import", "inout", "internal", "private", "public", "fileprivate", "open",
+        "some", "any", "await", "async", "throws", "rethrows", "throw", "try", "catch", "defer", "do", "repeat",
+        "return", "super",
         "switch", "case", "where", "while", "for", "if", "else", "guard", "break", "continue", "fallthrough", "nil",
         "true", "false", "get", "set", "willSet", "didSet", "lazy", "weak", "unowned", "mutating", "consume", "copy",
         "delete", "typeof", "instanceof", "new", "this", "void", "with", "yield", "function", "const", "debugger",
@@ -184,15 +190,17 @@ private enum RandomNames {
             names.append(name)
         }
         return names.map { name in
-            let doc = random.chance(0.3) ? "/// " + random.pick(["a */ b", "\"quoted\" \\ back", "x\u{2028}y", "tab\there", "ü ✓"]) + "\n" : ""
+            let docs = ["a */ b", "\"quoted\" \\ back", "x\u{2028}y", "tab\there", "ü ✓"]
+            let doc = random.chance(0.3) ? "/// " + random.pick(docs) + "\n" : ""
             let display = random.chance(0.3)
-                ? " { name " + random.pick(["\"line\\nbreak\"", "\"cr\\u{D}x\"", "\"nul\\u{0}\"", "\"q\\\"b\\\\\"", "\"\\u{2029}\""]) + " }"
+                ? " { name " + random.pick(["\"line\\nbreak\"", "\"cr\\u{D}x\"", "\"nul\\u{0}\"", "\"q\\\"b\\\\\"",
+                                            "\"\\u{2029}\""]) + " }"
                 : ""
             let body: String
             switch random.int(0...3) {
             case 0:
-                let stores = random.chance(0.3) ? " { id " + random.pick(["app_store", "__proto__", "constructor", "default"])
-                    + " \"id.\(name)\" }" : display
+                let store = random.pick(["app_store", "__proto__", "constructor", "default"])
+                let stores = random.chance(0.3) ? " { id \(store) \"id.\(name)\" }" : display
                 body = "product \(name): non_consumable" + stores
             case 1: body = "feature \(name): boolean"
             case 2: body = "entitlement \(name) = everyone"
@@ -279,7 +287,8 @@ private enum RandomNames {
         return "import EntlRuntime\n\n" + byType.keys.sorted().map { type in
             let ids = byType[type]!.sorted().map { "`\($0)`" }  // backticks are valid around any identifier
             return "let all\(type): [\(type)] = [" + ids.map { "." + $0 }.joined(separator: ", ") + "]\n"
-                + "func names\(type)() -> [String] { [" + ids.map { "\(type).\($0).name" }.joined(separator: ", ") + "] }\n"
+                + "func names\(type)() -> [String] { ["
+                + ids.map { "\(type).\($0).name" }.joined(separator: ", ") + "] }\n"
         }.joined() + "let found = EntlFeature.named(\"x\")\n"
     }
 

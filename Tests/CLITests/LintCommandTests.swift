@@ -85,7 +85,8 @@ import Testing
         let list = try runEntlc(["explain"])
         #expect(list.status == 0)
         #expect(list.stdout.split(separator: "\n").count == DiagnosticCatalog.all.count)
-        #expect(DiagnosticCatalog.all.count == 68)  // E100–E106, E110–E122, E201–E221, W301–W315, D101–D106, D401–D406
+        // E100–E106, E110–E122, E201–E221, W301–W315, D101–D106, D401–D406
+        #expect(DiagnosticCatalog.all.count == 68)
         let one = try runEntlc(["explain", "e201"])
         #expect(one.stdout.hasPrefix("E201: unknown name\n\n"))
         #expect(one.stdout.contains("Example:\n\n    product pro_monthly: subscription { period month }\n    entitlement pro = pro_montly\n"))
@@ -101,7 +102,8 @@ import Testing
         let rules = (0..<16).map { "product a\($0): non_consumable\n" }.joined()
             + (0..<16).map { "product b\($0): non_consumable\n" }.joined() + "feature f: boolean\n"
             + "entitlement any_a = " + (0..<16).map { "a\($0)" }.joined(separator: " or ") + " { grants f }\n"
-            + "entitlement pairs = " + (0..<16).map { "(a\($0) and b\($0))" }.joined(separator: " or ") + " { grants f }\n"
+            + "entitlement pairs = " + (0..<16).map { "(a\($0) and b\($0))" }.joined(separator: " or ")
+            + " { grants f }\n"
             + "product spare: non_consumable\n"
         let r = try runEntlc(["check", "-"], stdin: rules)
         #expect(r.status == 0)

@@ -269,7 +269,10 @@ final class ConstraintAnalysis {
 
     /// Builds one constraint's diagram and facts, within the budget when there is one.
     private func analyse(_ key: Key, _ e: Expression) {
-        if let named = e.references.first(where: { if case .skipped = outcomes[.entitlement($0.name)] { true } else { false } }) {
+        let skipped = { (name: String) -> Bool in
+            if case .skipped = self.outcomes[.entitlement(name)] { true } else { false }
+        }
+        if let named = e.references.first(where: { skipped($0.name) }) {
             outcomes[key] = .skipped(.names(named.name))
             atoms.incomplete = true
             return

@@ -116,7 +116,9 @@ enum RedundantTermCheck: LintCheck {
         }
 
         /// Node `i`'s value with its child at `position` worth `child`.
-        private func replaced(_ i: Int, _ position: Int, _ child: Int32, _ v: Values, _ a: ConstraintAnalysis) -> Int32 {
+        private func replaced(_ i: Int, _ position: Int, _ child: Int32, _ v: Values, _ a: ConstraintAnalysis)
+            -> Int32
+        {
             guard let unit = identity(of: i) else { return a.not(child) }
             let op: (Int32, Int32) -> Int32 = unit == BDD.true ? a.and : a.or
             return op(op(v.before[i][position], child), v.after[i][position])
@@ -125,14 +127,15 @@ enum RedundantTermCheck: LintCheck {
         /// The terms whose removal leaves the constraint's meaning unchanged (removing each as
         /// found). Stops when the budget is spent (`a.spent`), with the terms found until then.
         func redundantTerms(_ a: ConstraintAnalysis) -> [Int] {
-            var v = Values(value: Array(repeating: BDD.false, count: nodes.count),
-                           before: Array(repeating: [], count: nodes.count), after: Array(repeating: [], count: nodes.count))
+            let none = [[Int32]](repeating: [], count: nodes.count)
+            var v = Values(value: Array(repeating: BDD.false, count: nodes.count), before: none, after: none)
             for i in nodes.indices.reversed() { combine(i, &v, a) }  // children come after parents
             // Compared over the domains of every product the constraint mentions: the same answer
             // as over each pair's own, since products' domains are independent and satisfiable.
             let domain = a.atoms.domain(nodes.indices.filter { nodes[$0].children.isEmpty }.map { v.value[$0] })
             let original = a.and(v.value[0], domain)
-            let candidates = nodes.indices.filter { nodes[$0].parent >= 0 && identity(of: nodes[$0].parent) != nil }.sorted {
+            let terms = nodes.indices.filter { nodes[$0].parent >= 0 && identity(of: nodes[$0].parent) != nil }
+            let candidates = terms.sorted {
                 let (x, y) = (nodes[$0].expression.range, nodes[$1].expression.range)
                 return x.end.offset != y.end.offset ? x.end.offset > y.end.offset : x.start.offset < y.start.offset
             }

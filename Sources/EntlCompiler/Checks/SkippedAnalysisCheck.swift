@@ -27,7 +27,8 @@ enum SkippedAnalysisCheck: LintCheck {
     static func report(_ analysis: String, of owner: String, site: DeclarationSite, context: LintContext,
                        reason: String = tooManyCombinations, label: String = constraintLabel, help: String) {
         guard let name = constraintOwnerName(site.declaration) else { return }
-        context.report(code, message(analysis, owner, reason), file: site.file, at: name.range, label: label, help: help)
+        context.report(code, message(analysis, owner, reason), file: site.file, at: name.range, label: label,
+                       help: help)
     }
 }
 

@@ -60,7 +60,8 @@ struct GeneratedNames {
         }
         if !collisions.isEmpty {
             // In source order: by file, then offset; each pair's later declaration last.
-            let fileIndex = Dictionary(checked.sources.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a })
+            let fileIndex = Dictionary(checked.sources.enumerated().map { ($1.path, $0) },
+                                       uniquingKeysWith: { a, _ in a })
             func key(_ d: GenerationError.Declaration) -> (Int, Int) { (fileIndex[d.file] ?? 0, d.range.start.offset) }
             for i in collisions.indices where key(collisions[i].declarations[1]) < key(collisions[i].declarations[0]) {
                 collisions[i].declarations.reverse()
@@ -82,7 +83,8 @@ struct GeneratedNames {
     static func lowerCamel(_ name: String) -> String {
         let parts = name.split(separator: "_")
         guard let first = parts.first else { return name + "_" }
-        let head = first.allSatisfy { !$0.isLowercase } ? first.lowercased() : first.prefix(1).lowercased() + first.dropFirst()
+        let head = first.allSatisfy { !$0.isLowercase } ? first.lowercased()
+            : first.prefix(1).lowercased() + first.dropFirst()
         return head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 

@@ -9,11 +9,11 @@ public enum SwiftGenerator {
     /// keywords that a lower-camel name can spell, checked with swiftc in the tests. Contextual
     /// keywords (`open`, `some`, `async`, …) need none but are harmless in backticks.
     static let keywords: Set<String> = [
-        "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do", "else", "enum",
-        "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if", "import", "in", "init", "inout",
-        "internal", "is", "let", "nil", "open", "operator", "precedencegroup", "private", "protocol", "public", "repeat",
-        "rethrows", "return", "static", "struct", "subscript", "super", "switch", "throw", "throws", "true", "try",
-        "typealias", "var", "where", "while", "as", "any", "some", "await", "async",
+        "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do", "else",
+        "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if", "import", "in",
+        "init", "inout", "internal", "is", "let", "nil", "open", "operator", "precedencegroup", "private", "protocol",
+        "public", "repeat", "rethrows", "return", "static", "struct", "subscript", "super", "switch", "throw",
+        "throws", "true", "try", "typealias", "var", "where", "while", "as", "any", "some", "await", "async",
     ]
     /// Names a generated type uses itself, and Swift's special member names (`T.self`, `T.init`):
     /// these get a trailing `_` (`name_`, `self_`).
@@ -168,9 +168,14 @@ public enum SwiftGenerator {
         }
         return text.flatMap { paragraph in
             paragraph.unicodeScalars.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" }.map { line in
-                String(String.UnicodeScalarView(line.map { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F ? " " : $0 }))
+                String(String.UnicodeScalarView(line.map { control($0) ? " " : $0 }))
             }
         }
+    }
+
+    /// A C0 control character other than tab, or DEL.
+    private static func control(_ c: Unicode.Scalar) -> Bool {
+        (c.value < 0x20 && c != "\t") || c.value == 0x7F
     }
 
     static func literal(_ s: String?) -> String {

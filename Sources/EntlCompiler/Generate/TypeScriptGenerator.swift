@@ -83,7 +83,8 @@ public enum TypeScriptGenerator {
     static func storeIDs(_ ids: [StoreID]) -> String {
         let pairs = GeneratedNames.idPerStore(ids)
         func key(_ store: String) -> String { store == "__proto__" ? "[\(string(store))]" : store }
-        return pairs.isEmpty ? "{}" : "{ " + pairs.map { "\(key($0.store)): \(string($0.id))" }.joined(separator: ", ") + " }"
+        guard !pairs.isEmpty else { return "{}" }
+        return "{ " + pairs.map { "\(key($0.store)): \(string($0.id))" }.joined(separator: ", ") + " }"
     }
 
     /// The JSON of `entlc eval --format json` (docs/cli.md), names typed.

@@ -26,7 +26,8 @@ import Testing
     @Test func pastEveryBudgetTheOtherWarningsRemain() {
         let anyA = (0..<20).map { "a\($0)" }.joined(separator: " or ")
         let wide = (0..<700).map { "product w\($0): non_consumable\n" }.joined()
-            + "entitlement 5️⃣wide = " + (0..<700).map { "w\($0)" }.joined(separator: " or ") + " or w3 { grants f }\n"
+            + "entitlement 5️⃣wide = " + (0..<700).map { "w\($0)" }.joined(separator: " or ")
+            + " or w3 { grants f }\n"
         assertDiagnostics(Self.products + """
             entitlement any_a = \(anyA) { grants f }
             entitlement 1️⃣pairs = \(Self.pairs) { grants f }
@@ -42,8 +43,8 @@ import Testing
             """ + wide, [
             ExpectedDiagnostic("W315", "constraint analysis of entitlement `pairs` skipped: too many combinations",
                                at: "1️⃣", severity: .note),
-            ExpectedDiagnostic("W315", "constraint analysis of entitlement `more` skipped: it names entitlement `pairs`, "
-                               + "whose analysis was skipped", at: "2️⃣", severity: .note),
+            ExpectedDiagnostic("W315", "constraint analysis of entitlement `more` skipped: it names entitlement "
+                               + "`pairs`, whose analysis was skipped", at: "2️⃣", severity: .note),
             ExpectedDiagnostic("W315", "constraint analysis of the requirement of feature `gated` skipped: it names "
                                + "entitlement `more`, whose analysis was skipped", at: "3️⃣", severity: .note),
             ExpectedDiagnostic("W303", "entitlement `never` can never hold", at: "6️⃣"),
@@ -58,8 +59,8 @@ import Testing
 
     /// The note's label and help name what was not checked; `entl-allow W315` silences it.
     @Test func theNoteSaysWhichLintsDidNotRun() throws {
-        let text = Self.products + "entitlement any_a = a0 or a1 or a2 or a3 or a4 or a5 or a6 or a7 or a8 or a9 or a10 "
-            + "or a11 or a12 or a13 or a14 or a15 or a16 or a17 or a18 or a19 { grants f }\n"
+        let text = Self.products + "entitlement any_a = "
+            + (0..<20).map { "a\($0)" }.joined(separator: " or ") + " { grants f }\n"
             + "entitlement pairs = \(Self.pairs) { grants f }\n"
         let note = try #require(check(text).diagnostics.first { $0.code.id == "W315" })
         #expect(note.severity == .note)
@@ -68,5 +69,41 @@ import Testing
                 + "(W303, W304, W305, W310) did not check this constraint")
         #expect(!check(text.replacing("entitlement pairs", with: "// entl-allow W315\nentitlement pairs"))
             .diagnostics.contains { $0.code.id == "W315" })
+    }
+
+    /// A spent budget changes nothing else: random constraints (seeded) get the same diagnostics
+    /// after constraints that spend their budgets as without them (the nodes a spent task made
+    /// are dropped, the store stays canonical, and the others are analysed as usual).
+    @Test(arguments: 0..<3)
+    func aSpentBudgetChangesNothingElse(seed: Int) {
+        var random = SeededRandom(seed: UInt64(seed) &+ 0x5B1D)
+        func term(_ depth: Int, _ earlier: Int) -> String {
+            switch random.int(0...(depth > 2 ? 1 : 5)) {
+            case 0: return "p\(random.int(0...4))"
+            case 1: return earlier > 0 ? "e\(random.int(0...earlier - 1))" : "z >= \(random.int(1...4))"
+            case 2: return "not " + term(depth + 1, earlier)
+            default:
+                let op = random.pick([" and ", " or "])
+                return "(" + (0..<random.int(2...3)).map { _ in term(depth + 1, earlier) }.joined(separator: op) + ")"
+            }
+        }
+        let base = "product z: consumable\n" + (0..<5).map { "product p\($0): non_consumable\n" }.joined()
+            + "feature f: boolean\n" + (0..<24).map { "entitlement e\($0) = \(term(0, $0)) { grants f }\n" }.joined()
+        let heavy = Self.products.replacing("feature f: boolean\n", with: "")
+            + "entitlement any_a = " + (0..<20).map { "a\($0)" }.joined(separator: " or ") + " { grants f }\n"
+            + "entitlement pairs = \(Self.pairs) { grants f }\nentitlement more = pairs or a1 { grants f }\n"
+        let heavyLines = heavy.split(separator: "\n").count
+        let alone = check(base).sortedDiagnostics
+            .map { "\($0.code.id) \($0.range.start.line):\($0.range.start.column) \($0.message)" }
+        let afterSpent = check(heavy + base).sortedDiagnostics
+        #expect(afterSpent.filter { $0.code.id == "W315" }.map(\.message) == [
+            "constraint analysis of entitlement `pairs` skipped: too many combinations",
+            "constraint analysis of entitlement `more` skipped: it names entitlement `pairs`, "
+                + "whose analysis was skipped",
+        ])
+        let others = afterSpent.filter { $0.range.start.line > heavyLines }
+            .map { "\($0.code.id) \($0.range.start.line - heavyLines):\($0.range.start.column) \($0.message)" }
+        #expect(others == alone, "seed \(seed)")
+        #expect(alone.contains { $0.hasPrefix("W30") }, "seed \(seed): the random rules draw no lint at all")
     }
 }
