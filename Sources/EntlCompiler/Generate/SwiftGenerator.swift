@@ -18,8 +18,8 @@ public enum SwiftGenerator {
     /// Names a generated type uses itself, and Swift's special member names (`T.self`, `T.init`):
     /// these get a trailing `_` (`name_`, `self_`).
     static let reserved: Set<String> = [
-        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit", "subscript",
-        "description", "hashValue", "hash", "Type", "Protocol",
+        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit",
+        "subscript", "description", "hashValue", "hash", "Type", "Protocol",
     ]
 
     /// A lower-camel name as a Swift identifier, one to one: `_` before a digit (`_9lives`), `_`
@@ -50,16 +50,21 @@ public enum SwiftGenerator {
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
                          [".\(caseName(e.value.kind.rawValue))", dictionary(e.value.storeIDs)])
                     })
-        out += type("EntlEntitlement", doc: "An entitlement of the rule set: what a purchase unlocks.", fields: [], fieldDocs: [],
-                    entries: names.entitlements.map { e in (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs), []) })
+        out += type("EntlEntitlement", doc: "An entitlement of the rule set: what a purchase unlocks.", fields: [],
+                    fieldDocs: [], entries: names.entitlements.map { e in
+                        (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs), [])
+                    })
         out += type("EntlFeature", doc: "A feature of the rule set: what a customer may use.",
                     fields: [("kind", "FeatureKind"), ("unitSingular", "String?"), ("unitPlural", "String?")],
-                    fieldDocs: ["Boolean, or metered (single use, continuous).", "The unit of one (\"call\").", "The unit of several (\"calls\")."],
+                    fieldDocs: ["Boolean, or metered (single use, continuous).", "The unit of one (\"call\").",
+                                "The unit of several (\"calls\")."],
                     entries: names.features.map { e in
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
-                         [".\(caseName(e.value.kind.rawValue))", literal(e.value.unitSingular), literal(e.value.unitPlural)])
+                         [".\(caseName(e.value.kind.rawValue))", literal(e.value.unitSingular),
+                          literal(e.value.unitPlural)])
                     })
-        out += type("EntlCreditSystem", doc: "A credit system of the rule set: a currency that pays for metered features.",
+        out += type("EntlCreditSystem",
+                    doc: "A credit system of the rule set: a currency that pays for metered features.",
                     fields: [("unitSingular", "String?"), ("unitPlural", "String?")],
                     fieldDocs: ["The unit of one (\"credit\").", "The unit of several (\"credits\")."],
                     entries: names.creditSystems.map { e in
@@ -86,7 +91,8 @@ public enum SwiftGenerator {
                 + args.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + ")\n"
         }
         out += "\n    /// Every one, in declaration order.\n"
-        out += "    public static let allCases: [\(typeName)] = [" + entries.map { "." + escaped($0.identifier) }.joined(separator: ", ") + "]\n"
+        out += "    public static let allCases: [\(typeName)] = ["
+            + entries.map { "." + escaped($0.identifier) }.joined(separator: ", ") + "]\n"
         out += "\n    /// The one with this name in the rules, if any.\n"
         out += "    public static func named(_ name: String) -> \(typeName)? { allCases.first { $0.name == name } }\n"
         out += "}\n\n"
@@ -201,6 +207,7 @@ public enum SwiftGenerator {
 
     static func dictionary(_ ids: [StoreID]) -> String {
         let pairs = GeneratedNames.idPerStore(ids)
-        return pairs.isEmpty ? "[:]" : "[" + pairs.map { "\(literal($0.store)): \(literal($0.id))" }.joined(separator: ", ") + "]"
+        guard !pairs.isEmpty else { return "[:]" }
+        return "[" + pairs.map { "\(literal($0.store)): \(literal($0.id))" }.joined(separator: ", ") + "]"
     }
 }

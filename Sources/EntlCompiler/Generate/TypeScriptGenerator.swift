@@ -17,7 +17,9 @@ public enum TypeScriptGenerator {
                               [("kind", string(e.value.kind.rawValue)), ("storeIds", storeIDs(e.value.storeIDs))])
                          })
         out += constants("Entitlements", "EntitlementName", "The entitlements of the rule set: what a purchase unlocks.",
-                         names.entitlements.map { e in (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), []) })
+                         names.entitlements.map { e in
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), [])
+                         })
         out += constants("Features", "FeatureName", "The features of the rule set: what a customer may use.",
                          names.features.map { e in
                              (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
@@ -25,17 +27,21 @@ public enum TypeScriptGenerator {
                          })
         out += constants("CreditSystems", "CreditSystemName", "The credit systems of the rule set.",
                          names.creditSystems.map { e in
-                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), [("unit", unit(e.value))])
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
+                              [("unit", unit(e.value))])
                          })
         out += resultShapes
         return out
     }
 
     static func constants(_ object: String, _ union: String, _ doc: String,
-                          _ entries: [(identifier: String, name: String, doc: [String], fields: [(String, String)])]) -> String {
+                          _ entries: [(identifier: String, name: String, doc: [String], fields: [(String, String)])])
+        -> String
+    {
         // An empty object literal would type its values `unknown`.
         guard !entries.isEmpty else {
-            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: \(union) }>> = {};\n\nexport type \(union) = never;\n\n"
+            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: \(union) }>> = {};\n\n"
+                + "export type \(union) = never;\n\n"
         }
         var out = "/** \(doc) */\nexport const \(object) = {\n"
         for e in entries {
