@@ -11,11 +11,11 @@ enum GenCommand {
 
         Writes typed identifiers for every product (with its store ids), entitlement, feature
         (with its kind and unit) and credit system, so a renamed feature is a compile error and
-        not a silent denial (docs/library.md). Each name becomes a lower-camel identifier of its own
-        (`api_calls` → `apiCalls`, `_9lives` → `_9lives`); Swift keywords are written in backticks
-        and the generated types' own members get a trailing `_` (`name_`). Two names of one kind
-        that give one identifier (`api_calls` and `apiCalls`) are refused, naming both. The same
-        rules always give the same bytes.
+        not a silent denial (docs/library.md). Each name becomes a lower-camel identifier that
+        depends on it alone (`api_calls` → `apiCalls`; a leading digit keeps a `_`: `_9lives`);
+        Swift keywords are written in backticks and the generated types' own members get a
+        trailing `_` (`name_`). Two names of one kind that give one identifier (`api_calls` and
+        `apiCalls`) are refused, naming both. The same rules always give the same bytes.
 
           swift       `EntlProduct`, `EntlEntitlement`, `EntlFeature`, `EntlCreditSystem` and typed
                       queries on `Evaluator` and `Evaluation`: `evaluator.entitled(.apiCalls,
