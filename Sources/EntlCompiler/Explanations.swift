@@ -324,6 +324,29 @@ public enum DiagnosticCatalog {
             `// entl-allow W314` above the product.
             """, example: "feature f: boolean\nproduct p: non_consumable { id appstore \"com.x.p\"; grants f }",
             fix: "feature f: boolean\nproduct p: non_consumable { id app_store \"com.x.p\"; grants f }"),
+        CodeExplanation(SkippedAnalysisCheck.code, """
+            A note, not a warning: a lint could not check a constraint within its budget, so that \
+            constraint may hide the problems that lint finds. The exact lints (W303, W304, W305, \
+            W310) decide on a diagram of every purchase combination; a constraint whose diagram \
+            would grow past the budget of one constraint is skipped (`constraint analysis … \
+            skipped`), and so is one that names a skipped entitlement; the redundant-term search has \
+            a budget of its own (`redundancy analysis … skipped`), and the terms it found before \
+            are still reported. Everything else is checked as usual. Rewrite the constraint more \
+            simply (the example means `gems >= 2 and coins >= 2`), or allow the note with \
+            `// entl-allow W315` once you have checked the constraint yourself.
+            """, example: """
+            product gems: consumable
+            product coins: consumable
+            feature vault: boolean
+            entitlement collector = TIERS { grants vault }
+            """.replacing("TIERS", with: (2...17).map { "(gems >= \($0) and coins >= \($0))" }
+                .joined(separator: " or\n  ")),
+            fix: """
+            product gems: consumable
+            product coins: consumable
+            feature vault: boolean
+            entitlement collector = gems >= 2 and coins >= 2 { grants vault }
+            """),
 
         // MARK: entlc diff (the examples are OLD → NEW, compared with --since 2026-06-01T00:00:00Z)
         CodeExplanation(.entitlementLost, """

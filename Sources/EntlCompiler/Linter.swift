@@ -40,7 +40,7 @@ final class LintContext {
 
     func analysis(_ env: EnvironmentName) -> ConstraintAnalysis {
         if let a = analyses[env] { return a }
-        let a = ConstraintAnalysis(declarations: declarations, table: tables[env]!)
+        let a = ConstraintAnalysis(declarations: declarations, table: tables[env]!, budget: .perConstraint)
         analyses[env] = a
         return a
     }
@@ -105,7 +105,7 @@ enum Linter {
         UnusedProductCheck.self, NeverGrantedCheck.self, ImpossibleConstraintCheck.self, AlwaysTrueConstraintCheck.self,
         RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self, CarryCapBelowAllowanceCheck.self,
         UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self, TestWithoutExpectationCheck.self,
-        UnknownStoreCheck.self,
+        UnknownStoreCheck.self, SkippedAnalysisCheck.self,
     ]
 
     static func run(_ checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {
@@ -132,6 +132,15 @@ func constraint(of declaration: Declaration) -> (owner: String, expression: Expr
     switch declaration {
     case .entitlement(let e): ("entitlement `\(e.name.name)`", e.expression)
     case .feature(let f): f.requires.map { ("the requirement of feature `\(f.name.name)`", $0) }
+    default: nil
+    }
+}
+
+/// The declared name of a declaration with a constraint (where a note about it points).
+func constraintOwnerName(_ declaration: Declaration) -> Identifier? {
+    switch declaration {
+    case .entitlement(let e): e.name
+    case .feature(let f): f.name
     default: nil
     }
 }

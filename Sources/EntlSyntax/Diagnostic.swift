@@ -27,15 +27,18 @@ public struct DiagnosticCode: Hashable, Sendable, CustomStringConvertible, Compa
     /// A short title (used by SARIF's `shortDescription` and `entlc explain`).
     public let title: String
 
-    public init(_ id: String, _ title: String) {
+    /// The severity a diagnostic of this code has unless `--deny` raises it.
+    public let defaultSeverity: Severity
+
+    /// `severity` by default from the prefix: `W` a warning, `D1` a note, anything else an error
+    /// (`W315`, the linter's note that an analysis was skipped, says `.note`).
+    public init(_ id: String, _ title: String, severity: Severity? = nil) {
         self.id = id
         self.title = title
+        defaultSeverity = severity ?? (id.hasPrefix("W") ? .warning : id.hasPrefix("D1") ? .note : .error)
     }
 
     public var description: String { id }
-    public var defaultSeverity: Severity {
-        id.hasPrefix("W") ? .warning : id.hasPrefix("D1") ? .note : .error
-    }
 
     public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.id == rhs.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

@@ -85,7 +85,8 @@ import Testing
         let list = try runEntlc(["explain"])
         #expect(list.status == 0)
         #expect(list.stdout.split(separator: "\n").count == DiagnosticCatalog.all.count)
-        #expect(DiagnosticCatalog.all.count == 67)  // E100–E106, E110–E122, E201–E221, W301–W314, D101–D106, D401–D406
+        // E100–E106, E110–E122, E201–E221, W301–W315, D101–D106, D401–D406
+        #expect(DiagnosticCatalog.all.count == 68)
         let one = try runEntlc(["explain", "e201"])
         #expect(one.stdout.hasPrefix("E201: unknown name\n\n"))
         #expect(one.stdout.contains("Example:\n\n    product pro_monthly: subscription { period month }\n    entitlement pro = pro_montly\n"))
@@ -93,6 +94,39 @@ import Testing
         let bad = try runEntlc(["explain", "E2O1"])
         #expect(bad.status == 2)
         #expect(bad.stderr == "entlc: error: explain: unknown code `E2O1` (did you mean `E201`?); `entlc explain` lists them\n")
+    }
+
+    /// A constraint past its budget: a note (W315) in every format, which `--deny-warnings` lets
+    /// pass, `--deny W315` makes an error and `--allow W315` drops; the other warning stays.
+    @Test func skippedAnalysesAreNotesThatPolicyCanRaise() throws {
+        let rules = (0..<16).map { "product a\($0): non_consumable\n" }.joined()
+            + (0..<16).map { "product b\($0): non_consumable\n" }.joined() + "feature f: boolean\n"
+            + "entitlement any_a = " + (0..<16).map { "a\($0)" }.joined(separator: " or ") + " { grants f }\n"
+            + "entitlement pairs = " + (0..<16).map { "(a\($0) and b\($0))" }.joined(separator: " or ")
+            + " { grants f }\n"
+            + "product spare: non_consumable\n"
+        let r = try runEntlc(["check", "-"], stdin: rules)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("""
+            <stdin>:35:13: note[W315]: constraint analysis of entitlement `pairs` skipped: too many combinations
+               |
+            35 | entitlement pairs = (a0 and b0) or (a1 and b1) or (a2 and b2) or (a3 and b3) or (a4 and b4) \
+            or (a5 and b5) or (a6 and b6…
+               |             ^^^^^ its constraint was not checked
+               = help: the impossible, always-true, redundant-term and equivalence lints (W303, W304, W305, W310) \
+            did not check this constraint
+
+            """))
+        #expect(r.stdout.contains("<stdin>:36:9: warning[W301]: product `spare` is never used\n"))
+        #expect(r.stdout.hasSuffix("0 errors, 1 warning in 1 file\n"))
+        let json = try runEntlc(["check", "-", "--format", "json", "--allow", "W301", "--deny-warnings"], stdin: rules)
+        #expect(json.status == 0)
+        #expect(json.stdout.contains(#""severity": "note",\#n      "code": "W315","#))
+        let denied = try runEntlc(["check", "-", "--deny", "W315"], stdin: rules)
+        #expect(denied.status == 1)
+        #expect(denied.stdout.contains("error[W315]: constraint analysis of entitlement `pairs` skipped"))
+        let allowed = try runEntlc(["check", "-", "--allow", "W315"], stdin: rules)
+        #expect(!allowed.stdout.contains("W315"))
     }
 }
 

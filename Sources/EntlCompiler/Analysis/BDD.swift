@@ -3,8 +3,14 @@
 ///
 /// Nodes are `Int32` ids; `BDD.false` and `BDD.true` are the terminals. Two functions are equal
 /// exactly when their ids are equal (the unique table makes the form canonical). Operations are
-/// memoised. The store has a node budget and a recursion bound: past either, `exhausted` is set
-/// and results are meaningless, so callers stop analysing instead of growing without bound.
+/// memoised.
+///
+/// Work is bounded three ways: the store holds at most `capacity` nodes; recursion is at most
+/// `maxDepth` deep; and a *task* (`begin` … `end`) may add at most its own number of nodes and
+/// take at most its own number of steps (memo misses). Past any bound `exhausted` is set and the
+/// results of the operation under way are meaningless. The store stays sound all the same: a
+/// result computed once the budget is spent is never memoised and no node is made, and the
+/// nodes a spent task made are dropped, so the next task starts on a canonical store with room.
 struct BDD {
     static let `false`: Int32 = 0
     static let `true`: Int32 = 1
@@ -25,23 +31,66 @@ struct BDD {
     private var orMemo: [Pair: Int32] = [:]
     private var notMemo: [Int32: Int32] = [:]
 
-    let budget: Int
+    /// The most nodes the store may hold.
+    let capacity: Int
+    /// The node count the task under way may reach, and the steps it has left.
+    private var nodeLimit: Int
+    private var stepsLeft = Int.max
     private(set) var exhausted = false
     /// Recursion depth of the operation under way; bounded so no diagram can overflow the stack.
     private var depth = 0
     static let maxDepth = 2_000
 
-    init(budget: Int = 2_000_000) {
-        self.budget = budget
+    init(capacity: Int = 2_000_000) {
+        self.capacity = capacity
+        nodeLimit = capacity
     }
 
     var nodeCount: Int { variables.count }
 
+    /// Starts a task that may add `nodes` nodes and take `steps` steps, with `exhausted` cleared.
+    mutating func begin(nodes: Int, steps: Int) {
+        exhausted = false
+        checkpoint = variables.count
+        nodeLimit = min(capacity, checkpoint + nodes)
+        stepsLeft = steps
+    }
+
+    /// Ends the task: the store's own bounds apply again. Whether it stayed within its budget.
+    /// The nodes it made are dropped when it did not, or when `keep` is false (a search whose
+    /// diagrams nobody keeps), so a spent task costs no room in the store: ids from before
+    /// `begin` stay valid, later ones do not.
+    mutating func end(keep: Bool) -> Bool {
+        let within = !exhausted
+        if !within || !keep { rollBack() }
+        nodeLimit = capacity
+        stepsLeft = .max
+        exhausted = false
+        return within
+    }
+
+    private var checkpoint = 0
+
+    /// Forgets the nodes made since `checkpoint`, and the memos (which may name them).
+    private mutating func rollBack() {
+        guard variables.count > checkpoint else { return }
+        for id in checkpoint..<variables.count {
+            unique[Key(variable: variables[id], low: lows[id], high: highs[id])] = nil
+        }
+        variables.removeSubrange(checkpoint...)
+        lows.removeSubrange(checkpoint...)
+        highs.removeSubrange(checkpoint...)
+        andMemo = [:]
+        orMemo = [:]
+        notMemo = [:]
+    }
+
     private mutating func node(_ v: Int32, _ low: Int32, _ high: Int32) -> Int32 {
         if low == high { return low }
+        if exhausted { return BDD.false }
         let key = Key(variable: v, low: low, high: high)
         if let id = unique[key] { return id }
-        if variables.count >= budget {
+        if variables.count >= nodeLimit {
             exhausted = true
             return BDD.false
         }
@@ -66,7 +115,7 @@ struct BDD {
         guard enter() else { return BDD.false }
         defer { depth -= 1 }
         let r = node(variables[Int(a)], not(lows[Int(a)]), not(highs[Int(a)]))
-        notMemo[a] = r
+        if !exhausted { notMemo[a] = r }
         return r
     }
 
@@ -81,7 +130,7 @@ struct BDD {
         defer { depth -= 1 }
         let (v, al, ah, bl, bh) = split(a, b)
         let r = node(v, and(al, bl), and(ah, bh))
-        andMemo[key] = r
+        if !exhausted { andMemo[key] = r }
         return r
     }
 
@@ -96,13 +145,15 @@ struct BDD {
         defer { depth -= 1 }
         let (v, al, ah, bl, bh) = split(a, b)
         let r = node(v, or(al, bl), or(ah, bh))
-        orMemo[key] = r
+        if !exhausted { orMemo[key] = r }
         return r
     }
 
+    /// One step of an operation: false (and `exhausted`) past the depth bound or the task's steps.
     private mutating func enter() -> Bool {
         depth += 1
-        if depth > BDD.maxDepth {
+        stepsLeft -= 1
+        if depth > BDD.maxDepth || stepsLeft < 0 {
             depth -= 1
             exhausted = true
             return false

@@ -18,6 +18,16 @@ final class PurchaseAtoms {
         case atLeast(Int64)
         /// Owns the product through a purchase made before (`before`) or at or after T.
         case purchased(before: Bool, Instant)
+
+        /// Thresholds ascending, then `before` dates, then `since` dates, each ascending.
+        static func precedes(_ a: Atom, _ b: Atom) -> Bool {
+            switch (a, b) {
+            case (.atLeast(let x), .atLeast(let y)): x < y
+            case (.atLeast, .purchased): true
+            case (.purchased, .atLeast): false
+            case (.purchased(let xb, let x), .purchased(let yb, let y)): xb != yb ? xb : x < y
+            }
+        }
     }
 
     private(set) var bdd = BDD()
@@ -28,8 +38,35 @@ final class PurchaseAtoms {
     /// Product → its domain, computed on first use for the atoms it has then.
     private var chains: [String: (atoms: Int, chain: Int32)] = [:]
 
-    /// Whether the store stayed within its budget; when not, nothing may rely on it.
-    var usable: Bool { !bdd.exhausted }
+    /// Whether every function asked for was computed: the store stayed within its capacity and
+    /// no constraint was skipped for its budget. When not, a comparison of all constraints
+    /// (`entlc diff`) cannot rely on it.
+    var usable: Bool { !bdd.exhausted && !incomplete }
+    /// Set when a constraint's analysis spent its budget (`ConstraintAnalysis.Skip`).
+    var incomplete = false
+
+    /// Starts a task with its own budget (`BDD.begin`).
+    func beginTask(_ budget: AnalysisBudget) {
+        bdd.begin(nodes: budget.nodes, steps: budget.steps)
+        chainsOfTask = []
+    }
+
+    /// Ends a task (`BDD.end`): whether it stayed within its budget. Domains made by a task whose
+    /// nodes are dropped are forgotten with them.
+    func endTask(keep: Bool) -> Bool {
+        let before = bdd.nodeCount
+        let within = bdd.end(keep: keep)
+        if bdd.nodeCount < before {
+            for product in chainsOfTask { chains[product] = nil }
+        }
+        chainsOfTask = []
+        return within
+    }
+
+    /// The products whose domains the task under way cached.
+    private var chainsOfTask: [String] = []
+    /// Whether the task under way has spent its budget: what it computes now is meaningless.
+    var spent: Bool { bdd.exhausted }
 
     /// The variable of an atom (created on first use; owning the product comes first).
     func variable(_ product: String, _ atom: Atom) -> Int32 {
@@ -62,7 +99,10 @@ final class PurchaseAtoms {
         since.sort()
         for (a, b) in zip(before, before.dropFirst()) { chain = bdd.and(chain, implies(.purchased(before: true, a), .purchased(before: true, b))) }
         for (a, b) in zip(since, since.dropFirst()) { chain = bdd.and(chain, implies(.purchased(before: false, b), .purchased(before: false, a))) }
-        chains[product] = (atoms.count, chain)
+        if !bdd.exhausted {
+            chains[product] = (atoms.count, chain)
+            chainsOfTask.append(product)
+        }
         return chain
     }
 
@@ -106,68 +146,184 @@ final class PurchaseAtoms {
     func not(_ a: Int32) -> Int32 { bdd.not(a) }
 }
 
+/// What one constraint's analysis may spend: new diagram nodes and operation steps. A
+/// constraint of a real rule set needs a few hundred of each; the budget is there for the rare
+/// one whose diagram would grow exponentially, so that it is skipped (and said so) in well under
+/// a second instead of holding up the check.
+struct AnalysisBudget {
+    var nodes: Int
+    var steps: Int
+
+    /// Per constraint, for each lint analysis: the diagram, a redundancy search, a culprit search.
+    static let perConstraint = AnalysisBudget(nodes: 100_000, steps: 400_000)
+}
+
 /// The constraints of one environment of one rule set as BDDs over purchase atoms, for the exact
 /// lints (and, two at a time in one atom space, for `entlc diff`). Entitlement references are
 /// expanded (computed once each, in dependency order).
+///
+/// With a `budget`, each constraint's diagram is built as a task of its own: one that spends its
+/// budget is skipped (`skip(of:)`), and so is every constraint that names a skipped entitlement;
+/// the others are analysed as if it were not there. Without one, the store's capacity is the
+/// only bound and `usable` says whether it held.
 final class ConstraintAnalysis {
+    /// Why a constraint has no diagram.
+    enum Skip: Equatable {
+        /// Its diagram spent the budget of one constraint.
+        case tooManyCombinations
+        /// It names this entitlement, which was skipped.
+        case names(String)
+    }
+
+    /// A constraint's diagram and the facts the exact lints read from it.
+    struct Facts {
+        let value: Int32
+        /// The relations among the atoms of the products it depends on.
+        let domain: Int32
+        /// `value` over its possible purchase states: equal ids, equivalent constraints.
+        let canonical: Int32
+
+        /// False for every possible purchase state.
+        var isImpossible: Bool { canonical == BDD.false }
+        /// True for every possible purchase state.
+        var isAlwaysTrue: Bool { canonical == domain }
+    }
+
+    private enum Key: Hashable {
+        case entitlement(String)
+        case requirement(String)
+
+        init?(_ declaration: Declaration) {
+            switch declaration {
+            case .entitlement(let e): self = .entitlement(e.name.name)
+            case .feature(let f) where f.requires != nil: self = .requirement(f.name.name)
+            default: return nil
+            }
+        }
+    }
+
+    private enum Outcome {
+        case analysed(Facts)
+        case skipped(Skip)
+    }
+
     let table: SymbolTable
     let atoms: PurchaseAtoms
-    private var entitlements: [String: Int32] = [:]
-    private var requirements: [String: Int32] = [:]
+    let budget: AnalysisBudget?
+    private var outcomes: [Key: Outcome] = [:]
 
     /// Whether the analysis stayed within its budget; when not, no lint may rely on it.
     var usable: Bool { atoms.usable }
 
-    init(declarations: [DeclarationSite], table: SymbolTable, atoms: PurchaseAtoms = PurchaseAtoms()) {
+    init(declarations: [DeclarationSite], table: SymbolTable, atoms: PurchaseAtoms = PurchaseAtoms(),
+         budget: AnalysisBudget? = nil) {
         self.table = table
         self.atoms = atoms
+        self.budget = budget
         var constraints: [(String, Expression)] = []
         var requires: [(String, Expression)] = []
+        var order: [Expression] = []
         for site in declarations where site.isVisible(in: table.environment) {
             switch site.declaration {
-            case .entitlement(let e): constraints.append((e.name.name, e.expression))
-            case .feature(let f): if let r = f.requires { requires.append((f.name.name, r)) }
+            case .entitlement(let e): constraints.append((e.name.name, e.expression)); order.append(e.expression)
+            case .feature(let f): if let r = f.requires { requires.append((f.name.name, r)); order.append(r) }
             default: break
             }
         }
-        // Atoms in declaration order of the products, so variable order follows the rule set.
-        var used: [String: [PurchaseAtoms.Atom]] = [:]
-        func collect(_ e: Expression) {
-            forEachSubterm(e) { term in
-                switch term {
-                case .reference(let id) where table[id.name]?.kind.isProduct == true: used[id.name, default: []].append(.atLeast(1))
-                case .atLeast(let id, let n): used[id.name, default: []].append(.atLeast(n.value))
-                case .purchased(let id, let date):
-                    if let atom = ConstraintAnalysis.atom(date) { used[id.name, default: []].append(atom) }
-                default: break
-                }
-            }
-        }
-        for (_, e) in constraints + requires { collect(e) }
-        for name in table.order {
-            for atom in used[name] ?? [] { _ = atoms.variable(name, atom) }
-        }
+        createAtoms(order, table: table)
         // Entitlements in dependency order (the checker proved there is no cycle).
         var byName: [String: Expression] = [:]
         for (name, e) in constraints where byName[name] == nil { byName[name] = e }
         for name in ConstraintAnalysis.dependencyOrder(byName, table: table) {
-            entitlements[name] = value(byName[name]!)
+            analyse(.entitlement(name), byName[name]!)
         }
-        for (name, r) in requires where requirements[name] == nil { requirements[name] = value(r) }
+        for (name, r) in requires where outcomes[.requirement(name)] == nil { analyse(.requirement(name), r) }
     }
+
+    /// The variables of every atom the constraints use. Variable order decides the size of a
+    /// diagram, so it follows the constraints: products in the order the constraints first name
+    /// them (products named together stay close: `(a0 and b0) or (a1 and b1) or …` is linear,
+    /// where all the `a`s before all the `b`s would be exponential), each product's atoms
+    /// together, thresholds ascending.
+    private func createAtoms(_ constraints: [Expression], table: SymbolTable) {
+        var products: [String] = []
+        var used: [String: Set<PurchaseAtoms.Atom>] = [:]
+        for e in constraints {
+            forEachSubterm(e) { term in
+                let atom: (String, PurchaseAtoms.Atom)?
+                switch term {
+                case .reference(let id) where table[id.name]?.kind.isProduct == true: atom = (id.name, .atLeast(1))
+                case .atLeast(let id, let n): atom = (id.name, .atLeast(n.value))
+                case .purchased(let id, let date): atom = ConstraintAnalysis.atom(date).map { (id.name, $0) }
+                default: atom = nil
+                }
+                guard let (product, a) = atom else { return }
+                if used[product] == nil { products.append(product) }
+                used[product, default: []].insert(a)
+            }
+        }
+        for product in products {
+            for atom in used[product]!.sorted(by: PurchaseAtoms.Atom.precedes) { _ = atoms.variable(product, atom) }
+        }
+    }
+
+    /// Builds one constraint's diagram and facts, within the budget when there is one.
+    private func analyse(_ key: Key, _ e: Expression) {
+        let skipped = { (name: String) -> Bool in
+            if case .skipped = self.outcomes[.entitlement(name)] { true } else { false }
+        }
+        if let named = e.references.first(where: { skipped($0.name) }) {
+            outcomes[key] = .skipped(.names(named.name))
+            atoms.incomplete = true
+            return
+        }
+        if let budget { atoms.beginTask(budget) }
+        let value = value(e)
+        let domain = atoms.domain([value])
+        let facts = Facts(value: value, domain: domain, canonical: atoms.and(value, domain))
+        if budget != nil, !atoms.endTask(keep: true) {
+            outcomes[key] = .skipped(.tooManyCombinations)
+            atoms.incomplete = true
+        } else {
+            outcomes[key] = .analysed(facts)
+        }
+    }
+
+    /// Runs `body` as a task with the per-constraint budget (when the analysis has one): what a
+    /// lint computes beyond a constraint's diagram (a culprit, redundant terms). `complete` is
+    /// false when the budget ran out; `body` should then stop (`spent`) and what it computed
+    /// after that point is meaningless. The diagrams `body` makes are dropped afterwards: it
+    /// must return none.
+    func withinBudget<T>(_ body: () -> T) -> (result: T, complete: Bool) {
+        guard let budget else { return (body(), true) }
+        atoms.beginTask(budget)
+        let result = body()
+        return (result, atoms.endTask(keep: false))
+    }
+
+    /// Whether the task under way (`withinBudget`) has spent its budget.
+    var spent: Bool { atoms.spent }
 
     static func atom(_ date: PurchaseDate) -> PurchaseAtoms.Atom? {
         date.filter.map { .purchased(before: $0.before, $0.instant) }
     }
 
-    /// The function of a declaration's constraint (an entitlement's, or a feature's
-    /// requirement), computed once at construction.
+    /// The diagram and facts of a declaration's constraint (an entitlement's, or a feature's
+    /// requirement), computed at construction; nil when it has none or was skipped.
+    func facts(of declaration: Declaration) -> Facts? {
+        guard let key = Key(declaration), case .analysed(let facts)? = outcomes[key] else { return nil }
+        return facts
+    }
+
+    /// The function of a declaration's constraint; nil when it has none or was skipped.
     func value(of declaration: Declaration) -> Int32? {
-        switch declaration {
-        case .entitlement(let e): entitlements[e.name.name]
-        case .feature(let f): requirements[f.name.name]
-        default: nil
-        }
+        facts(of: declaration)?.value
+    }
+
+    /// Why a declaration's constraint was skipped, if it was.
+    func skip(of declaration: Declaration) -> Skip? {
+        guard let key = Key(declaration), case .skipped(let skip)? = outcomes[key] else { return nil }
+        return skip
     }
 
     /// Each entitlement after those it names (iterative depth-first post-order).
@@ -203,7 +359,7 @@ final class ConstraintAnalysis {
     func value(_ e: Expression) -> Int32 {
         switch e {
         case .reference(let id):
-            if let v = entitlements[id.name] { return v }
+            if let v = entitlement(id.name) { return v }
             if table[id.name]?.kind.isProduct == true { return atoms.variable(id.name, .atLeast(1)) }
             return BDD.false
         case .atLeast(let id, let n):
@@ -215,10 +371,12 @@ final class ConstraintAnalysis {
             return BDD.true
         case .not(let inner, _):
             return atoms.not(value(inner))
+        // Folded from the right: variables follow the order terms first name them, so each step
+        // puts a term above what comes after it, and a long `or` of products is linear.
         case .and(let terms):
-            return terms.reduce(BDD.true) { atoms.and($0, value($1)) }
+            return terms.reversed().reduce(BDD.true) { atoms.and(value($1), $0) }
         case .or(let terms):
-            return terms.reduce(BDD.false) { atoms.or($0, value($1)) }
+            return terms.reversed().reduce(BDD.false) { atoms.or(value($1), $0) }
         case .error:
             return BDD.false
         }
@@ -247,7 +405,10 @@ final class ConstraintAnalysis {
         atoms.and(f, domain(f))
     }
 
-    func entitlement(_ name: String) -> Int32? { entitlements[name] }
+    /// The function of an entitlement's constraint; nil when it is not one or was skipped.
+    func entitlement(_ name: String) -> Int32? {
+        if case .analysed(let facts)? = outcomes[.entitlement(name)] { facts.value } else { nil }
+    }
 
     func and(_ a: Int32, _ b: Int32) -> Int32 { atoms.and(a, b) }
     func or(_ a: Int32, _ b: Int32) -> Int32 { atoms.or(a, b) }

@@ -5,20 +5,25 @@ import EntlSyntax
 /// Invariant: every constraint depends on purchases, unless it says `everyone`. One that holds for
 /// every purchase state gives its grants to every customer, paying or not: intended, that is the
 /// free tier and is written `everyone`. Decided exactly on the BDD; reported at the smallest
-/// disjunct that is always true by itself.
+/// disjunct that is always true by itself (or at the whole constraint, when that search spends
+/// its budget). A constraint whose diagram spent its budget is W315's.
 enum AlwaysTrueConstraintCheck: LintCheck {
     static let code = DiagnosticCode("W304", "always-true constraint")
 
     static func run(_ context: LintContext) {
         context.forEachConstraint { site, owner, e, analysis in
-            guard !context.saysEveryone(e, analysis), let f = analysis.value(of: site.declaration), analysis.usable,
-                  analysis.isAlwaysTrue(f) else { return }
+            guard !context.saysEveryone(e, analysis), let facts = analysis.facts(of: site.declaration),
+                  facts.isAlwaysTrue else { return }
             // The first disjunct that always holds by itself, as deep as that goes.
-            var culprit = e
-            while case .or(let terms) = culprit,
-                  let inner = terms.first(where: { analysis.isAlwaysTrue(analysis.value($0)) }) {
-                culprit = inner
+            let search = analysis.withinBudget {
+                var culprit = e
+                while !analysis.spent, case .or(let terms) = culprit,
+                      let inner = terms.first(where: { analysis.isAlwaysTrue(analysis.value($0)) }) {
+                    culprit = inner
+                }
+                return culprit
             }
+            let culprit = search.complete ? search.result : e
             context.report(code, message(owner), file: site.file, at: culprit.range,
                            label: label(context.text(site.file, culprit.range)), help: help)
         }

@@ -4,7 +4,8 @@ import EntlSyntax
 ///
 /// Invariant: two entitlements that are not written as aliases (`entitlement b = a`) have
 /// different constraints. Decided on canonical BDDs, indexed by node id, so finding every pair
-/// is linear in the number of entitlements (no pairwise comparison).
+/// is linear in the number of entitlements (no pairwise comparison). An entitlement whose
+/// diagram spent its budget is W315's.
 enum EquivalentEntitlementCheck: LintCheck {
     static let code = DiagnosticCode("W310", "equivalent entitlements")
 
@@ -15,9 +16,9 @@ enum EquivalentEntitlementCheck: LintCheck {
             for site in context.declarations where site.isVisible(in: env) {
                 guard case .entitlement(let e) = site.declaration else { continue }
                 if case .reference(let id) = e.expression, analysis.table[id.name]?.kind == .entitlement { continue }
-                guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
-                      !analysis.isAlwaysTrue(f) else { continue }
-                let key = analysis.canonical(f)
+                guard let facts = analysis.facts(of: site.declaration), !facts.isImpossible, !facts.isAlwaysTrue
+                else { continue }
+                let key = facts.canonical
                 if let first = seen[key] {
                     context.report(code, message(e.name.name, first.name), file: site.file, at: e.name.range, label: label,
                                    help: help(e.name.name, first.name),

@@ -5,14 +5,16 @@ import EntlSyntax
 /// Invariant: every constraint holds for some purchase state. Decided exactly on the BDD of the
 /// constraint (entitlements expanded, consumable thresholds ordered), so `zbucks >= 5 and not
 /// zbucks >= 3` is caught as surely as `a and not a`. Reported at the smallest conjunct that is
-/// impossible by itself.
+/// impossible by itself (or at the whole constraint, when that search spends its budget). A
+/// constraint whose diagram spent its budget is W315's.
 enum ImpossibleConstraintCheck: LintCheck {
     static let code = DiagnosticCode("W303", "impossible constraint")
 
     static func run(_ context: LintContext) {
         context.forEachConstraint { site, owner, e, analysis in
-            guard let f = analysis.value(of: site.declaration), analysis.usable, analysis.isImpossible(f) else { return }
-            let culprit = smallest(e, analysis)
+            guard let facts = analysis.facts(of: site.declaration), facts.isImpossible else { return }
+            let search = analysis.withinBudget { smallest(e, analysis) }
+            let culprit = search.complete ? search.result : e
             context.report(code, message(owner), file: site.file, at: culprit.range,
                            label: label(context.text(site.file, culprit.range)), help: help)
         }
@@ -21,7 +23,7 @@ enum ImpossibleConstraintCheck: LintCheck {
     /// Descends into the first conjunct that is impossible on its own.
     private static func smallest(_ e: Expression, _ analysis: ConstraintAnalysis) -> Expression {
         var current = e
-        while case .and(let terms) = current,
+        while !analysis.spent, case .and(let terms) = current,
               let inner = terms.first(where: { analysis.isImpossible(analysis.value($0)) }) {
             current = inner
         }

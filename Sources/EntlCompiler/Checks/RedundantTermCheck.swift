@@ -5,26 +5,35 @@ import EntlSyntax
 /// Invariant: every term of a constraint matters. A term is redundant when the whole constraint
 /// means the same without it (`a or (a and b)`, `a and a`, `pro and (pro or lifetime)`), decided
 /// exactly on BDDs: the term is replaced by the identity of its `and`/`or` and the result compared
-/// with the original. Terms are tried last to first, larger before smaller, so of two equal terms
-/// the second is reported. Also: `x >= 1` on a consumable (that is `x`) and `not not x`.
+/// with the original over the possible purchase states. Terms are tried last to first, larger
+/// before smaller, so of two equal terms the second is reported. Also: `x >= 1` on a consumable
+/// (that is `x`) and `not not x`.
+///
+/// Each trial rebuilds only the path from the term to the root, each `and`/`or` on it from the
+/// combined terms before and after the one replaced (kept per node), so a constraint of n terms
+/// costs about n × depth operations. The search has the budget of one constraint; when it is
+/// spent, the terms found so far are reported and a note (W315) says the rest were not checked.
 enum RedundantTermCheck: LintCheck {
     static let code = DiagnosticCode("W305", "redundant term")
-    /// Larger constraints are skipped (each term costs one pass up the tree).
-    static let maxTerms = 64
 
     static func run(_ context: LintContext) {
         context.forEachConstraint { site, owner, e, analysis in
             reportSpelling(e, owner: owner, file: site.file, context: context)
-            let tree = Tree(e)
-            guard tree.nodes.count <= maxTerms else { return }
             // A constraint true for everyone is W304's, unless it says so with `everyone`:
             // `everyone or p` is `everyone`, and `p` is redundant.
-            guard let f = analysis.value(of: site.declaration), analysis.usable, !analysis.isImpossible(f),
-                  context.saysEveryone(e, analysis) || !analysis.isAlwaysTrue(f) else { return }
-            for term in tree.redundantTerms(analysis) {
+            guard let facts = analysis.facts(of: site.declaration), !facts.isImpossible,
+                  context.saysEveryone(e, analysis) || !facts.isAlwaysTrue else { return }
+            let tree = Tree(e)
+            let search = analysis.withinBudget { tree.redundantTerms(analysis) }
+            for term in search.result {
                 let range = tree.nodes[term].expression.range
                 context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,
                                label: label, help: help)
+            }
+            if !search.complete {
+                SkippedAnalysisCheck.report(SkippedAnalysisCheck.redundancyAnalysis, of: owner, site: site,
+                                            context: context, label: SkippedAnalysisCheck.redundancyLabel,
+                                            help: SkippedAnalysisCheck.redundancyHelp)
             }
         }
     }
@@ -50,77 +59,109 @@ enum RedundantTermCheck: LintCheck {
         struct Node {
             var expression: Expression
             var parent: Int
+            /// Its place among its parent's children.
+            var position = 0
             var children: [Int] = []
         }
 
         var nodes: [Node] = []
 
         init(_ e: Expression) {
-            add(e, parent: -1)
+            add(e, parent: -1, position: 0)
         }
 
         @discardableResult
-        private mutating func add(_ e: Expression, parent: Int) -> Int {
+        private mutating func add(_ e: Expression, parent: Int, position: Int) -> Int {
             let index = nodes.count
-            nodes.append(Node(expression: e, parent: parent))
+            nodes.append(Node(expression: e, parent: parent, position: position))
             switch e {
-            case .not(let inner, _): nodes[index].children = [add(inner, parent: index)]
-            case .and(let terms), .or(let terms): nodes[index].children = terms.map { add($0, parent: index) }
+            case .not(let inner, _): nodes[index].children = [add(inner, parent: index, position: 0)]
+            case .and(let terms), .or(let terms):
+                nodes[index].children = terms.enumerated().map { add($1, parent: index, position: $0) }
             case .reference, .everyone, .atLeast, .purchased, .error: break
             }
             return index
         }
 
-        private func combine(_ i: Int, _ values: [Int32], _ a: ConstraintAnalysis) -> Int32 {
-            let children = nodes[i].children.map { values[$0] }
+        /// The identity of node `i`'s operator (`true` for `and`, `false` for `or`), if it has one.
+        private func identity(of i: Int) -> Int32? {
             switch nodes[i].expression {
-            case .not: return a.not(children[0])
-            case .and: return children.reduce(BDD.true) { a.and($0, $1) }
-            case .or: return children.reduce(BDD.false) { a.or($0, $1) }
-            default: return a.value(nodes[i].expression)
+            case .and: BDD.true
+            case .or: BDD.false
+            default: nil
             }
         }
 
-        private func identity(ofParentOf i: Int) -> Int32? {
-            let p = nodes[i].parent
-            guard p >= 0 else { return nil }
-            switch nodes[p].expression {
-            case .and: return BDD.true
-            case .or: return BDD.false
-            default: return nil
-            }
+        /// Per node, its value and, for an `and`/`or`, its children combined before and after
+        /// each one (`before[i][k]`: children 0..<k; `after[i][k]`: children k+1...).
+        private struct Values {
+            var value: [Int32]
+            var before: [[Int32]]
+            var after: [[Int32]]
         }
 
-        /// The terms whose removal leaves the constraint's meaning unchanged (removing each as found).
+        private func combine(_ i: Int, _ v: inout Values, _ a: ConstraintAnalysis) {
+            let children = nodes[i].children.map { v.value[$0] }
+            guard let unit = identity(of: i) else {
+                v.value[i] = children.isEmpty ? a.value(nodes[i].expression) : a.not(children[0])
+                return
+            }
+            let op: (Int32, Int32) -> Int32 = unit == BDD.true ? a.and : a.or
+            var before = [unit], after = [unit]
+            for c in children.dropLast() { before.append(op(before.last!, c)) }
+            for c in children.dropFirst().reversed() { after.append(op(after.last!, c)) }
+            v.before[i] = before
+            v.after[i] = after.reversed()
+            v.value[i] = op(before.last!, children.last!)
+        }
+
+        /// Node `i`'s value with its child at `position` worth `child`.
+        private func replaced(_ i: Int, _ position: Int, _ child: Int32, _ v: Values, _ a: ConstraintAnalysis)
+            -> Int32
+        {
+            guard let unit = identity(of: i) else { return a.not(child) }
+            let op: (Int32, Int32) -> Int32 = unit == BDD.true ? a.and : a.or
+            return op(op(v.before[i][position], child), v.after[i][position])
+        }
+
+        /// The terms whose removal leaves the constraint's meaning unchanged (removing each as
+        /// found). Stops when the budget is spent (`a.spent`), with the terms found until then.
         func redundantTerms(_ a: ConstraintAnalysis) -> [Int] {
-            var values = [Int32](repeating: BDD.false, count: nodes.count)
-            for i in nodes.indices.reversed() { values[i] = combine(i, values, a) }  // children come after parents
-            let original = values[0]
-            let candidates = nodes.indices.filter { identity(ofParentOf: $0) != nil }.sorted {
+            let none = [[Int32]](repeating: [], count: nodes.count)
+            var v = Values(value: Array(repeating: BDD.false, count: nodes.count), before: none, after: none)
+            for i in nodes.indices.reversed() { combine(i, &v, a) }  // children come after parents
+            // Compared over the domains of every product the constraint mentions: the same answer
+            // as over each pair's own, since products' domains are independent and satisfiable.
+            let domain = a.atoms.domain(nodes.indices.filter { nodes[$0].children.isEmpty }.map { v.value[$0] })
+            let original = a.and(v.value[0], domain)
+            let terms = nodes.indices.filter { nodes[$0].parent >= 0 && identity(of: nodes[$0].parent) != nil }
+            let candidates = terms.sorted {
                 let (x, y) = (nodes[$0].expression.range, nodes[$1].expression.range)
                 return x.end.offset != y.end.offset ? x.end.offset > y.end.offset : x.start.offset < y.start.offset
             }
-            var removed: Set<Int> = []
+            var removed = Array(repeating: false, count: nodes.count)
             var found: [Int] = []
-            for c in candidates {
-                var ancestor = c
-                var gone = false
-                while ancestor >= 0 {
-                    if removed.contains(ancestor) { gone = true }
+            for c in candidates where !a.spent {
+                var ancestor = nodes[c].parent, gone = false
+                while ancestor >= 0, !gone {
+                    gone = removed[ancestor]
                     ancestor = nodes[ancestor].parent
                 }
                 if gone { continue }
-                var trial = values
-                trial[c] = identity(ofParentOf: c)!
+                var value = identity(of: nodes[c].parent)!
+                var child = c
+                while nodes[child].parent >= 0 {
+                    value = replaced(nodes[child].parent, nodes[child].position, value, v, a)
+                    child = nodes[child].parent
+                }
+                guard !a.spent, a.and(value, domain) == original else { continue }
+                found.append(c)
+                removed[c] = true
+                v.value[c] = identity(of: nodes[c].parent)!
                 var node = nodes[c].parent
                 while node >= 0 {
-                    trial[node] = combine(node, trial, a)
+                    combine(node, &v, a)
                     node = nodes[node].parent
-                }
-                if a.usable, a.equivalent(trial[0], original) {
-                    found.append(c)
-                    removed.insert(c)
-                    values = trial
                 }
             }
             return found.sorted { nodes[$0].expression.range.start.offset < nodes[$1].expression.range.start.offset }

@@ -5,22 +5,36 @@ import EntlRuntime
 /// `EntlCreditSystem`) with a static constant per declaration, and typed queries on `Evaluator`
 /// and `Evaluation` that call the string ones. Deterministic: the same rules give the same bytes.
 public enum SwiftGenerator {
-    /// Swift's keywords (the ones a lower-camel name can spell), written in backticks.
+    /// The words a declaration needs backticks for (`` static let `default` ``): Swift's
+    /// keywords that a lower-camel name can spell, checked with swiftc in the tests. Contextual
+    /// keywords (`open`, `some`, `async`, …) need none but are harmless in backticks.
     static let keywords: Set<String> = [
-        "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do", "else", "enum",
-        "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if", "import", "in", "init", "inout",
-        "internal", "is", "let", "nil", "open", "operator", "private", "protocol", "public", "repeat", "rethrows", "return",
-        "static", "struct", "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
-        "while", "as", "any", "some", "await", "async",
+        "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit", "do", "else",
+        "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if", "import", "in",
+        "init", "inout", "internal", "is", "let", "nil", "open", "operator", "precedencegroup", "private", "protocol",
+        "public", "repeat", "rethrows", "return", "static", "struct", "subscript", "super", "switch", "throw",
+        "throws", "true", "try", "typealias", "var", "where", "while", "as", "any", "some", "await", "async",
     ]
-    /// Names a generated type uses itself, or that backticks cannot rescue as a static member.
+    /// Names a generated type uses itself, and Swift's special member names (`T.self`, `T.init`):
+    /// these get a trailing `_` (`name_`, `self_`).
     static let reserved: Set<String> = [
-        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit", "subscript",
-        "description", "hashValue", "hash", "Type", "Protocol",
+        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit",
+        "subscript", "description", "hashValue", "hash", "Type", "Protocol",
     ]
 
-    public static func generate(_ graph: RuleGraph, header: String) -> String {
-        let names = GeneratedNames(graph, reserved: reserved)
+    /// A lower-camel name as a Swift identifier, one to one: `_` before a digit (`_9lives`), `_`
+    /// after a reserved name (`self_`), backticks around a keyword (`` `default` ``).
+    static func identifier(_ lowerCamel: String) -> String {
+        if GeneratedNames.startsWithDigit(lowerCamel) { return "_" + lowerCamel }
+        if reserved.contains(lowerCamel) { return lowerCamel + "_" }
+        return lowerCamel
+    }
+
+    /// Writes the Swift file, or refuses names of one kind that give one identifier.
+    public static func generate(_ graph: RuleGraph, _ checked: CheckedRuleSet, header: String) throws(GenerationError)
+        -> String
+    {
+        let names = try GeneratedNames(graph, checked, escape: identifier)
         var out = """
             // \(header)
             // Do not edit: regenerate with `entlc gen swift` when the rules change.
@@ -36,16 +50,21 @@ public enum SwiftGenerator {
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
                          [".\(caseName(e.value.kind.rawValue))", dictionary(e.value.storeIDs)])
                     })
-        out += type("EntlEntitlement", doc: "An entitlement of the rule set: what a purchase unlocks.", fields: [], fieldDocs: [],
-                    entries: names.entitlements.map { e in (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs), []) })
+        out += type("EntlEntitlement", doc: "An entitlement of the rule set: what a purchase unlocks.", fields: [],
+                    fieldDocs: [], entries: names.entitlements.map { e in
+                        (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs), [])
+                    })
         out += type("EntlFeature", doc: "A feature of the rule set: what a customer may use.",
                     fields: [("kind", "FeatureKind"), ("unitSingular", "String?"), ("unitPlural", "String?")],
-                    fieldDocs: ["Boolean, or metered (single use, continuous).", "The unit of one (\"call\").", "The unit of several (\"calls\")."],
+                    fieldDocs: ["Boolean, or metered (single use, continuous).", "The unit of one (\"call\").",
+                                "The unit of several (\"calls\")."],
                     entries: names.features.map { e in
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
-                         [".\(caseName(e.value.kind.rawValue))", literal(e.value.unitSingular), literal(e.value.unitPlural)])
+                         [".\(caseName(e.value.kind.rawValue))", literal(e.value.unitSingular),
+                          literal(e.value.unitPlural)])
                     })
-        out += type("EntlCreditSystem", doc: "A credit system of the rule set: a currency that pays for metered features.",
+        out += type("EntlCreditSystem",
+                    doc: "A credit system of the rule set: a currency that pays for metered features.",
                     fields: [("unitSingular", "String?"), ("unitPlural", "String?")],
                     fieldDocs: ["The unit of one (\"credit\").", "The unit of several (\"credits\")."],
                     entries: names.creditSystems.map { e in
@@ -72,7 +91,8 @@ public enum SwiftGenerator {
                 + args.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + ")\n"
         }
         out += "\n    /// Every one, in declaration order.\n"
-        out += "    public static let allCases: [\(typeName)] = [" + entries.map { "." + escaped($0.identifier) }.joined(separator: ", ") + "]\n"
+        out += "    public static let allCases: [\(typeName)] = ["
+            + entries.map { "." + escaped($0.identifier) }.joined(separator: ", ") + "]\n"
         out += "\n    /// The one with this name in the rules, if any.\n"
         out += "    public static func named(_ name: String) -> \(typeName)? { allCases.first { $0.name == name } }\n"
         out += "}\n\n"
@@ -142,14 +162,26 @@ public enum SwiftGenerator {
     /// `non_consumable` → `nonConsumable`: the runtime's case names.
     static func caseName(_ raw: String) -> String { GeneratedNames.lowerCamel(raw) }
 
+    /// The lines of a declaration's `///` comment: its display name, a blank line, its doc
+    /// comment. Split at every `\n` and `\r` (either would end the comment and leave the rest of
+    /// the line as code); other control characters become spaces (swiftc warns about NUL).
     static func docLines(_ displayName: String?, _ docs: String?) -> [String] {
-        var lines: [String] = []
-        if let displayName { lines.append(displayName) }
+        var text: [String] = []
+        if let displayName { text.append(displayName) }
         if let docs {
-            if !lines.isEmpty { lines.append("") }
-            lines += docs.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if !text.isEmpty { text.append("") }
+            text.append(docs)
         }
-        return lines
+        return text.flatMap { paragraph in
+            paragraph.unicodeScalars.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" }.map { line in
+                String(String.UnicodeScalarView(line.map { control($0) ? " " : $0 }))
+            }
+        }
+    }
+
+    /// A C0 control character other than tab, or DEL.
+    private static func control(_ c: Unicode.Scalar) -> Bool {
+        (c.value < 0x20 && c != "\t") || c.value == 0x7F
     }
 
     static func literal(_ s: String?) -> String {
@@ -175,6 +207,7 @@ public enum SwiftGenerator {
 
     static func dictionary(_ ids: [StoreID]) -> String {
         let pairs = GeneratedNames.idPerStore(ids)
-        return pairs.isEmpty ? "[:]" : "[" + pairs.map { "\(literal($0.store)): \(literal($0.id))" }.joined(separator: ", ") + "]"
+        guard !pairs.isEmpty else { return "[:]" }
+        return "[" + pairs.map { "\(literal($0.store)): \(literal($0.id))" }.joined(separator: ", ") + "]"
     }
 }

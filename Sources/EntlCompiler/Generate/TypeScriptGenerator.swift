@@ -5,9 +5,11 @@ import EntlRuntime
 /// the shapes of `entlc eval --format json` with names typed. Deterministic; valid under
 /// `tsc --strict --noEmit`.
 public enum TypeScriptGenerator {
-    public static func generate(_ graph: RuleGraph, header: String) -> String {
-        // Object keys may be reserved words in TypeScript; only the generated shape's own keys are taken.
-        let names = GeneratedNames(graph, reserved: [])
+    /// Writes the TypeScript file, or refuses names of one kind that give one identifier.
+    public static func generate(_ graph: RuleGraph, _ checked: CheckedRuleSet, header: String) throws(GenerationError)
+        -> String
+    {
+        let names = try GeneratedNames(graph, checked, escape: identifier)
         var out = "// \(header)\n// Do not edit: regenerate with `entlc gen typescript` when the rules change.\n\n"
         out += constants("Products", "ProductName", "The products of the rule set: what customers buy.",
                          names.products.map { e in
@@ -15,7 +17,9 @@ public enum TypeScriptGenerator {
                               [("kind", string(e.value.kind.rawValue)), ("storeIds", storeIDs(e.value.storeIDs))])
                          })
         out += constants("Entitlements", "EntitlementName", "The entitlements of the rule set: what a purchase unlocks.",
-                         names.entitlements.map { e in (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), []) })
+                         names.entitlements.map { e in
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), [])
+                         })
         out += constants("Features", "FeatureName", "The features of the rule set: what a customer may use.",
                          names.features.map { e in
                              (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
@@ -23,17 +27,21 @@ public enum TypeScriptGenerator {
                          })
         out += constants("CreditSystems", "CreditSystemName", "The credit systems of the rule set.",
                          names.creditSystems.map { e in
-                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), [("unit", unit(e.value))])
+                             (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
+                              [("unit", unit(e.value))])
                          })
         out += resultShapes
         return out
     }
 
     static func constants(_ object: String, _ union: String, _ doc: String,
-                          _ entries: [(identifier: String, name: String, doc: [String], fields: [(String, String)])]) -> String {
+                          _ entries: [(identifier: String, name: String, doc: [String], fields: [(String, String)])])
+        -> String
+    {
         // An empty object literal would type its values `unknown`.
         guard !entries.isEmpty else {
-            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: \(union) }>> = {};\n\nexport type \(union) = never;\n\n"
+            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: \(union) }>> = {};\n\n"
+                + "export type \(union) = never;\n\n"
         }
         var out = "/** \(doc) */\nexport const \(object) = {\n"
         for e in entries {
@@ -48,7 +56,11 @@ public enum TypeScriptGenerator {
 
     /// One line for a `/** … */` comment ("display name — doc comment"), never closing it early.
     static func doc(_ displayName: String?, _ docs: String?) -> [String] {
-        let text = [displayName, docs.map { $0.split(separator: "\n").joined(separator: " ") }].compactMap { $0 }
+        let text = [displayName, docs].compactMap { $0 }.map { part in
+            // Line breaks and other control characters become spaces: the comment stays one line.
+            String(String.UnicodeScalarView(part.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F
+                || $0 == "\u{2028}" || $0 == "\u{2029}" ? " " : $0 }))
+        }
         return text.isEmpty ? [] : [text.joined(separator: " — ").replacing("*/", with: "*\\/")]
     }
 
@@ -65,9 +77,20 @@ public enum TypeScriptGenerator {
         return "{ singular: \(string(one)), plural: \(string(f.unitPlural ?? one)) }"
     }
 
+    /// A lower-camel name as a property name, one to one: `_` before a digit (`_9lives`).
+    /// Reserved words (`default`, `in`, `class`, strict mode's `let`, `static`, …) are valid
+    /// property names as they are.
+    static func identifier(_ lowerCamel: String) -> String {
+        GeneratedNames.startsWithDigit(lowerCamel) ? "_" + lowerCamel : lowerCamel
+    }
+
+    /// Store names are keys as written; `__proto__` as a plain key would set the object's
+    /// prototype instead of a property, so it is written as a computed key.
     static func storeIDs(_ ids: [StoreID]) -> String {
         let pairs = GeneratedNames.idPerStore(ids)
-        return pairs.isEmpty ? "{}" : "{ " + pairs.map { "\($0.store): \(string($0.id))" }.joined(separator: ", ") + " }"
+        func key(_ store: String) -> String { store == "__proto__" ? "[\(string(store))]" : store }
+        guard !pairs.isEmpty else { return "{}" }
+        return "{ " + pairs.map { "\(key($0.store)): \(string($0.id))" }.joined(separator: ", ") + " }"
     }
 
     /// The JSON of `entlc eval --format json` (docs/cli.md), names typed.

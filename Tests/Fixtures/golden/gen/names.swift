@@ -14,18 +14,21 @@ public struct EntlProduct: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
-    public static let `default` = EntlProduct(name: "default", kind: .nonConsumable, storeIDs: ["app_store": "com.x.default"])
+    public static let `default` = EntlProduct(name: "default", kind: .nonConsumable, storeIDs: ["app_store": "com.x.default", "__proto__": "proto"])
 
-    public static let self_ = EntlProduct(name: "self", kind: .nonConsumable, storeIDs: [:])
+    /// Self
+    /// second line
+    /// third
+    public static let self_ = EntlProduct(name: "Self", kind: .nonConsumable, storeIDs: [:])
 
-    public static let all_cases = EntlProduct(name: "all_cases", kind: .subscription, storeIDs: ["app_store": "a\"b\\c"])
+    public static let allCases_ = EntlProduct(name: "all_cases", kind: .subscription, storeIDs: ["app_store": "a\"b\\c"])
 
     public static let apiKey = EntlProduct(name: "API_key", kind: .consumable, storeIDs: [:])
 
     public static let qaOnly = EntlProduct(name: "qa_only", kind: .nonConsumable, storeIDs: [:])
 
     /// Every one, in declaration order.
-    public static let allCases: [EntlProduct] = [.`default`, .self_, .all_cases, .apiKey, .qaOnly]
+    public static let allCases: [EntlProduct] = [.`default`, .self_, .allCases_, .apiKey, .qaOnly]
 
     /// The one with this name in the rules, if any.
     public static func named(_ name: String) -> EntlProduct? { allCases.first { $0.name == name } }
@@ -64,9 +67,7 @@ public struct EntlFeature: Hashable, Sendable, CustomStringConvertible {
 
     public static let apiCalls = EntlFeature(name: "api_calls", kind: .singleUse, unitSingular: "call", unitPlural: "calls")
 
-    public static let apiCalls_ = EntlFeature(name: "apiCalls", kind: .singleUse, unitSingular: nil, unitPlural: nil)
-
-    public static let api__calls = EntlFeature(name: "api__calls", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let _9lives = EntlFeature(name: "_9lives", kind: .boolean, unitSingular: nil, unitPlural: nil)
 
     public static let `private` = EntlFeature(name: "_private", kind: .boolean, unitSingular: nil, unitPlural: nil)
 
@@ -76,8 +77,10 @@ public struct EntlFeature: Hashable, Sendable, CustomStringConvertible {
 
     public static let `in` = EntlFeature(name: "in", kind: .boolean, unitSingular: nil, unitPlural: nil)
 
+    public static let `precedencegroup` = EntlFeature(name: "precedencegroup", kind: .boolean, unitSingular: nil, unitPlural: nil)
+
     /// Every one, in declaration order.
-    public static let allCases: [EntlFeature] = [.apiCalls, .apiCalls_, .api__calls, .`private`, .p2X, .name_, .`in`]
+    public static let allCases: [EntlFeature] = [.apiCalls, ._9lives, .`private`, .p2X, .name_, .`in`, .`precedencegroup`]
 
     /// The one with this name in the rules, if any.
     public static func named(_ name: String) -> EntlFeature? { allCases.first { $0.name == name } }

@@ -3,14 +3,15 @@
 
 /** The products of the rule set: what customers buy. */
 export const Products = {
-  default: { name: "default", kind: "non_consumable", storeIds: { app_store: "com.x.default" } },
-  self: { name: "self", kind: "non_consumable", storeIds: {} },
+  default: { name: "default", kind: "non_consumable", storeIds: { app_store: "com.x.default", ["__proto__"]: "proto" } },
+  /** Self second line third */
+  self: { name: "Self", kind: "non_consumable", storeIds: {} },
   allCases: { name: "all_cases", kind: "subscription", storeIds: { app_store: "a\"b\\c" } },
   apiKey: { name: "API_key", kind: "consumable", storeIds: {} },
   qaOnly: { name: "qa_only", kind: "non_consumable", storeIds: {} },
 } as const;
 
-export type ProductName = "default" | "self" | "all_cases" | "API_key" | "qa_only";
+export type ProductName = "default" | "Self" | "all_cases" | "API_key" | "qa_only";
 
 /** The entitlements of the rule set: what a purchase unlocks. */
 export const Entitlements = {
@@ -23,15 +24,15 @@ export type EntitlementName = "class" | "kind";
 /** The features of the rule set: what a customer may use. */
 export const Features = {
   apiCalls: { name: "api_calls", kind: "single_use", unit: { singular: "call", plural: "calls" } },
-  apiCalls_: { name: "apiCalls", kind: "single_use", unit: null },
-  api__calls: { name: "api__calls", kind: "boolean", unit: null },
+  _9lives: { name: "_9lives", kind: "boolean", unit: null },
   private: { name: "_private", kind: "boolean", unit: null },
   p2X: { name: "p2_x", kind: "boolean", unit: null },
   name: { name: "name", kind: "boolean", unit: null },
   in: { name: "in", kind: "boolean", unit: null },
+  precedencegroup: { name: "precedencegroup", kind: "boolean", unit: null },
 } as const;
 
-export type FeatureName = "api_calls" | "apiCalls" | "api__calls" | "_private" | "p2_x" | "name" | "in";
+export type FeatureName = "api_calls" | "_9lives" | "_private" | "p2_x" | "name" | "in" | "precedencegroup";
 
 /** The credit systems of the rule set. */
 export const CreditSystems = {
