@@ -5,8 +5,7 @@ import PackageDescription
 // entlc → EntlCompiler → EntlSyntax, and EntlCompiler → EntlRuntime; both of those import only
 // EntlSupport (small text utilities). EntlRuntime imports neither EntlSyntax nor EntlCompiler,
 // so an app can embed it with a compiled graph alone. EntlImport (store and billing formats →
-// state) imports only EntlRuntime and EntlSupport: a server links it; an app that embeds the
-// runtime does not.
+// state) imports only EntlRuntime: a server links it; an app that embeds the runtime does not.
 let package = Package(
     name: "entlc",
     products: [
@@ -20,7 +19,7 @@ let package = Package(
         .target(name: "EntlSupport"),
         .target(name: "EntlSyntax", dependencies: ["EntlSupport"]),
         .target(name: "EntlRuntime", dependencies: ["EntlSupport"]),
-        .target(name: "EntlImport", dependencies: ["EntlSupport", "EntlRuntime"]),
+        .target(name: "EntlImport", dependencies: ["EntlRuntime"]),
         .target(name: "EntlCompiler", dependencies: ["EntlSupport", "EntlSyntax", "EntlRuntime"]),
         .target(name: "EntlLanguageServer", dependencies: ["EntlSupport", "EntlSyntax", "EntlCompiler", "EntlRuntime"]),
         .executableTarget(name: "entlc", dependencies: ["EntlSupport", "EntlSyntax", "EntlCompiler", "EntlRuntime",

@@ -117,6 +117,10 @@ struct AppStoreReader {
         for i in order {
             try builder.add(purchase(transactions[i].node, environment: transactions[i].environment, into: &builder))
         }
+        for (original, renewal) in renewals.sorted(by: { $0.key < $1.key }) where latest[original] == nil {
+            builder.warn(renewal, "renewal info of original transaction \(original), whose transactions are not among "
+                         + "the documents: no purchase")
+        }
     }
 
     /// The subscription a transaction belongs to: its original transaction.

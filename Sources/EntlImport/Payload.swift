@@ -1,5 +1,4 @@
 import EntlRuntime
-import EntlSupport
 
 /// A place in a JSON document, built as a reader descends and rendered only for messages:
 /// `subscriber.subscriptions["com.example.pro"].expires_date`, `data[0].lastTransactions[1]`.
@@ -171,9 +170,7 @@ struct Node {
     func word(_ noun: String, in allowed: [String]) throws(ImportIssue) -> String {
         let text = try string()
         guard allowed.contains(text) else {
-            let hint = Suggestions.closest(to: text, among: allowed).map { "; did you mean `\($0)`?" }
-                ?? " (expected one of: \(allowed.joined(separator: ", ")))"
-            throw issue("unknown \(noun) \(value.compact)\(hint)")
+            throw issue("unknown \(noun) \(value.compact) (expected one of: \(allowed.joined(separator: ", ")))")
         }
         return text
     }

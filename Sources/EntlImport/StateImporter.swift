@@ -15,10 +15,10 @@ public enum Vendor: String, Sendable, CaseIterable {
     /// What this vendor's payloads are, for messages.
     var payloads: String {
         switch self {
-        case .revenueCat: "a RevenueCat subscriber response (GET /subscribers/{app_user_id})"
+        case .revenueCat: "a RevenueCat subscriber response"
         case .appStore: "App Store Server API transactions, renewal infos or subscription statuses"
-        case .play: "a Google Play SubscriptionPurchaseV2 or ProductPurchase resource"
-        case .stripe: "Stripe Subscription objects or Checkout Sessions"
+        case .play: "a Google Play SubscriptionPurchaseV2 or ProductPurchase"
+        case .stripe: "a Stripe Subscription, Checkout Session or list of them"
         }
     }
 }
@@ -118,8 +118,10 @@ public enum StateImporter {
         do throws(JSONSyntaxError) {
             return Node(try JSONParser.parse(document.bytes), document: document.name)
         } catch {
-            if vendor == .appStore, let token = JWS.bareToken(document.bytes) {
-                return Node(.string(token), document: document.name)
+            if let token = JWS.bareToken(document.bytes) {
+                let node = Node(.string(token), document: document.name)
+                guard vendor == .appStore else { throw unrecognized(node, as: vendor) }
+                return node
             }
             throw ImportIssue(place: ImportPlace(document: document.name, path: "\(error.line):\(error.column)"),
                               message: "invalid JSON: \(error.message)")
@@ -147,7 +149,7 @@ public enum StateImporter {
     /// and which vendor's payload it looks like, if any.
     static func unrecognized(_ node: Node, as vendor: Vendor) -> ImportIssue {
         if let other = VendorShape.guess(node), other != vendor {
-            return node.issue("expected \(vendor.payloads); this looks like \(other.payloads) (vendor `\(other.rawValue)`)")
+            return node.issue("expected \(vendor.payloads); this looks like \(other.payloads): import it as `\(other.rawValue)`")
         }
         return node.issue("expected \(vendor.payloads), found \(node.kind)")
     }
