@@ -22,7 +22,7 @@ import Testing
 
     @Test func aGrantIsAccessOverItsPeriod() throws {
         let state = try decodedState(try importFixtures(.revenueCat, ["revenuecat/promotional.json"]))
-        let during = try evaluate(importRules, state, at: "2019-08-01T12:00:00Z")
+        let during = try evaluate(importRules, state, at: "2019-07-30T12:00:00Z")
         let proCat = try during.entitlement("pro_cat")
         #expect(proCat.decision == .allowed)
         #expect(proCat.status.rawValue == "promotional")
