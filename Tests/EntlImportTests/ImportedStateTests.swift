@@ -91,6 +91,25 @@ import Testing
         #expect(rc.purchaseCount == 5)
     }
 
+    /// The fuzz target's invariants (Tests/EntlTestSupport/ImportInvariants.swift) over every fixture
+    /// read as every vendor with every option, and over every input the fuzzer found
+    /// (Tests/Fixtures/fuzz/import/).
+    @Test func theFuzzInvariantsHoldForEveryFixtureAndFind() throws {
+        var inputs: [[UInt8]] = []
+        for (_, path) in Self.fixtures {
+            let bytes = try fixture(path).bytes
+            for flags in UInt8(0)..<16 { inputs.append([flags] + bytes) }
+        }
+        let finds = repoPath("Tests/Fixtures/fuzz/import")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: finds)) ?? [] {
+            inputs.append(Array(try Data(contentsOf: URL(fileURLWithPath: finds + "/" + name))))
+        }
+        #expect(inputs.count >= 16 * 80)
+        for input in inputs {
+            if let problem = importProblem(input) { Issue.record("\(problem): \(String(decoding: input.prefix(200), as: UTF8.self))") }
+        }
+    }
+
     @Test func theOutputIsPrettyAndEndsInANewline() throws {
         let result = try importFixtures(.stripe, ["stripe/subscription-active.json"])
         let text = String(decoding: result.json, as: UTF8.self)
