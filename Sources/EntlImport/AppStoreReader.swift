@@ -18,6 +18,8 @@ struct AppStoreReader {
 
     static let types = ["Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription"]
     static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+    /// Keys only a renewal info has.
+    static let renewalKeys = ["autoRenewStatus", "autoRenewProductId", "isInBillingRetryPeriod", "expirationIntent"]
 
     mutating func read(_ document: Node) throws(ImportIssue) {
         try read(document, environment: nil)
@@ -43,7 +45,9 @@ struct AppStoreReader {
                 for item in try history.items() { try readPayload(try decoded(item), environment: environment) }
             } else if let info = node["signedTransactionInfo"], node["transactionId"] == nil {
                 try readPayload(try decoded(info), environment: environment)
-                if let renewal = node["signedRenewalInfo"] { try readPayload(try decoded(renewal), environment: environment) }
+                if let renewal = node["signedRenewalInfo"] {
+                    try readPayload(try decoded(renewal), environment: environment)
+                }
             } else {
                 try readPayload(node, environment: environment)
             }
@@ -69,9 +73,7 @@ struct AppStoreReader {
         guard case .object = node.value else { throw StateImporter.unrecognized(node, as: .appStore) }
         if node["transactionId"] != nil {
             transactions.append((node, environment))
-        } else if ["autoRenewStatus", "autoRenewProductId", "isInBillingRetryPeriod", "expirationIntent"].contains(where: {
-            node[$0] != nil
-        }) {
+        } else if Self.renewalKeys.contains(where: { node[$0] != nil }) {
             let original = try node.required("originalTransactionId").name()
             // The latest word on a subscription's renewal wins.
             if let earlier = renewals[original],
@@ -103,7 +105,8 @@ struct AppStoreReader {
         for (i, entry) in transactions.enumerated() {
             let t = entry.node
             let type = try t.required("type").word("type", in: Self.types)
-            let key = type == Self.types[0] ? try Self.originalID(t) : "transaction " + (try t.required("transactionId").name())
+            let key = type == Self.types[0]
+                ? try Self.originalID(t) : "transaction " + (try t.required("transactionId").name())
             guard let j = latest[key] else {
                 latest[key] = i
                 order.append(i)
@@ -130,7 +133,8 @@ struct AppStoreReader {
 
     /// Whether `a` is a later period than `b`: purchased later, or ending later.
     private static func isLater(_ a: Node, than b: Node) throws(ImportIssue) -> Bool {
-        let (pa, pb) = (try a.required("purchaseDate").instant(.milliseconds), try b.required("purchaseDate").instant(.milliseconds))
+        let pa = try a.required("purchaseDate").instant(.milliseconds)
+        let pb = try b.required("purchaseDate").instant(.milliseconds)
         if pa != pb { return pa > pb }
         return try (a["expiresDate"]?.instant(.milliseconds) ?? pa) >= (b["expiresDate"]?.instant(.milliseconds) ?? pb)
     }
@@ -155,7 +159,8 @@ struct AppStoreReader {
             try builder.setCustomer(id, at: token.place)
         }
         let offerType = try t["offerType"]?.code("offer type", in: 1...4)
-        let discount = try t["offerDiscountType"]?.word("offer discount type", in: ["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT"])
+        let discount = try t["offerDiscountType"]?.word("offer discount type",
+                                                         in: ["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT"])
         if let revoked = try t["revocationDate"]?.instant(.milliseconds) {
             // A refund, or a purchase no longer shared with the family.
             p.status = .revoked
@@ -175,7 +180,9 @@ struct AppStoreReader {
         default:
             return p
         }
-        guard p.expiresAt != nil else { throw t.issue("missing \"expiresDate\" (an auto-renewable subscription has one)") }
+        guard p.expiresAt != nil else {
+            throw t.issue("missing \"expiresDate\" (an auto-renewable subscription has one)")
+        }
         p.periodStart = purchaseDate
         let original = try Self.originalID(t)
         try subscriptionStatus(&p, original: original, trial: offerType == 1 && discount == "FREE_TRIAL", t, &builder)

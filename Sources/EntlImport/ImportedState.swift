@@ -46,8 +46,9 @@ struct StateBuilder {
     mutating func setCustomer(_ id: String, at place: ImportPlace) throws(ImportIssue) {
         if let existing = customer {
             guard existing.id == id else {
-                throw ImportIssue(place: place, message: "customer \(JSONValue.string(id).compact) is not the customer "
-                                  + "\(JSONValue.string(existing.id).compact) of \(existing.place): one state holds one customer")
+                let (new, old) = (JSONValue.string(id).compact, JSONValue.string(existing.id).compact)
+                throw ImportIssue(place: place, message: "customer \(new) is not the customer \(old) of "
+                                  + "\(existing.place): one state holds one customer")
             }
             return
         }
@@ -111,7 +112,9 @@ extension ImportedPurchase {
 
 extension ImportedGrant {
     var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("entitlement", .string(entitlement)), ("from", .string(from.rfc3339))]
+        var members: [(key: String, value: JSONValue)] = [
+            ("entitlement", .string(entitlement)), ("from", .string(from.rfc3339)),
+        ]
         if let until { members.append(("until", .string(until.rfc3339))) }
         if let id { members.append(("id", .string(id))) }
         if let reason { members.append(("reason", .string(reason))) }

@@ -14,9 +14,8 @@ enum JWS {
     /// The token a file holds when it holds nothing else (surrounding whitespace aside).
     static func bareToken(_ bytes: [UInt8]) -> String? {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let end = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return nil
-        }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }),
+              let end = bytes.lastIndex(where: { !isSpace($0) }) else { return nil }
         let text = String(decoding: bytes[start...end], as: UTF8.self)
         return looksLikeToken(text) ? text : nil
     }

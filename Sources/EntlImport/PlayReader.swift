@@ -51,7 +51,7 @@ enum PlayReader {
         try readCustomer(r["externalAccountIdentifiers"]?["obfuscatedExternalAccountId"], into: &builder)
         if try r["acknowledgementState"]?.word("acknowledgement state", in: acknowledgementStates)
             == "ACKNOWLEDGEMENT_STATE_PENDING", ["ACTIVE", "IN_GRACE_PERIOD"].contains(state) {
-            builder.warn(r, "not acknowledged: Google refunds and revokes a purchase not acknowledged within three days")
+            builder.warn(r, notAcknowledged)
         }
         let items = try r.required("lineItems").items()
         guard !items.isEmpty else { throw r.issue("no line items: the subscription names no product") }
@@ -67,7 +67,8 @@ enum PlayReader {
             }
             switch state {
             case "ACTIVE":
-                p.status = renews == false && !prepaid ? .canceled : item["offerPhase"]?["freeTrial"] != nil ? .trialing : .active
+                let trial = item["offerPhase"]?["freeTrial"] != nil
+                p.status = renews == false && !prepaid ? .canceled : trial ? .trialing : .active
             case "IN_GRACE_PERIOD":
                 // Google extends the item's expiry to the end of the grace period.
                 p.status = .pastDue
@@ -117,11 +118,15 @@ enum PlayReader {
         if let order = try r["orderId"]?.name() { p.key = "play_store order \(order)" }
         try readCustomer(r["obfuscatedExternalAccountId"], into: &builder)
         let consumed = try r["consumptionState"]?.code("consumption state", in: 0...1) == 1
-        if try r["acknowledgementState"]?.code("acknowledgement state", in: 0...1) == 0, !consumed, p.status == .active {
-            builder.warn(r, "not acknowledged: Google refunds and revokes a purchase not acknowledged within three days")
+        let acknowledged = try r["acknowledgementState"]?.code("acknowledgement state", in: 0...1) != 0
+        if !acknowledged, !consumed, p.status == .active {
+            builder.warn(r, notAcknowledged)
         }
         builder.add(p)
     }
+
+    private static let notAcknowledged =
+        "not acknowledged: Google refunds and revokes a purchase not acknowledged within three days"
 
     /// The account id the app gave Google at purchase (`setObfuscatedAccountId`): the customer.
     private static func readCustomer(_ id: Node?, into builder: inout StateBuilder) throws(ImportIssue) {

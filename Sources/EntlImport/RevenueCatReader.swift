@@ -45,7 +45,8 @@ enum RevenueCatReader {
         if try s["ownership_type"]?.word("ownership type", in: ["PURCHASED", "FAMILY_SHARED"]) == "FAMILY_SHARED" {
             p.ownership = .familyShared
         }
-        let period = try s["period_type"]?.word("period type", in: ["normal", "trial", "intro", "prepaid", "promotional"])
+        let period = try s["period_type"]?.word("period type",
+                                                 in: ["normal", "trial", "intro", "prepaid", "promotional"])
         let grace = try s["grace_period_expires_date"]?.instant(.rfc3339)
         if let refunded = try s["refunded_at"]?.instant(.rfc3339) {
             p.status = .revoked
@@ -79,7 +80,9 @@ enum RevenueCatReader {
 
     /// A non-subscription purchase (consumable, non-consumable, non-renewing): one unit, owned from
     /// its purchase date; RevenueCat reports purchases, not their use.
-    static func oneTimePurchase(_ product: String, store: String, _ item: Node) throws(ImportIssue) -> ImportedPurchase {
+    static func oneTimePurchase(_ product: String, store: String, _ item: Node)
+        throws(ImportIssue) -> ImportedPurchase
+    {
         var p = ImportedPurchase(product: product, store: store, status: .active, environment: try environment(item),
                                  place: item.place)
         p.purchasedAt = try item.required("purchase_date").instant(.rfc3339)
@@ -123,7 +126,9 @@ enum RevenueCatReader {
     static func promotionEntitlements(_ entitlements: Node?) throws(ImportIssue) -> [String: [String]] {
         var out: [String: [String]] = [:]
         for (name, entitlement) in try entitlements?.members() ?? [] {
-            if let product = try entitlement.object()["product_identifier"]?.string() { out[product, default: []].append(name) }
+            if let product = try entitlement.object()["product_identifier"]?.string() {
+                out[product, default: []].append(name)
+            }
         }
         return out
     }

@@ -132,16 +132,18 @@ public enum StateImporter {
     /// and in its environment, and grants of entitlements the rules do not declare.
     static func check(_ builder: StateBuilder, against catalog: ProductCatalog, vendor: Vendor,
                       into warnings: inout [ImportIssue]) {
-        for purchase in builder.purchases
-        where !(catalog.productIDs[purchase.environment]?.contains(StoreID(store: purchase.store, id: purchase.product)) ?? false) {
+        for purchase in builder.purchases {
+            let id = StoreID(store: purchase.store, id: purchase.product)
+            guard !(catalog.productIDs[purchase.environment]?.contains(id) ?? false) else { continue }
             let environment = purchase.environment == .test ? " in the test environment" : ""
-            warnings.append(ImportIssue(place: purchase.place, message: "no product of the rules has id \(purchase.store) "
-                                        + "\(JSONValue.string(purchase.product).compact)\(environment): the purchase is ignored"))
+            let product = JSONValue.string(purchase.product).compact
+            warnings.append(ImportIssue(place: purchase.place, message: "no product of the rules has id "
+                                        + "\(purchase.store) \(product)\(environment): the purchase is ignored"))
         }
         guard let entitlements = catalog.entitlements?[.live] else { return }
         for grant in builder.grants where !entitlements.contains(grant.entitlement) {
-            warnings.append(ImportIssue(place: grant.place, message: "no entitlement `\(grant.entitlement)` in the rules: "
-                                        + "the grant is ignored"))
+            let message = "no entitlement `\(grant.entitlement)` in the rules: the grant is ignored"
+            warnings.append(ImportIssue(place: grant.place, message: message))
         }
     }
 
@@ -149,7 +151,8 @@ public enum StateImporter {
     /// and which vendor's payload it looks like, if any.
     static func unrecognized(_ node: Node, as vendor: Vendor) -> ImportIssue {
         if let other = VendorShape.guess(node), other != vendor {
-            return node.issue("expected \(vendor.payloads); this looks like \(other.payloads): import it as `\(other.rawValue)`")
+            return node.issue("expected \(vendor.payloads); this looks like \(other.payloads): "
+                              + "import it as `\(other.rawValue)`")
         }
         return node.issue("expected \(vendor.payloads), found \(node.kind)")
     }

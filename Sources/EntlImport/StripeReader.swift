@@ -6,7 +6,9 @@ import EntlRuntime
 /// before 2025-03-31) or from its items (later ones). docs/import.md has the mapping and the
 /// reasons for it.
 enum StripeReader {
-    static let statuses = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"]
+    static let statuses = [
+        "incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused",
+    ]
 
     static func read(_ document: Node, into builder: inout StateBuilder) throws(ImportIssue) {
         if case .array = document.value {
@@ -31,7 +33,8 @@ enum StripeReader {
         let status = try s.required("status").word("subscription status", in: statuses)
         let environment = try self.environment(s)
         try readCustomer(s, into: &builder)
-        let start = try either(s["start_date"]) { () throws(ImportIssue) in try s.required("created") }.instant(.seconds)
+        let start = try either(s["start_date"]) { () throws(ImportIssue) in try s.required("created") }
+            .instant(.seconds)
         let cancelAtPeriodEnd = try s["cancel_at_period_end"]?.bool() ?? false
         let cancelAt = try s["cancel_at"]?.instant(.seconds)
         let trialEnd = try s["trial_end"]?.instant(.seconds)
@@ -43,10 +46,10 @@ enum StripeReader {
             guard let end = try (item["current_period_end"] ?? s["current_period_end"])?.instant(.seconds) else {
                 throw item.issue("missing \"current_period_end\" (neither the item nor its subscription has one)")
             }
+            let periodStart = try (item["current_period_start"] ?? s["current_period_start"])?.instant(.seconds)
             var p = ImportedPurchase(product: product, store: "stripe", status: .active, purchasedAt: start,
-                                     periodStart: try (item["current_period_start"] ?? s["current_period_start"])?.instant(.seconds),
-                                     expiresAt: end, environment: environment, place: item.place,
-                                     key: "stripe \(id) \(try item["id"]?.name() ?? product)")
+                                     periodStart: periodStart, expiresAt: end, environment: environment,
+                                     place: item.place, key: "stripe \(id) \(try item["id"]?.name() ?? product)")
             if let quantity = try item["quantity"]?.count(), quantity != 1 { p.quantity = quantity }
             // A cancellation already scheduled: at the period's end, or at `cancel_at` within it.
             let endsEarly = cancelAt.map { $0 <= end } ?? false
@@ -73,7 +76,9 @@ enum StripeReader {
             default:
                 p.status = .expired  // incomplete_expired (never paid), paused (a trial ended without a way to pay)
             }
-            if endsEarly, let cancelAt, [.canceled, .trialing].contains(p.status) { p.expiresAt = min(p.expiresAt ?? cancelAt, cancelAt) }
+            if endsEarly, let cancelAt, [.canceled, .trialing].contains(p.status) {
+                p.expiresAt = min(p.expiresAt ?? cancelAt, cancelAt)
+            }
             builder.add(p)
         }
     }
@@ -86,8 +91,10 @@ enum StripeReader {
             return builder.warn(s, "a checkout session in \(mode) mode is not a purchase of its own"
                                 + (mode == "subscription" ? ": import the subscription it created" : ""))
         }
-        let paid = try s.required("payment_status").word("payment status", in: ["paid", "unpaid", "no_payment_required"])
-        if let status = try s["status"]?.word("checkout status", in: ["open", "complete", "expired"]), status != "complete" {
+        let paid = try s.required("payment_status").word("payment status",
+                                                          in: ["paid", "unpaid", "no_payment_required"])
+        let status = try s["status"]?.word("checkout status", in: ["open", "complete", "expired"])
+        if let status, status != "complete" {
             return builder.warn(s, "checkout session \(id) is \(status), not complete: no purchase")
         }
         let environment = try self.environment(s)
@@ -103,9 +110,9 @@ enum StripeReader {
         for item in try lineItems.required("data").items() {
             let product = try price(item)
             builder.add(ImportedPurchase(
-                product: product, store: "stripe", status: paid == "unpaid" ? .billingRetry : .active, purchasedAt: created,
-                quantity: try item["quantity"]?.count() ?? 1, environment: environment, place: item.place,
-                key: "stripe \(id) \(try item["id"]?.name() ?? product)"))
+                product: product, store: "stripe", status: paid == "unpaid" ? .billingRetry : .active,
+                purchasedAt: created, quantity: try item["quantity"]?.count() ?? 1, environment: environment,
+                place: item.place, key: "stripe \(id) \(try item["id"]?.name() ?? product)"))
         }
     }
 

@@ -34,8 +34,10 @@ enum StateImportCommand {
 
         """,
         options: [
-            OptionSpec(name: "--from", takesValue: true), OptionSpec(name: "--rules", takesValue: true, repeatable: true),
-            OptionSpec(name: "--output", takesValue: true, short: "-o"), OptionSpec(name: "--unverified-jws"),
+            OptionSpec(name: "--from", takesValue: true),
+            OptionSpec(name: "--rules", takesValue: true, repeatable: true),
+            OptionSpec(name: "--output", takesValue: true, short: "-o"),
+            OptionSpec(name: "--unverified-jws"),
         ],
         run: run)
 
@@ -46,7 +48,9 @@ enum StateImportCommand {
         }
         guard !args.positionals.isEmpty else { throw CLIError("give the files to import (or `-` for standard input)") }
         var options = ImportOptions(allowUnverifiedJWS: args.has("--unverified-jws"))
-        if args.has("--rules") { options.catalog = ProductCatalog(graph: try RuleLoader.compile(args.all("--rules")).graph) }
+        if args.has("--rules") {
+            options.catalog = ProductCatalog(graph: try RuleLoader.compile(args.all("--rules")).graph)
+        }
         var documents: [ImportDocument] = []
         for path in args.positionals {
             documents.append(ImportDocument(name: StateFile.name(path), bytes: try FileSystem.contents(ofInput: path)))

@@ -16,12 +16,13 @@ import Testing
     @Test func theImportedStateEvaluatesStrictly() throws {
         let dir = try makeTemporaryDirectory()
         let out = dir + "/customer.state.json"
-        let r = try runEntlc(["state", "import", "--from", "app-store", Self.fixtures + "app-store/split-transactions.json",
+        let r = try runEntlc(["state", "import", "--from", "app-store",
+                              Self.fixtures + "app-store/split-transactions.json",
                               Self.fixtures + "app-store/split-renewal-infos.json", "-o", out])
         #expect(r.status == 0)
         #expect(r.stdout == "")
-        let eval = try runEntlc(["eval", Self.fixtures + "rules.entl", "--state", out, "--strict", "--entitlement", "premium",
-                                 "--at", "2023-12-01T00:00:00Z"])
+        let eval = try runEntlc(["eval", Self.fixtures + "rules.entl", "--state", out, "--strict",
+                                 "--entitlement", "premium", "--at", "2023-12-01T00:00:00Z"])
         #expect(eval.status == 0)
         #expect(eval.stdout.hasPrefix("premium: allowed — active through `apple_monthly` until 2023-12-10T12:01:40Z\n"))
     }
@@ -31,15 +32,17 @@ import Testing
         let r = try runEntlc(["state", "import", "--from", "stripe", path, "--rules", "examples/photos.entl"])
         #expect(r.status == 0)
         #expect(r.stderr == """
-            entlc: warning: \(path): items.data[0]: no product of the rules has id stripe "price_1MowQULkdIwHu7ixraBm864M": \
-            the purchase is ignored
-            entlc: warning: \(path): items.data[1]: no product of the rules has id stripe "price_1MowSeatsLkdIwHu7ix0001": \
-            the purchase is ignored
+            entlc: warning: \(path): items.data[0]: no product of the rules has id stripe \
+            "price_1MowQULkdIwHu7ixraBm864M": the purchase is ignored
+            entlc: warning: \(path): items.data[1]: no product of the rules has id stripe \
+            "price_1MowSeatsLkdIwHu7ix0001": the purchase is ignored
 
             """)
-        let mapped = try runEntlc(["state", "import", "--from", "stripe", path, "--rules", Self.fixtures + "rules.entl"])
+        let mapped = try runEntlc(["state", "import", "--from", "stripe", path,
+                                   "--rules", Self.fixtures + "rules.entl"])
         #expect(mapped.stderr == "")
-        let broken = try runEntlc(["state", "import", "--from", "stripe", path, "--rules", "Tests/Fixtures/import/README.md"])
+        let broken = try runEntlc(["state", "import", "--from", "stripe", path,
+                                   "--rules", Self.fixtures + "README.md"])
         #expect(broken.status == 2)
     }
 
@@ -49,8 +52,8 @@ import Testing
          "subscriber.subscriptions.annual.expires_date: \"2026-13-01\" is not an RFC 3339 instant"),
         ("app-store", "bad/timestamp-out-of-range.json",
          "expiresDate: 253402300800000 is out of range (milliseconds since 1970, up to the year 9999)"),
-        ("stripe", "revenuecat/active.json", "expected a Stripe Subscription, Checkout Session or list of them; this looks "
-            + "like a RevenueCat subscriber response: import it as `revenuecat`"),
+        ("stripe", "revenuecat/active.json", "expected a Stripe Subscription, Checkout Session or list of them; "
+            + "this looks like a RevenueCat subscriber response: import it as `revenuecat`"),
         ("app-store", "app-store/jws-token.jws", "a signed JWS, which entlc does not verify: import the payload you "
             + "verified and decoded, or allow unverified JWS (`--unverified-jws`) if it was verified elsewhere"),
     ])
@@ -82,7 +85,8 @@ import Testing
         #expect(r.status == 0)
         #expect(r.stdout == (try readRepoFile(Self.fixtures + "expected/play/product-purchased.state.json")))
         let bad = try runEntlc(["state", "import", "--from", "play", "-"], stdin: "{")
-        #expect(bad.stderr == "entlc: error: <stdin>: 1:2: invalid JSON: unexpected end of input, expected a string key\n")
+        #expect(bad.stderr
+            == "entlc: error: <stdin>: 1:2: invalid JSON: unexpected end of input, expected a string key\n")
     }
 
     @Test func argumentsAreChecked() throws {
@@ -108,10 +112,13 @@ import Testing
             + "run `entlc state --help` for the list\n")
         let help = try runEntlc(["state", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("  import    turn RevenueCat, App Store, Google Play or Stripe data into a state\n"))
+        #expect(help.stdout.contains(
+            "  import    turn RevenueCat, App Store, Google Play or Stripe data into a state\n"))
         let importHelp = try runEntlc(["help", "state", "import"])
-        #expect(importHelp.stdout.hasPrefix("USAGE: entlc state import --from revenuecat|app-store|play|stripe FILE..."))
+        #expect(importHelp.stdout.hasPrefix(
+            "USAGE: entlc state import --from revenuecat|app-store|play|stripe FILE..."))
         #expect(try runEntlc(["state", "import", "--help"]).stdout == importHelp.stdout)
-        #expect(try runEntlc(["--help"]).stdout.contains("  state     turn store and billing data into a state (import)\n"))
+        #expect(try runEntlc(["--help"]).stdout.contains(
+            "  state     turn store and billing data into a state (import)\n"))
     }
 }

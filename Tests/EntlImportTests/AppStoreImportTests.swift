@@ -83,7 +83,8 @@ import Testing
     @Test func withoutRenewalInfoTheImportSaysWhatItCannotSee() throws {
         let result = try importFixtures(.appStore, ["app-store/no-renewal-info.json"])
         #expect(result.warnings.map(\.message) == [
-            "no renewal info for original transaction 12345: whether it renews, and a billing retry or grace period, cannot be seen",
+            "no renewal info for original transaction 12345: whether it renews, and a billing retry or grace period, "
+                + "cannot be seen",
         ])
         #expect(purchases(result).first?["will_renew"] == nil)
     }
@@ -97,13 +98,16 @@ import Testing
         let family = try decodedState(try importFixtures(.appStore, ["app-store/family-shared.json"]))
         #expect(family.purchases.first?.ownership == .familyShared)
         // Apple's examples are local-testing (Xcode) payloads: the test environment.
-        let example = try importFixtures(.appStore, ["app-store/transaction-example.json", "app-store/renewal-info-example.json"])
+        let example = try importFixtures(
+            .appStore, ["app-store/transaction-example.json", "app-store/renewal-info-example.json"])
         #expect(text(purchases(example).first, "environment") == "test")
         #expect(text(purchases(example).first, "status") == "revoked")
     }
 
     @Test func signedPayloadsNeedTheCallersWord() throws {
-        for path in ["app-store/subscription-statuses.json", "app-store/jws-token.jws", "app-store/transaction-history.json"] {
+        let signed = ["app-store/subscription-statuses.json", "app-store/jws-token.jws",
+                      "app-store/transaction-history.json"]
+        for path in signed {
             #expect(throws: ImportIssue.self) {
                 try StateImporter.importState(from: .appStore, documents: [try fixture(path)])
             }

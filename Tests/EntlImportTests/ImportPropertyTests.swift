@@ -71,7 +71,8 @@ import Testing
             let transaction = """
                 {"transactionId": "2", "originalTransactionId": "1", "productId": "com.example.product",
                  "type": "Auto-Renewable Subscription", "environment": "\(sandbox ? "Sandbox" : "Production")",
-                 "purchaseDate": \(start * 1000), "originalPurchaseDate": \(start * 1000), "expiresDate": \(expires * 1000)
+                 "purchaseDate": \(start * 1000), "originalPurchaseDate": \(start * 1000),
+                 "expiresDate": \(expires * 1000)
                  \(revoked ? ", \"revocationDate\": \(start * 1000 + 1000)" : "")}
                 """
             var info = #"{"originalTransactionId": "1", "autoRenewStatus": \#(autoRenew ? 1 : 0)"#
@@ -81,8 +82,9 @@ import Testing
             info += "}"
             let json: String
             if let status {
+                let renewalInfo = renewal ? ", \"signedRenewalInfo\": " + info : ""
                 json = #"{"environment": "Production", "data": [{"lastTransactions": [{"status": \#(status), "#
-                    + #""signedTransactionInfo": \#(transaction)\#(renewal ? ", \"signedRenewalInfo\": " + info : "")}]}]}"#
+                    + #""signedTransactionInfo": \#(transaction)\#(renewalInfo)}]}]}"#
             } else {
                 json = "[\(transaction)\(renewal ? ", " + info : "")]"
             }
@@ -125,7 +127,8 @@ import Testing
 
     @Test func stripe() throws {
         var r = SeededRandom(seed: 37)
-        let statuses = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"]
+        let statuses = ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid",
+                        "paused"]
         for _ in 0..<300 {
             let start = Self.base + r.int64(0...30) * Self.day
             let end = start + r.int64(1...60) * Self.day
@@ -134,14 +137,16 @@ import Testing
             let status = r.pick(statuses), live = r.chance(0.8), atPeriodEnd = r.chance(0.3), legacy = r.chance(0.5)
             let period = #""current_period_start": \#(start), "current_period_end": \#(end)"#
             let json = """
-                {"object": "subscription", "id": "sub_1", "status": "\(status)", "livemode": \(live), "start_date": \(start),
+                {"object": "subscription", "id": "sub_1", "status": "\(status)", "livemode": \(live),
+                 "start_date": \(start),
                  "created": \(start), "trial_end": \(status == "trialing" ? String(trialEnd) : "null"),
                  "cancel_at_period_end": \(atPeriodEnd), "cancel_at": \(cancelAt.map(String.init) ?? "null")
                  \(legacy ? ", " + period : ""),
                  "items": {"object": "list", "data": [{"id": "si_1", "price": {"id": "price_1MowQULkdIwHu7ixraBm864M"}
                    \(legacy ? "" : ", " + period)}]}}
                 """
-            try check(.stripe, json, product: "stripe_monthly", dates: [start, end, trialEnd] + (cancelAt.map { [$0] } ?? [])) { t in
+            let dates = [start, end, trialEnd] + (cancelAt.map { [$0] } ?? [])
+            try check(.stripe, json, product: "stripe_monthly", dates: dates) { t in
                 if !live || t < start { return .denied }
                 let early = cancelAt.flatMap { $0 <= end ? $0 : nil }
                 switch status {

@@ -12,7 +12,8 @@ import Testing
 
     /// Every fixture but the refused ones, with its vendor.
     static let fixtures: [(vendor: Vendor, path: String)] = Vendor.allCases.flatMap { vendor in
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: repoPath("Tests/Fixtures/import/" + vendor.rawValue))) ?? []
+        let directory = repoPath("Tests/Fixtures/import/" + vendor.rawValue)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return files.sorted().map { (vendor, vendor.rawValue + "/" + $0) }
     }
 
@@ -47,14 +48,16 @@ import Testing
                {"id": "si_2", "price": {"id": "price_unknown"}, "current_period_start": 1679609767,
                 "current_period_end": 1682288167}]}}
             """#.utf8))
-        let result = try StateImporter.importState(from: .stripe, documents: [doc], options: ImportOptions(catalog: catalog))
+        let result = try StateImporter.importState(from: .stripe, documents: [doc],
+                                                   options: ImportOptions(catalog: catalog))
         #expect(result.warnings.map(\.description) == [
             "sub.json: items.data[1]: no product of the rules has id stripe \"price_unknown\": the purchase is ignored",
         ])
-        let sandbox = try importFixtures(.appStore, ["app-store/sandbox.json"],
-                                         catalog: ProductCatalog(productIDs: [.live: [StoreID(store: "app_store", id: "com.example.product")]]))
+        let liveOnly = ProductCatalog(productIDs: [.live: [StoreID(store: "app_store", id: "com.example.product")]])
+        let sandbox = try importFixtures(.appStore, ["app-store/sandbox.json"], catalog: liveOnly)
         #expect(sandbox.warnings.map(\.message) == [
-            "no product of the rules has id app_store \"com.example.product\" in the test environment: the purchase is ignored",
+            "no product of the rules has id app_store \"com.example.product\" in the test environment: "
+                + "the purchase is ignored",
         ])
         #expect(try importFixtures(.appStore, ["app-store/active.json"], catalog: catalog).warnings == [])
     }
@@ -73,9 +76,9 @@ import Testing
         let error = #expect(throws: ImportIssue.self) {
             try StateImporter.importState(from: .revenueCat, documents: [try fixture("revenuecat/active.json"), other])
         }
-        #expect(error?.description == "other.json: subscriber.original_app_user_id: customer \"someone-else\" is not the "
-            + "customer \"XXX-XXXXX-XXXXX-XX\" of Tests/Fixtures/import/revenuecat/active.json: subscriber.original_app_user_id: "
-            + "one state holds one customer")
+        #expect(error?.description == "other.json: subscriber.original_app_user_id: customer \"someone-else\" is "
+            + "not the customer \"XXX-XXXXX-XXXXX-XX\" of Tests/Fixtures/import/revenuecat/active.json: "
+            + "subscriber.original_app_user_id: one state holds one customer")
     }
 
     @Test func theSamePurchaseReportedTwiceCountsOnce() throws {
@@ -87,7 +90,7 @@ import Testing
         ])
         let state = try decodedState(result)
         #expect(try evaluate(importRules, state, at: "2023-11-10T00:00:00Z").product("coins_100").quantity == 3)
-        let rc = try importFixtures(.revenueCat, ["revenuecat/non-subscriptions.json", "revenuecat/non-subscriptions.json"])
+        let rc = try importFixtures(.revenueCat, Array(repeating: "revenuecat/non-subscriptions.json", count: 2))
         #expect(rc.purchaseCount == 5)
     }
 
@@ -106,14 +109,17 @@ import Testing
         }
         #expect(inputs.count >= 16 * 80)
         for input in inputs {
-            if let problem = importProblem(input) { Issue.record("\(problem): \(String(decoding: input.prefix(200), as: UTF8.self))") }
+            if let problem = importProblem(input) {
+                Issue.record("\(problem): \(String(decoding: input.prefix(200), as: UTF8.self))")
+            }
         }
     }
 
     @Test func theOutputIsPrettyAndEndsInANewline() throws {
         let result = try importFixtures(.stripe, ["stripe/subscription-active.json"])
         let text = String(decoding: result.json, as: UTF8.self)
-        #expect(text.hasPrefix("{\n  \"customer\": \"cus_Na6dX7aXxi11N4\",\n  \"purchases\": [\n    {\n      \"product\": "))
+        #expect(text.hasPrefix(
+            "{\n  \"customer\": \"cus_Na6dX7aXxi11N4\",\n  \"purchases\": [\n    {\n      \"product\": "))
         #expect(text.hasSuffix("}\n"))
     }
 }

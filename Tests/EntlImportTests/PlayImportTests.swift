@@ -13,12 +13,15 @@ import Testing
     @Test(arguments: [
         AccessCase("play/subscription-active.json", "play_premium", at: during, .allowed, .active),
         AccessCase("play/subscription-active.json", "play_premium", at: late, .denied, .expired),
-        AccessCase("play/subscription-free-trial.json", "play_premium", at: "2023-10-28T00:00:00Z", .allowed, .trialing),
+        AccessCase("play/subscription-free-trial.json", "play_premium", at: "2023-10-28T00:00:00Z", .allowed,
+                   .trialing),
         AccessCase("play/subscription-canceled.json", "play_premium", at: during, .allowed, .canceled),
         AccessCase("play/subscription-canceled.json", "play_premium", at: late, .denied, .expired),
         // IN_GRACE_PERIOD: access until the grace period's end (the item's expiry, 2023-12-01).
-        AccessCase("play/subscription-in-grace-period.json", "play_premium", at: "2023-11-28T00:00:00Z", .allowed, .pastDue),
-        AccessCase("play/subscription-in-grace-period.json", "play_premium", at: "2023-12-02T00:00:00Z", .denied, .expired),
+        AccessCase("play/subscription-in-grace-period.json", "play_premium", at: "2023-11-28T00:00:00Z", .allowed,
+                   .pastDue),
+        AccessCase("play/subscription-in-grace-period.json", "play_premium", at: "2023-12-02T00:00:00Z", .denied,
+                   .expired),
         // ON_HOLD: no access, though the item's expiry is still ahead.
         AccessCase("play/subscription-on-hold.json", "play_premium", at: during, .denied, .billingRetry),
         AccessCase("play/subscription-paused.json", "play_premium", at: during, .denied, .expired),
@@ -94,7 +97,8 @@ import Testing
     @Test func theDeprecatedSubscriptionResourceIsRefused() throws {
         let json = #"{"kind": "androidpublisher#subscriptionPurchase", "expiryTimeMillis": "1509398029890"}"#
         let error = #expect(throws: ImportIssue.self) {
-            try StateImporter.importState(from: .play, documents: [ImportDocument(name: "v1.json", bytes: Array(json.utf8))])
+            try StateImporter.importState(from: .play,
+                                          documents: [ImportDocument(name: "v1.json", bytes: Array(json.utf8))])
         }
         #expect(error?.description == "v1.json: a SubscriptionPurchase of the deprecated purchases.subscriptions.get: "
             + "read the subscription with purchases.subscriptionsv2.get")

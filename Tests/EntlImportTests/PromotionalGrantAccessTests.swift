@@ -30,7 +30,8 @@ import Testing
         #expect(try during.feature("pro_features").decision == .allowed)
         #expect(try evaluate(importRules, state, at: "2019-08-26T01:02:16Z").entitlement("pro_cat").decision == .denied)
         // Lifetime: RevenueCat's end two hundred years on.
-        #expect(try evaluate(importRules, state, at: "2100-01-01T00:00:00Z").entitlement("photos_pro").decision == .allowed)
+        let lifetime = try evaluate(importRules, state, at: "2100-01-01T00:00:00Z")
+        #expect(try lifetime.entitlement("photos_pro").decision == .allowed)
         // A refunded grant ends at its refund.
         #expect(try during.entitlement("support").decision == .allowed)
         #expect(try evaluate(importRules, state, at: "2019-08-01T00:00:00Z").entitlement("support").decision == .denied)

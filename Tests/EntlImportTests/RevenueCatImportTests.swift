@@ -55,7 +55,8 @@ import Testing
     @Test func aStatusFollowsTheMostDecisiveFact() throws {
         let cases: [(String, String, String?)] = [
             ("active.json", "active", nil), ("trial.json", "trialing", nil), ("unsubscribed.json", "canceled", nil),
-            ("billing-issue-grace.json", "past_due", "2019-08-30T21:07:40Z"), ("billing-issue.json", "billing_retry", nil),
+            ("billing-issue-grace.json", "past_due", "2019-08-30T21:07:40Z"),
+            ("billing-issue.json", "billing_retry", nil),
             ("refunded.json", "revoked", nil), ("no-expiry.json", "unknown", nil),
         ]
         for (file, status, grace) in cases {
@@ -79,7 +80,8 @@ import Testing
 
     @Test func otherStoresKeepRevenueCatsNames() throws {
         let result = try importFixtures(.revenueCat, ["revenuecat/other-stores.json"])
-        #expect(purchases(result).map { text($0, "store") ?? "" } == ["amazon", "stripe", "rc_billing", "mac_app_store"])
+        #expect(purchases(result).map { text($0, "store") ?? "" }
+            == ["amazon", "stripe", "rc_billing", "mac_app_store"])
     }
 
     @Test func consumablesCountOneUnitPerPurchase() throws {
@@ -115,7 +117,8 @@ import Testing
             place: ImportPlace(document: "rc.json", path: "subscriber.subscriptions.free_month"),
             message: "a promotional grant whose entitlement is unknown: no entry of `entitlements` names product "
                 + "\"free_month\", and its id is not `rc_promo_ENTITLEMENT_DURATION`")) {
-            try StateImporter.importState(from: .revenueCat, documents: [ImportDocument(name: "rc.json", bytes: Array(json.utf8))])
+            try StateImporter.importState(from: .revenueCat,
+                                          documents: [ImportDocument(name: "rc.json", bytes: Array(json.utf8))])
         }
     }
 }

@@ -15,8 +15,10 @@ import Testing
         // Stripe's examples are test-mode objects: the test environment only.
         AccessCase("stripe/subscription-example.json", "stripe_pro", at: during, .allowed, .active, environment: .test),
         AccessCase("stripe/subscription-example.json", "stripe_pro", at: during, .denied, .neverPurchased),
-        AccessCase("stripe/subscription-example-legacy.json", "stripe_pro", at: during, .allowed, .active, environment: .test),
-        AccessCase("stripe/subscription-example-legacy.json", "stripe_pro", at: late, .denied, .expired, environment: .test),
+        AccessCase("stripe/subscription-example-legacy.json", "stripe_pro", at: during, .allowed, .active,
+                   environment: .test),
+        AccessCase("stripe/subscription-example-legacy.json", "stripe_pro", at: late, .denied, .expired,
+                   environment: .test),
         AccessCase("stripe/subscription-active.json", "stripe_pro", at: during, .allowed, .active),
         AccessCase("stripe/subscription-active.json", "stripe_pro", at: late, .denied, .expired),
         AccessCase("stripe/subscription-trialing.json", "stripe_pro", at: "2023-03-30T00:00:00Z", .allowed, .trialing),
@@ -79,13 +81,12 @@ import Testing
     }
 
     @Test func sessionsThatAreNotPurchasesAreSaidSo() throws {
+        let session = "checkout session cs_test_a11YYufWQzNY63zpQ6QSNRQhkUpVph4WRmzW0zWJO2znZKdVujZ0N0S22u"
         let cases = [
-            "checkout-session-example.json": "checkout session cs_test_a11YYufWQzNY63zpQ6QSNRQhkUpVph4WRmzW0zWJO2znZKdVujZ0N0S22u "
-                + "is open, not complete: no purchase",
-            "checkout-session-expired.json": "checkout session cs_test_a11YYufWQzNY63zpQ6QSNRQhkUpVph4WRmzW0zWJO2znZKdVujZ0N0S22u "
-                + "is expired, not complete: no purchase",
-            "checkout-session-subscription-mode.json": "a checkout session in subscription mode is not a purchase of its own: "
-                + "import the subscription it created",
+            "checkout-session-example.json": "\(session) is open, not complete: no purchase",
+            "checkout-session-expired.json": "\(session) is expired, not complete: no purchase",
+            "checkout-session-subscription-mode.json": "a checkout session in subscription mode is not a purchase of "
+                + "its own: import the subscription it created",
         ]
         for (file, warning) in cases {
             let result = try importFixtures(.stripe, ["stripe/" + file])

@@ -12,7 +12,8 @@ public func importFuzzInput(_ bytes: [UInt8]) -> (vendor: Vendor, options: Impor
     let flags = bytes.first ?? 0
     let vendor = Vendor.allCases[Int(flags & 3)]
     let catalog = ProductCatalog(
-        productIDs: [.live: [StoreID(store: "app_store", id: "annual"), StoreID(store: "stripe", id: "price_1")], .test: []],
+        productIDs: [.live: [StoreID(store: "app_store", id: "annual"), StoreID(store: "stripe", id: "price_1")],
+                     .test: []],
         entitlements: [.live: ["pro_cat"]])
     let options = ImportOptions(allowUnverifiedJWS: flags & 4 != 0, catalog: flags & 8 != 0 ? catalog : nil)
     let parts = bytes.dropFirst().split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
@@ -59,7 +60,9 @@ public func stateProblem(ofImport result: ImportResult) -> String? {
         if state.purchases.count != result.purchaseCount {
             return "the state holds \(state.purchases.count) purchases, not \(result.purchaseCount)"
         }
-        if let w = state.warnings.first(where: { $0.path != "grants" }) { return "the imported state has a warning: \(w)" }
+        if let w = state.warnings.first(where: { $0.path != "grants" }) {
+            return "the imported state has a warning: \(w)"
+        }
     } catch {
         return "the imported state does not decode: \(error)"
     }
