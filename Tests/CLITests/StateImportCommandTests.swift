@@ -122,3 +122,35 @@ import Testing
             "  state     turn store and billing data into a state (import)\n"))
     }
 }
+
+/// docs/import.md's walkthrough is what the commands do: its rules, the RevenueCat response, the
+/// imported state and both `entlc eval` answers.
+@Suite struct ImportWalkthroughTests {
+    @Test func theWalkthroughIsTrue() throws {
+        let doc = try readRepoFile("docs/import.md")
+        let walkthrough = try #require(doc.components(separatedBy: "## Walkthrough").dropFirst().first?
+            .components(separatedBy: "\n## ").first)
+        func blocks(_ info: String) -> [String] {
+            walkthrough.components(separatedBy: "```" + info + "\n").dropFirst()
+                .compactMap { $0.components(separatedBy: "\n```").first.map { $0 + "\n" } }
+        }
+        let (rules, payload) = (blocks("entl"), blocks("json vendor"))
+        let (state, answers) = (blocks("json state"), blocks("text eval"))
+        try #require(rules.count == 1 && payload.count == 1 && state.count == 1 && answers.count == 2)
+        let dir = try makeTemporaryDirectory()
+        try rules[0].write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try payload[0].write(toFile: dir + "/customer.json", atomically: true, encoding: .utf8)
+        let command = "entlc state import --from revenuecat customer.json --rules rules.entl -o customer.state.json"
+        #expect(walkthrough.contains(command))
+        let imported = try runEntlc(Array(command.split(separator: " ").dropFirst().map(String.init)), directory: dir)
+        #expect(imported.status == 0)
+        #expect(imported.stderr == "")
+        #expect(try String(contentsOfFile: dir + "/customer.state.json", encoding: .utf8) == state[0])
+        for (at, answer) in zip(["2019-08-20T09:00:00Z", "2019-09-01T00:00:00Z"], answers) {
+            #expect(walkthrough.contains("--at \(at)"))
+            let eval = try runEntlc(["eval", "rules.entl", "--state", "customer.state.json", "--entitlement", "pro_cat",
+                                     "--at", at], directory: dir)
+            #expect(eval.stdout == answer)
+        }
+    }
+}
