@@ -61,6 +61,20 @@ func purchases(_ result: ImportResult) -> [JSONValue] {
     return items
 }
 
+/// The first purchase of a fixture's imported state.
+func firstPurchase(_ vendor: Vendor, _ path: String) throws -> JSONValue? {
+    purchases(try importFixtures(vendor, [path])).first
+}
+
+/// Expects the status word of each fixture's (first) purchase: name → status, the fixture's path
+/// being `path(name)`.
+func expectStatuses(_ vendor: Vendor, _ expected: [String: String], sourceLocation: SourceLocation = #_sourceLocation,
+                    path: (String) -> String) throws {
+    for (name, status) in expected {
+        #expect(text(try firstPurchase(vendor, path(name)), "status") == status, "\(name)", sourceLocation: sourceLocation)
+    }
+}
+
 /// A string member of a JSON object.
 func text(_ value: JSONValue?, _ key: String) -> String? {
     guard case .string(let s)? = value?[key] else { return nil }

@@ -56,16 +56,11 @@ import Testing
             "on-hold": "billing_retry", "paused": "expired", "expired": "expired", "pending": "billing_retry",
             "pending-purchase-canceled": "expired", "unspecified": "unknown",
         ]
-        for (name, status) in expected {
-            let purchase = purchases(try importFixtures(.play, ["play/subscription-\(name).json"])).first
-            #expect(text(purchase, "status") == status, "\(name)")
-        }
-        let grace = purchases(try importFixtures(.play, ["play/subscription-in-grace-period.json"])).first
+        try expectStatuses(.play, expected) { "play/subscription-\($0).json" }
+        let grace = try firstPurchase(.play, "play/subscription-in-grace-period.json")
         #expect(text(grace, "grace_until") == "2023-12-01T12:00:00.123Z")
-        let paused = purchases(try importFixtures(.play, ["play/subscription-paused.json"])).first
-        #expect(paused?["will_renew"] == .bool(true))
-        let prepaid = purchases(try importFixtures(.play, ["play/subscription-prepaid.json"])).first
-        #expect(prepaid?["will_renew"] == .bool(false))
+        #expect(try firstPurchase(.play, "play/subscription-paused.json")?["will_renew"] == .bool(true))
+        #expect(try firstPurchase(.play, "play/subscription-prepaid.json")?["will_renew"] == .bool(false))
     }
 
     @Test func unitsHeldAreTheQuantityLessRefunds() throws {

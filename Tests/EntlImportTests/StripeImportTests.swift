@@ -63,13 +63,10 @@ import Testing
             "incomplete": "billing_retry", "incomplete-expired": "expired", "canceled": "expired", "paused": "expired",
             "cancel-at-period-end": "canceled", "cancel-at": "canceled",
         ]
-        for (name, status) in expected {
-            let purchase = purchases(try importFixtures(.stripe, ["stripe/subscription-\(name).json"])).first
-            #expect(text(purchase, "status") == status, "\(name)")
-        }
-        let canceled = purchases(try importFixtures(.stripe, ["stripe/subscription-canceled.json"])).first
+        try expectStatuses(.stripe, expected) { "stripe/subscription-\($0).json" }
+        let canceled = try firstPurchase(.stripe, "stripe/subscription-canceled.json")
         #expect(text(canceled, "expires_at") == "2023-03-28T22:16:07Z")  // ended_at
-        let pastDue = purchases(try importFixtures(.stripe, ["stripe/subscription-past-due.json"])).first
+        let pastDue = try firstPurchase(.stripe, "stripe/subscription-past-due.json")
         #expect(text(pastDue, "grace_until") == "2023-04-23T22:16:07Z")
     }
 
