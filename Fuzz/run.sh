@@ -3,11 +3,12 @@
 #   Fuzz/run.sh roundtrip 600     # ten minutes of bytes → parse → check → fmt → reparse
 #   Fuzz/run.sh state 600         # ten minutes of bytes → state decoding → evaluation
 #   Fuzz/run.sh artifact 600      # ten minutes of bytes → built-graph decoding → every query
+#   Fuzz/run.sh import 600        # ten minutes of bytes → `state import` of each vendor → state decoding
 # A crash leaves its input in Fuzz/out/crashes/; copy it to Tests/Fixtures/fuzz/<target>/ so that
 # `swift test` (FuzzRegressionTests) checks it from then on.
 set -euo pipefail
 cd "$(dirname "$0")"
-TARGET=${1:?roundtrip, state or artifact}
+TARGET=${1:?roundtrip, state, artifact or import}
 SECONDS_TO_RUN=${2:-60}
 [ -x "out/$TARGET" ] || ./build.sh
 CORPUS=out/corpus/$TARGET
@@ -20,6 +21,16 @@ elif [ "$TARGET" = artifact ]; then
   for f in ../examples/*.entl ../Tests/Fixtures/valid/*.entl; do
     ../.build/debug/entlc build "$f" -o "$CORPUS/$(basename "$f" .entl).graph.json" 2>/dev/null || true
   done
+elif [ "$TARGET" = import ]; then
+  # The import fixtures, each behind the byte that picks its vendor (with unverified JWS allowed):
+  # 4 revenuecat, 5 app-store, 6 play, 7 stripe.
+  byte=4
+  for vendor in revenuecat app-store play stripe; do
+    for f in ../Tests/Fixtures/import/$vendor/*; do
+      { printf "\\$(printf %o $byte)"; cat "$f"; } > "$CORPUS/$vendor-$(basename "$f")"
+    done
+    byte=$((byte + 1))
+  done
 else
   find ../examples ../Tests/Fixtures -name '*.json' -exec cp {} "$CORPUS/" \;
   i=0
@@ -27,6 +38,6 @@ else
     < <(cat ../Tests/Fixtures/states/*.jsonl)
 fi
 cp ../Tests/Fixtures/fuzz/"$TARGET"/* "$CORPUS/" 2>/dev/null || true
-case $TARGET in roundtrip) DICT=entl.dict ;; state) DICT=state.dict ;; *) DICT=artifact.dict ;; esac
+case $TARGET in roundtrip) DICT=entl.dict ;; state) DICT=state.dict ;; import) DICT=import.dict ;; *) DICT=artifact.dict ;; esac
 ASAN_OPTIONS=detect_leaks=0 "./out/$TARGET" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
   -dict="$DICT" -artifact_prefix=out/crashes/ -print_final_stats=1 "$CORPUS"

@@ -20,6 +20,30 @@ struct CommandSpec: Sendable {
     let help: String
     let options: [OptionSpec]
     let run: @Sendable (ParsedArguments) throws(CLIError) -> ExitCode
+    /// A command group's subcommands (`entlc state import`): the first argument names one.
+    var subcommands: [CommandSpec] = []
+
+    /// A command group: `entlc NAME SUBCOMMAND …` runs the subcommand; its help lists them.
+    static func group(_ name: String, summary: String, _ subcommands: [CommandSpec]) -> CommandSpec {
+        var help = "USAGE: entlc \(name) SUBCOMMAND [ARGUMENTS] [OPTIONS]\n\nSUBCOMMANDS:\n"
+        for c in subcommands { help += "  " + c.name.padding(10) + c.summary + "\n" }
+        help += "\nRun `entlc \(name) SUBCOMMAND --help` for a subcommand's options.\n"
+        let names = subcommands.map(\.name).joined(separator: ", ")
+        return CommandSpec(name: name, summary: summary, help: help, options: [], run: { _ throws(CLIError) in
+            throw CLIError("`entlc \(name)` needs a subcommand: \(names)")
+        }, subcommands: subcommands)
+    }
+
+    /// The subcommand `arguments` start with, and the arguments after it; this command itself
+    /// when it is no group or no subcommand is named.
+    func resolve(_ arguments: [String]) throws(CLIError) -> (CommandSpec, [String]) {
+        guard !subcommands.isEmpty, let first = arguments.first, !first.hasPrefix("-") else { return (self, arguments) }
+        guard let sub = subcommands.first(where: { $0.name == first }) else {
+            let hint = Suggestions.closest(to: first, among: subcommands.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
+            throw CLIError("unknown subcommand `\(name) \(first)`\(hint); run `entlc \(name) --help` for the list")
+        }
+        return (sub, Array(arguments.dropFirst()))
+    }
 }
 
 /// Dispatches `entlc COMMAND …` in the style of `git` and `swift`.
@@ -29,6 +53,7 @@ enum EntlCLI {
     static let commands: [CommandSpec] = [
         CheckCommand.spec, EvalCommand.spec, TestCommand.spec, BuildCommand.spec, GenCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
         DiffCommand.spec, ExplainCommand.spec, LspCommand.spec, KeygenCommand.spec, VerifyCommand.spec,
+        .group("state", summary: "turn store and billing data into a state (import)", [StateImportCommand.spec]),
     ]
 
     static var generalHelp: String {
@@ -77,11 +102,20 @@ enum EntlCLI {
                 return .success
             }
             guard let command = command(named: arguments[1]) else { return fail(unknownCommand(arguments[1])) }
-            Terminal.emit(command.help)
+            do throws(CLIError) {
+                Terminal.emit(try command.resolve(Array(arguments.dropFirst(2))).0.help)
+            } catch {
+                return fail(error)
+            }
             return .success
         default:
-            guard let command = command(named: first) else { return fail(unknownCommand(first)) }
-            let rest = Array(arguments.dropFirst())
+            guard let group = command(named: first) else { return fail(unknownCommand(first)) }
+            let command: CommandSpec, rest: [String]
+            do throws(CLIError) {
+                (command, rest) = try group.resolve(Array(arguments.dropFirst()))
+            } catch {
+                return fail(error)
+            }
             let beforeDashes = rest.prefix { $0 != "--" }
             if beforeDashes.contains("--help") || beforeDashes.contains("-h") {
                 Terminal.emit(command.help)

@@ -121,7 +121,13 @@ public func check(_ text: String, path: String = "test.entl") -> CheckedRuleSet 
 /// Compares `actual` with the golden file at `Tests/Fixtures/golden/<name>`. A missing golden is
 /// written and the test fails; `RECORD_SNAPSHOTS=1` re-records every golden.
 public func assertGolden(_ actual: String, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
-    let path = repoPath("Tests/Fixtures/golden/" + name)
+    assertGolden(actual, at: "Tests/Fixtures/golden/" + name, sourceLocation: sourceLocation)
+}
+
+/// `assertGolden(_:named:)` for a golden file anywhere in the repository (`relativePath`).
+public func assertGolden(_ actual: String, at relativePath: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let name = relativePath
+    let path = repoPath(relativePath)
     let record = ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1"
     let existing = try? String(contentsOfFile: path, encoding: .utf8)
     if record || existing == nil {
