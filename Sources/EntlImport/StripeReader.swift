@@ -72,7 +72,8 @@ enum StripeReader {
                 p.status = .billingRetry  // an invoice is open and unpaid: no access until it is paid
             case "canceled":
                 p.status = .expired  // Stripe's `canceled` is the end; access ended with it
-                p.expiresAt = ended ?? end
+                // One canceled before it started (a scheduled start) ended as it began: it gave nothing.
+                p.expiresAt = max(ended ?? end, start)
             default:
                 p.status = .expired  // incomplete_expired (never paid), paused (a trial ended without a way to pay)
             }
