@@ -53,7 +53,8 @@ enum EntlCLI {
     static let commands: [CommandSpec] = [
         CheckCommand.spec, EvalCommand.spec, TestCommand.spec, BuildCommand.spec, GenCommand.spec, FmtCommand.spec, GraphCommand.spec, ChangesCommand.spec,
         DiffCommand.spec, ExplainCommand.spec, LspCommand.spec, KeygenCommand.spec, VerifyCommand.spec,
-        .group("state", summary: "turn store and billing data into a state (import)", [StateImportCommand.spec]),
+        .group("state", summary: "check states, and turn store and billing data into one (import)",
+               [StateCheckCommand.spec, StateImportCommand.spec]),
     ]
 
     static var generalHelp: String {

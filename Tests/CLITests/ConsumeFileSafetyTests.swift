@@ -145,3 +145,39 @@ import Testing
         #expect(try read(dir + "/state.json") == state)
     }
 }
+
+/// `entlc state check`: errors and warnings of state files, with or without rules.
+@Suite struct StateCheckCommandTests {
+    @Test func errorsAndWarningsWithAndWithoutRules() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"usage": [{"feature": "calls", "amount": 1.5}]}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        try #"{"usage": [{"feature": "cals", "amount": 1}], "purchases": [{"product": "p", "state": "x"}]}"#
+            .write(toFile: dir + "/typo.json", atomically: true, encoding: .utf8)
+        try "feature calls: metered\nentitlement free = everyone { grants calls 5 }\n"
+            .write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let plain = try runEntlc(["state", "check", "bad.json", "typo.json"], directory: dir)
+        #expect(plain.status == 1)
+        #expect(plain.stderr == """
+            entlc: error: bad.json: usage[0].amount: 1.5 is not a whole number
+            entlc: warning: typo.json: purchases[0].state: unknown key (did you mean `status`?)
+
+            """)
+        let ruled = try runEntlc(["state", "check", "typo.json", "--rules", "rules.entl"], directory: dir)
+        #expect(ruled.status == 0)
+        #expect(ruled.stderr == """
+            entlc: warning: typo.json: purchases[0].state: unknown key (did you mean `status`?)
+            entlc: warning: typo.json: usage[0].feature: no feature, credit system or event "cals" in the rules (did you mean `calls`?)
+
+            """)
+        let strict = try runEntlc(["state", "check", "typo.json", "--rules", "rules.entl", "--strict", "--format", "json"],
+                                  directory: dir)
+        #expect(strict.status == 1)
+        guard case .array(let reports) = try JSONParser.parse(strict.stdout) else { Issue.record("not an array"); return }
+        #expect(reports[0]["valid"] == .bool(false))
+        #expect(reports[0]["warnings"] == .array([
+            .string("purchases[0].state: unknown key (did you mean `status`?)"),
+            .string(#"usage[0].feature: no feature, credit system or event "cals" in the rules (did you mean `calls`?)"#),
+        ]))
+    }
+}
