@@ -181,3 +181,73 @@ import Testing
         ]))
     }
 }
+
+/// Every warning of docs/state.md: on standard error in text, in JSON `warnings`, an error (exit 2)
+/// with `--strict`, an error record in a `--strict` batch.
+@Suite struct StateWarningCommandTests {
+    static let rules = """
+    product pro: subscription { period month; id app_store "com.x.pro" }
+    feature calls: metered { event "call" }
+    feature seats: metered { usage continuous }
+    entitlement plan = pro { grants calls 100 per month; grants seats 5 }
+    """
+
+    @Test(arguments: [
+        (#"{"usage": [{"feature": "cals", "amount": 1}]}"#,
+         #"usage[0].feature: no feature, credit system or event "cals" in the rules (did you mean `calls`?)"#),
+        (#"{"usage": [{"event": "cal", "amount": 1}]}"#, #"usage[0].event: no event "cal" in the rules (did you mean `call`?)"#),
+        (#"{"usage": [{"feature": "seats", "amount": 1}]}"#,
+         "usage[0].amount: `seats` is a continuous feature: its usage is a `level`, not an `amount`"),
+        (#"{"usage": [{"feature": "calls", "level": 1}]}"#,
+         "usage[0].level: `calls` is used up, not held: its usage is an `amount`, not a `level`"),
+        (#"{"usage": [{"feature": "calls", "amount": 1, "id": "k"}, {"feature": "calls", "amount": 2, "id": "k"}]}"#,
+         #"usage[1].id: "k" was used for usage[0] (calls, amount 1); ids are unique per customer, so this record counts as another use"#),
+        (#"{"purchases": [{"product": "com.x.pro", "store": "app_stor", "expires_at": "2026-12-01T00:00:00Z"}]}"#,
+         "purchases[0].store: no product of the rules has an id at store `app_stor` (did you mean `app_store`?)"),
+        (#"{"purchases": [{"product": "pro"}]}"#, "purchases[0].expires_at: a subscription `active` without an `expires_at` never ends"),
+        (#"{"purchases": [{"product": "pro", "status": "canceled"}]}"#,
+         "purchases[0].expires_at: a subscription `canceled` without an `expires_at` has no paid period: it is not owned"),
+        (#"{"purchases": [{"product": "pro", "status": "past_due", "expires_at": "2026-12-01T00:00:00Z"}]}"#,
+         "purchases[0].grace_until: a subscription `past_due` without a `grace_until` keeps access with no end"),
+        (#"{"purchases": [{"product": "pro", "purchased_at": "2026-12-01T00:00:00Z", "expires_at": "2026-11-01T00:00:00Z"}]}"#,
+         "purchases[0].purchased_at: 2026-12-01T00:00:00Z is after its own `expires_at` 2026-11-01T00:00:00Z"),
+    ])
+    func eachWarningEverywhere(_ state: String, _ message: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let query = ["eval", "rules.entl", "--state", "-", "--entitlement", "plan", "--at", "2026-11-20T00:00:00Z"]
+        let text = try runEntlc(query, stdin: state, directory: dir)
+        #expect(text.stderr == "entlc: warning: <stdin>: \(message)\n")
+        let json = try runEntlc(query + ["--format", "json"], stdin: state, directory: dir)
+        #expect(try JSONParser.parse(json.stdout)["warnings"] == .array([.string(message)]))
+        let strict = try runEntlc(query + ["--strict"], stdin: state, directory: dir)
+        #expect(strict.status == 2)
+        #expect(strict.stdout == "")
+        #expect(strict.stderr == "entlc: error: <stdin>: \(message)\n")
+        let batch = try runEntlc(["eval", "rules.entl", "--states", "-", "--entitlement", "plan", "--at", "2026-11-20T00:00:00Z",
+                                  "--strict", "--fail-on-error"], stdin: state + "\n{}\n", directory: dir)
+        #expect(batch.status == 1)
+        #expect(batch.stdout.split(separator: "\n").first.map(String.init)
+            == JSONValue.object([("line", .int(1)), ("error", .string(message))]).compact)
+        #expect(batch.stderr == "2 lines, 1 error, 0 warnings\n")
+    }
+
+    @Test func aBatchSaysWhatItDidAndFailsOnlyWhenAsked() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let lines = "{}\n\n[1]\n" + #"{"usage": [{"feature": "cals", "amount": 1}]}"# + "\n"
+        let plain = try runEntlc(["eval", "rules.entl", "--states", "-", "--feature", "calls"], stdin: lines, directory: dir)
+        #expect(plain.status == 0)
+        #expect(plain.stderr == "3 lines, 1 error, 1 warning\n")
+        // One instant for the lines without `now`: the same `at` on each.
+        let ats = Set(plain.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["at"]?.compact })
+        #expect(ats.count == 1)
+        let failing = try runEntlc(["eval", "rules.entl", "--states", "-", "--feature", "calls", "--fail-on-error"], stdin: lines,
+                                   directory: dir)
+        #expect(failing.status == 1)
+        #expect(failing.stderr == "3 lines, 1 error, 1 warning\n")
+        #expect(failing.stdout.split(separator: "\n").count == 3)
+    }
+}
