@@ -13,7 +13,9 @@ whole answer through the pipes:
   `publishDiagnostics` (this includes the server's debounce of 150 ms, the quiet time it waits
   before checking an edited rule set);
 - the requests an editor sends while one types (semantic tokens, document symbols, hover,
-  completion, a code action), each right after an edit.
+  completion, references, a code action at the cursor, formatting), each right after an edit;
+- code actions over the whole file once its 5,000 warnings are published (one `entl-allow`
+  action each).
 
 Each shape is measured RUNS times (alternating shapes) and the median and maximum are printed.
 The cost of every step must be linear in the document: on one line it must stay close to the
@@ -150,13 +152,22 @@ def session(text, position, target):
         ("document symbols", "textDocument/documentSymbol", doc),
         ("hover", "textDocument/hover", here),
         ("completion", "textDocument/completion", here),
+        ("references", "textDocument/references", {**here, "context": {"includeDeclaration": True}}),
         ("code action", "textDocument/codeAction",
          {**doc, "range": {"start": here["position"], "end": here["position"]}, "context": {"diagnostics": []}}),
+        ("formatting", "textDocument/formatting", {**doc, "options": {"tabSize": 2, "insertSpaces": True}}),
     ]
     for name, method, params in requests:
         edit()
         times[f"{name} after an edit"] = s.request(method, params)
         diagnostics()
+    # Once the warnings are published (the text as opened), each has an `entl-allow` action.
+    if version[0] % 2 == 0:
+        edit()
+        diagnostics()
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": line + 10**6, "character": 0}}
+    times["code actions, whole file, idle"] = s.request(
+        "textDocument/codeAction", {**doc, "range": whole, "context": {"diagnostics": []}})
     s.close()
     return {k: v * 1000 for k, v in times.items()}
 

@@ -53,6 +53,8 @@ private let shorter = "a message shorter than its `Content-Length`"
         ("\r\n", skipped(2, "a blank line", "\\r\\n")),
         ("\r", skipped(1, badLine, "\\r")),
         ("garbage", skipped(7, noLength, "garbage")),
+        // The example of docs/editors.md.
+        ("garbage\n", skipped(8, badLine, "garbage\\n")),
         ("gar bage\r\n", skipped(10, badLine, "gar bage\\r\\n")),
         ("Content-Len", skipped(11, noLength, "Content-Len")),
         ("Content-Length: 5", skipped(17, invalidLength, "Content-Length: 5")),
