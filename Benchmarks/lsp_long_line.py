@@ -17,7 +17,9 @@ whole answer through the pipes:
 - code actions over the whole file once its 5,000 warnings are published (one `entl-allow`
   action each).
 
-Each shape is measured RUNS times (alternating shapes) and the median and maximum are printed.
+Each shape is measured RUNS times (alternating shapes): the median and maximum wall time, and
+the median processor time the server used meanwhile (from /proc, in steps of 10 ms; on a busy
+machine it says what the wall time would be on an idle one, the debounce apart).
 The cost of every step must be linear in the document: on one line it must stay close to the
 same declarations one per line.
 
@@ -66,7 +68,9 @@ class Server:
         self.id = 0
 
     def send(self, obj):
+        """Sends a message; the next `until` measures from here."""
         body = json.dumps(obj).encode()
+        self.sent = (time.perf_counter(), self.cpu())
         self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.p.stdin.flush()
 
@@ -79,12 +83,20 @@ class Server:
             header += byte
         return json.loads(self.p.stdout.read(int(header.split(b":")[1].split(b"\r")[0])))
 
+    def cpu(self):
+        """Seconds of processor time the server has used so far (user and system, every thread)."""
+        with open(f"/proc/{self.p.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def until(self, predicate):
-        """Seconds until a message satisfying `predicate` has been read, and the message."""
-        start = time.perf_counter()
+        """Seconds from the last message sent until one satisfying `predicate` has been read, and
+        that message; the server's processor seconds meanwhile are left in `self.used`."""
+        start, cpu = self.sent
         while True:
             m = self.receive()
             if predicate(m):
+                self.used = self.cpu() - cpu
                 return time.perf_counter() - start, m
 
     def request(self, method, params):
@@ -115,13 +127,14 @@ def session(text, position, target):
     s = Server()
     s.request("initialize", {"processId": None, "rootUri": "file://" + directory, "capabilities": {}})
     s.notify("initialized", {})
-    times = {}
+    times, cpu = {}, {}
 
     def diagnostics():
         return s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
 
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "entl", "version": 1, "text": text}})
     times["open → diagnostics"], m = diagnostics()
+    cpu["open → diagnostics"] = s.used
     warnings = len(m["params"]["diagnostics"])
     assert warnings == len(declarations()) // 4, m["params"]["diagnostics"][:3]
     line, character = position
@@ -142,9 +155,11 @@ def session(text, position, target):
     broken = edit()
     assert broken
     times["edit making an error → diagnostics"], m = diagnostics()
+    cpu["edit making an error → diagnostics"] = s.used
     assert len(m["params"]["diagnostics"]) == 1, m["params"]["diagnostics"][:3]
     edit()
     times["edit fixing it → diagnostics"], m = diagnostics()
+    cpu["edit fixing it → diagnostics"] = s.used
     assert len(m["params"]["diagnostics"]) == warnings, m["params"]["diagnostics"][:3]
     here = {**doc, "position": {"line": line, "character": character + 1}}
     requests = [
@@ -160,6 +175,7 @@ def session(text, position, target):
     for name, method, params in requests:
         edit()
         times[f"{name} after an edit"] = s.request(method, params)
+        cpu[f"{name} after an edit"] = s.used
         diagnostics()
     # Once the warnings are published (the text as opened), each has an `entl-allow` action.
     if version[0] % 2 == 0:
@@ -168,8 +184,9 @@ def session(text, position, target):
     whole = {"start": {"line": 0, "character": 0}, "end": {"line": line + 10**6, "character": 0}}
     times["code actions, whole file, idle"] = s.request(
         "textDocument/codeAction", {**doc, "range": whole, "context": {"diagnostics": []}})
+    cpu["code actions, whole file, idle"] = s.used
     s.close()
-    return {k: v * 1000 for k, v in times.items()}
+    return {k: (v * 1000, cpu[k] * 1000) for k, v in times.items()}
 
 
 def main():
@@ -181,13 +198,14 @@ def main():
         for name, (text, position, target) in texts.items():
             results[name].append(session(text, position, target))
     steps = list(results["one line"][0])
-    print("| step | " + " | ".join(texts) + " |")
-    print("| --- | " + " | ".join("---" for _ in texts) + " |")
+    print("| step | " + " | ".join(f"{name}: wall | {name}: server cpu" for name in texts) + " |")
+    print("| --- | " + " | ".join("--- | ---" for _ in texts) + " |")
     for step in steps:
         cells = []
         for name in texts:
-            values = [r[step] for r in results[name]]
-            cells.append(f"{statistics.median(values):.0f} ({max(values):.0f})")
+            wall = [r[step][0] for r in results[name]]
+            cpu = [r[step][1] for r in results[name]]
+            cells += [f"{statistics.median(wall):.0f} ({max(wall):.0f})", f"{statistics.median(cpu):.0f}"]
         print(f"| {step} | " + " | ".join(cells) + " |")
 
 
