@@ -3,9 +3,9 @@
 declarations one per line (stdlib only).
 
 The same declarations (a product, a feature, an entitlement granting it, and a feature nothing
-grants, which is a warning; repeated) are written in two shapes: all on one line, and one per line. For each shape a fresh server opens
-the file and the script measures, in milliseconds from writing the message to having read the
-whole answer through the pipes:
+grants, which is a warning; repeated) are written in two shapes: all on one line, and one per
+line. For each shape a fresh server opens the file and the script measures, in milliseconds from
+writing the message to having read the whole answer through the pipes:
 
 - open: `didOpen` → its `publishDiagnostics`;
 - edits: a `didChange` that makes a reference unknown in the middle of the document (one error;
@@ -55,10 +55,11 @@ def shapes():
     target = decls[middle].split("grants ")[1].split(" ")[0]
     one_line = 'app "com.example.long" ' + " ".join(decls) + "\n"
     many = 'app "com.example.long"\n' + "\n".join(decls) + "\n"
-    col = len('app "com.example.long" ' + " ".join(decls[:middle])) + 1 + decls[middle].index("grants ") + len("grants ")
+    within = decls[middle].index("grants ") + len("grants ")
+    col = len('app "com.example.long" ' + " ".join(decls[:middle])) + 1 + within
     return {
         "one line": (one_line, (0, col), target),
-        "one per line": (many, (1 + middle, decls[middle].index("grants ") + len("grants ")), target),
+        "one per line": (many, (1 + middle, within), target),
     }
 
 
@@ -148,7 +149,8 @@ def session(text, position, target):
             change = {"range": {"start": at, "end": at}, "text": "x"}
         else:
             change = {"range": {"start": at, "end": {"line": line, "character": at["character"] + 1}}, "text": ""}
-        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version[0]}, "contentChanges": [change]})
+        s.notify("textDocument/didChange",
+                 {"textDocument": {"uri": uri, "version": version[0]}, "contentChanges": [change]})
         return version[0] % 2 == 0
 
     # With an error the lints wait: one diagnostic; fixed, the warnings are back.

@@ -37,15 +37,12 @@ public struct MessageFramer: Sendable {
         /// first one (reported as skipped once the header is read).
         var unknownBytes = 0
         var firstUnknown: Range<Int>?
-        /// The value of the last `Content-Length` line.
+        /// The value of the `Content-Length` line.
         var length: Int?
-        /// Whether the header starts at a `Content-Length:` found by resynchronizing.
-        var fromMarker: Bool
 
-        init(at index: Int, fromMarker: Bool) {
+        init(at index: Int) {
             lineStart = index
             position = index
-            self.fromMarker = fromMarker
         }
     }
 
@@ -63,7 +60,7 @@ public struct MessageFramer: Sendable {
     private var buffer: [UInt8] = []
     /// The first byte not yet consumed.
     private var start = 0
-    private var state = State.header(Header(at: 0, fromMarker: false))
+    private var state = State.header(Header(at: 0))
     /// Bytes skipped since the last report: how many, why (the first reason), the first few.
     private var skipped = 0
     private var skipReason: String?
@@ -88,7 +85,7 @@ public struct MessageFramer: Sendable {
             case .searching(let from):
                 if let marker = Self.findMarker(in: buffer, from: from) {
                     skip(to: marker)
-                    state = .header(Header(at: marker, fromMarker: true))
+                    state = .header(Header(at: marker))
                     continue
                 }
                 // Keep a tail that may be the beginning of a `Content-Length:` still arriving.
@@ -130,7 +127,7 @@ public struct MessageFramer: Sendable {
                     note("a message shorter than its `Content-Length`")
                     // An oversized body was reported already; its bytes are not counted again.
                     if buffered { skip(to: at) } else { start = at }
-                    state = .header(Header(at: at, fromMarker: true))
+                    state = .header(Header(at: at))
                     continue
                 case .undecided(let at):
                     checked = at
@@ -142,7 +139,7 @@ public struct MessageFramer: Sendable {
                     if complete {
                         let body = Array(buffer[start..<checked])
                         start = checked
-                        state = .header(Header(at: start, fromMarker: false))
+                        state = .header(Header(at: start))
                         compact()
                         return .message(body)
                     }
@@ -150,7 +147,7 @@ public struct MessageFramer: Sendable {
                     length -= checked - start
                     start = checked
                     if complete {
-                        state = .header(Header(at: start, fromMarker: false))
+                        state = .header(Header(at: start))
                         continue
                     }
                 }
@@ -167,7 +164,7 @@ public struct MessageFramer: Sendable {
             note("the input ended inside a message")
             skip(to: buffer.count)
         }
-        state = .header(Header(at: start, fromMarker: false))
+        state = .header(Header(at: start))
         compact()
         return takeReport().map(Frame.error)
     }
@@ -440,7 +437,8 @@ public struct MessageFramer: Sendable {
             h.firstUnknown = h.firstUnknown.map { ($0.lowerBound - n)..<($0.upperBound - n) }
             state = .header(h)
         case .searching(let from): state = .searching(from: from - n)
-        case .body(let length, let checked, let buffered): state = .body(length: length, checked: checked - n, buffered: buffered)
+        case .body(let length, let checked, let buffered):
+            state = .body(length: length, checked: checked - n, buffered: buffered)
         }
     }
 }

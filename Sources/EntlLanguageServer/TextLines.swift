@@ -68,7 +68,9 @@ struct TextLines {
         let b = bytes[i]
         let length = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
         guard length > 1 else { return (1, 1) }
-        guard i + length <= bytes.count, (1..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 }) else { return (1, 1) }
+        guard i + length <= bytes.count, (1..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 }) else {
+            return (1, 1)
+        }
         return (length, length == 4 ? 2 : 1)
     }
 

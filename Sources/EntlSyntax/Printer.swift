@@ -205,8 +205,8 @@ public struct Printer {
         let close = hasBlock ? end.offset - 1 : end.offset
         // Comments are in source order: the first one after the header tells whether the block
         // holds one (without looking at every comment after it, for every block).
-        let hasComments = hasBlock
-            && comments[next...].first { $0.range.start.offset >= headerEnd.offset }.map { $0.range.start.offset < close } == true
+        let firstAfterHeader = comments[next...].first { $0.range.start.offset >= headerEnd.offset }
+        let hasComments = hasBlock && firstAfterHeader.map { $0.range.start.offset < close } == true
         // The `{` is anchored where the header ends: a comment between the header and `{`
         // follows the `{`, on the header's line.
         let brace = Piece(text: "{", offset: headerEnd.offset)

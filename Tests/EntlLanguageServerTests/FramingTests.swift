@@ -23,7 +23,8 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 private func message(_ text: String) -> MessageFramer.Frame { .message(bytes(text)) }
 
 private func skipped(_ count: Int, _ reason: String, _ preview: String) -> MessageFramer.Frame {
-    .error("skipped \(count) \(count == 1 ? "byte that is" : "bytes that are") not an LSP message (\(reason)): `\(preview)`")
+    let bytes = count == 1 ? "1 byte that is" : "\(count) bytes that are"
+    return .error("skipped \(bytes) not an LSP message (\(reason)): `\(preview)`")
 }
 
 private let badLine = "not a `Name: value` header line"
@@ -42,7 +43,8 @@ private let shorter = "a message shorter than its `Content-Length`"
     ])
     func headerNamesMatchIgnoringCaseAndOtherHeadersAreIgnored(_ header: String) {
         for chunk in [1, 2, 5, Int.max] {
-            #expect(frames(bytes(header + header), chunk: chunk) == [message("{}"), message("{}")], "chunks of \(chunk)")
+            #expect(frames(bytes(header + header), chunk: chunk) == [message("{}"), message("{}")],
+                    "chunks of \(chunk)")
         }
     }
 
@@ -61,7 +63,8 @@ private let shorter = "a message shorter than its `Content-Length`"
         ("Content-Length: 7\r\n", skipped(19, "two different `Content-Length` values", "Content-Length: 7\\r\\n")),
         ("Content-Type: text/plain\r\n\r\n", skipped(28, noLength, "Content-Type: text/plain\\r\\n\\r\\n")),
         ("Content-Length: -1\r\n\r\n", skipped(22, invalidLength, "Content-Length: -1\\r\\n\\r\\n")),
-        ("Content-Length: 1234567890123456789\r\n\r\n", skipped(39, invalidLength, "Content-Length: 1234567890123456…")),
+        ("Content-Length: 1234567890123456789\r\n\r\n",
+         skipped(39, invalidLength, "Content-Length: 1234567890123456…")),
         ("{\"jsonrpc\":\"2.0\"}", skipped(17, badLine, "{\"jsonrpc\":\"2.0\"}")),
         ("\u{FF}\u{0}\\", skipped(4, badLine, "\\xC3\\xBF\\x00\\\\")),
     ])
@@ -76,8 +79,8 @@ private let shorter = "a message shorter than its `Content-Length`"
     /// the next header starts (a JSON body cannot hold one).
     @Test func aMessageShorterThanItsLengthIsCutAtTheNextHeader() {
         for chunk in [1, 3, Int.max] {
-            #expect(frames(bytes("Content-Length: 40\r\n\r\n{\"id\":1}") + MessageFramer.frame(bytes("{}")), chunk: chunk)
-                == [skipped(8, shorter, "{\"id\":1}"), message("{}")])
+            let cut = bytes("Content-Length: 40\r\n\r\n{\"id\":1}") + MessageFramer.frame(bytes("{}"))
+            #expect(frames(cut, chunk: chunk) == [skipped(8, shorter, "{\"id\":1}"), message("{}")])
             #expect(frames(bytes("Content-Length: 40\r\n\r\n") + MessageFramer.frame(bytes("{}")), chunk: chunk)
                 == [.error("skipped \(shorter)"), message("{}")])
             // The cut may come at the very end of the declared length.
@@ -104,14 +107,15 @@ private let shorter = "a message shorter than its `Content-Length`"
     }
 
     @Test func anOversizedMessageIsSkippedWithoutBeingBuffered() {
+        let limit = MessageFramer.maxContentLength
         let oversized = MessageFramer.Frame.error(
-            "message of \(MessageFramer.maxContentLength + 1) bytes exceeds the limit of \(MessageFramer.maxContentLength) bytes; skipped")
+            "message of \(limit + 1) bytes exceeds the limit of \(limit) bytes; skipped")
         var framer = MessageFramer()
-        framer.append(bytes("Content-Length: \(MessageFramer.maxContentLength + 1)\r\n\r\n"))
+        framer.append(bytes("Content-Length: \(limit + 1)\r\n\r\n"))
         framer.append([UInt8](repeating: 0x20, count: 1000))
         #expect(framer.next() == oversized)
         #expect(framer.next() == nil)
-        framer.append([UInt8](repeating: 0x20, count: MessageFramer.maxContentLength + 1 - 1000))
+        framer.append([UInt8](repeating: 0x20, count: limit + 1 - 1000))
         framer.append(MessageFramer.frame(bytes("{}")))
         #expect(framer.next() == message("{}"))
         // A length far beyond what comes is cut at the next header too, after garbage reported first.
@@ -119,7 +123,7 @@ private let shorter = "a message shorter than its `Content-Length`"
             let stream = bytes("\nContent-Length: 99999999999\r\n\r\n{}") + MessageFramer.frame(bytes("{}"))
             #expect(frames(stream, chunk: chunk) == [
                 skipped(1, badLine, "\\n"),
-                .error("message of 99999999999 bytes exceeds the limit of \(MessageFramer.maxContentLength) bytes; skipped"),
+                .error("message of 99999999999 bytes exceeds the limit of \(limit) bytes; skipped"),
                 .error("skipped \(shorter)"), message("{}"),
             ])
         }

@@ -113,7 +113,8 @@ import Testing
         }
         Self.compare(Self.best([
             (oneLine + "\n", Self.session(position(0, column(oneLine)))),
-            (Self.declarations.joined(separator: "\n") + "\n", Self.session(position(last, column(Self.declarations[last])))),
+            (Self.declarations.joined(separator: "\n") + "\n",
+             Self.session(position(last, column(Self.declarations[last])))),
         ]))
     }
 

@@ -34,7 +34,8 @@ private func body(_ id: Int, _ request: (method: String, params: JSONValue)) -> 
 
 /// A message framed with one of the header spellings clients use.
 private func framed(_ body: [UInt8], lengthFirst: Bool, _ r: inout SeededRandom) -> [UInt8] {
-    let length = r.pick(["Content-Length: ", "content-length: ", "CONTENT-LENGTH:", "Content-Length:  "]) + "\(body.count)"
+    let name = r.pick(["Content-Length: ", "content-length: ", "CONTENT-LENGTH:", "Content-Length:  "])
+    let length = name + "\(body.count)"
     let type = "Content-Type: application/vscode-jsonrpc; charset=utf-8"
     let lines = lengthFirst || r.chance(0.5) ? [length] + (r.chance(0.3) ? [type] : []) : [type, length]
     return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
@@ -44,10 +45,13 @@ private func framed(_ body: [UInt8], lengthFirst: Bool, _ r: inout SeededRandom)
 private func garbage(nextLength: Int, _ r: inout SeededRandom) -> Garbage {
     let request = body(99_999, r.pick(requests))
     func header(_ text: String) -> [UInt8] { Array(text.utf8) }
+    func randomBytes(_ count: ClosedRange<Int>) -> [UInt8] {
+        (0..<r.int(count)).map { _ in UInt8.random(in: 0...255, using: &r) }
+    }
     switch r.int(0...9) {
     case 0:
         // Random bytes, the first of which cannot start a header.
-        return Garbage(bytes: [r.pick([0x00, 0x0A, 0x20, 0x7B, 0xFF, 0xC3])] + (0..<r.int(0...40)).map { _ in UInt8.random(in: 0...255, using: &r) })
+        return Garbage(bytes: [r.pick([0x00, 0x0A, 0x20, 0x7B, 0xFF, 0xC3])] + randomBytes(0...40))
     case 1:
         // Stray line ends and blanks.
         return Garbage(bytes: (0..<r.int(1...4)).map { _ in r.pick([0x0D, 0x0A, 0x20, 0x09]) })
@@ -57,14 +61,15 @@ private func garbage(nextLength: Int, _ r: inout SeededRandom) -> Garbage {
         return Garbage(bytes: Array(line[..<r.int(1...(line.count - 1))]))
     case 3:
         // A length too large: cut at the next header.
-        return Garbage(bytes: header("Content-Length: \(request.count + r.int(1...200))\r\n\r\n") + request, lengthFirst: true)
+        let length = request.count + r.int(1...200)
+        return Garbage(bytes: header("Content-Length: \(length)\r\n\r\n") + request, lengthFirst: true)
     case 4:
         // A length too small: the start of the body is answered with a parse error.
-        return Garbage(bytes: header("Content-Length: \(r.int(0...(request.count - 1)))\r\n\r\n") + request, nullResponses: 1)
+        let length = r.int(0...(request.count - 1))
+        return Garbage(bytes: header("Content-Length: \(length)\r\n\r\n") + request, nullResponses: 1)
     case 5:
         // A well-framed body that is not JSON-RPC.
-        let junk = (0..<r.int(1...30)).map { _ in UInt8.random(in: 0...255, using: &r) }
-        return Garbage(bytes: MessageFramer.frame(junk), logs: 0, nullResponses: 1)
+        return Garbage(bytes: MessageFramer.frame(randomBytes(1...30)), logs: 0, nullResponses: 1)
     case 6:
         return Garbage(bytes: header("Content-Type: application/vscode-jsonrpc\r\n\r\n") + request)
     case 7:
@@ -72,8 +77,8 @@ private func garbage(nextLength: Int, _ r: inout SeededRandom) -> Garbage {
         return Garbage(bytes: header("Content-Length: \(value)\r\n\r\n") + request)
     case 8:
         // Too large to buffer: reported, then cut at the next header.
-        return Garbage(bytes: header("Content-Length: \(r.int(MessageFramer.maxContentLength + 1 ... 999_999_999_999))\r\n\r\n") + request,
-                       logs: 2, lengthFirst: true)
+        let length = r.int(MessageFramer.maxContentLength + 1 ... 999_999_999_999)
+        return Garbage(bytes: header("Content-Length: \(length)\r\n\r\n") + request, logs: 2, lengthFirst: true)
     default:
         // A `Content-Length` line that disagrees with the message's own.
         return Garbage(bytes: header("Content-Length: \(nextLength + r.int(1...9))\r\n"))
@@ -136,16 +141,19 @@ private func garbage(nextLength: Int, _ r: inout SeededRandom) -> Garbage {
         let symbols = s.request("workspace/symbol", .object([("query", .string("pro"))]))
         for garbage in ["\n", "\r\n", "garbage", "Content-Len", "Content-Type: text/plain\r\n\r\n{}"] {
             s.feed(Array(garbage.utf8))
-            #expect(s.response("workspace/symbol", .object([("query", .string("pro"))]))["result"] == symbols, "after \(garbage)")
+            let r = s.response("workspace/symbol", .object([("query", .string("pro"))]))
+            #expect(r["result"] == symbols, "after \(garbage)")
         }
         let request = #"{"jsonrpc":"2.0","id":"x","method":"workspace/symbol","params":{"query":"pro"}}"#
         s.feed(Array("content-length: \(request.utf8.count)\r\n\r\n\(request)".utf8))
-        #expect(s.takeResponses() == [.object([("jsonrpc", .string("2.0")), ("id", .string("x")), ("result", symbols)])])
+        #expect(s.takeResponses() == [.object([("jsonrpc", .string("2.0")), ("id", .string("x")),
+                                                 ("result", symbols)])])
         #expect(s.takeLogs() == [
             "entlc lsp: skipped 1 byte that is not an LSP message (not a `Name: value` header line): `\\n`",
             "entlc lsp: skipped 2 bytes that are not an LSP message (a blank line): `\\r\\n`",
             "entlc lsp: skipped 7 bytes that are not an LSP message (a header without `Content-Length`): `garbage`",
-            "entlc lsp: skipped 11 bytes that are not an LSP message (a header without `Content-Length`): `Content-Len`",
+            "entlc lsp: skipped 11 bytes that are not an LSP message (a header without `Content-Length`): "
+                + "`Content-Len`",
             "entlc lsp: skipped 30 bytes that are not an LSP message (a header without `Content-Length`): "
                 + "`Content-Type: text/plain\\r\\n\\r\\n{}`",
         ])
