@@ -51,7 +51,8 @@ import Testing
         ])
     }
 
-    private let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"capabilities":{}}}"#
+    private let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","#
+        + #""params":{"processId":null,"capabilities":{}}}"#
 
     /// The messages the server logged, in order.
     private func logs(_ messages: [String]) throws -> [String] {
@@ -95,7 +96,8 @@ import Testing
             skipped + "4 bytes that are not an LSP message (a blank line): `\\r\\n\\r\\n`",
             skipped + "12 bytes that are not an LSP message (not a `Name: value` header line): "
                 + "`garbage \\xF0\\x9F\\x92\\xA5`",
-            skipped + "68 bytes that are not an LSP message (an unknown header line): `Content-LenContent-Type: applica…`",
+            skipped + "68 bytes that are not an LSP message (an unknown header line): "
+                + "`Content-LenContent-Type: applica…`",
             skipped + "25 bytes that are not an LSP message (a message shorter than its `Content-Length`): "
                 + #"`{"jsonrpc":"2.0","id":99}`"#,
             skipped + #"6 bytes that are not an LSP message (not a `Name: value` header line): `d":98}`"#,
@@ -107,7 +109,8 @@ import Testing
         let result = try runEntlc(["lsp"], stdin: frame(initialize) + "\nContent-Le")
         #expect(result.status == 1)
         #expect(try logs(bodies(result.stdout)) == [
-            "entlc lsp: skipped 11 bytes that are not an LSP message (not a `Name: value` header line): `\\nContent-Le`",
+            "entlc lsp: skipped 11 bytes that are not an LSP message (not a `Name: value` header line): "
+                + "`\\nContent-Le`",
         ])
     }
 }
