@@ -25,15 +25,12 @@ same declarations one per line.
 
     swift build -c release --product entlc && python3 Benchmarks/lsp_long_line.py [RUNS] [DECLARATIONS]
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-ENTLC = os.environ.get("ENTLC", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "entlc"))
+from lsp_client import Server
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 DECLARATIONS = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
 
@@ -61,60 +58,6 @@ def shapes():
         "one line": (one_line, (0, col), target),
         "one per line": (many, (1 + middle, within), target),
     }
-
-
-class Server:
-    def __init__(self):
-        self.p = subprocess.Popen([ENTLC, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.id = 0
-
-    def send(self, obj):
-        """Sends a message; the next `until` measures from here."""
-        body = json.dumps(obj).encode()
-        self.sent = (time.perf_counter(), self.cpu())
-        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.p.stdin.flush()
-
-    def receive(self):
-        header = b""
-        while not header.endswith(b"\r\n\r\n"):
-            byte = self.p.stdout.read(1)
-            if not byte:
-                raise RuntimeError("the server closed its output")
-            header += byte
-        return json.loads(self.p.stdout.read(int(header.split(b":")[1].split(b"\r")[0])))
-
-    def cpu(self):
-        """Seconds of processor time the server has used so far (user and system, every thread)."""
-        with open(f"/proc/{self.p.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def until(self, predicate):
-        """Seconds from the last message sent until one satisfying `predicate` has been read, and
-        that message; the server's processor seconds meanwhile are left in `self.used`."""
-        start, cpu = self.sent
-        while True:
-            m = self.receive()
-            if predicate(m):
-                self.used = self.cpu() - cpu
-                return time.perf_counter() - start, m
-
-    def request(self, method, params):
-        self.id += 1
-        self.send({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
-        seconds, m = self.until(lambda m: m.get("id") == self.id)
-        if "error" in m:
-            raise RuntimeError(f"{method}: {m['error']}")
-        return seconds
-
-    def notify(self, method, params):
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def close(self):
-        self.request("shutdown", None)
-        self.notify("exit", None)
-        self.p.wait()
 
 
 def session(text, position, target):
@@ -176,7 +119,7 @@ def session(text, position, target):
     ]
     for name, method, params in requests:
         edit()
-        times[f"{name} after an edit"] = s.request(method, params)
+        _, times[f"{name} after an edit"] = s.request(method, params)
         cpu[f"{name} after an edit"] = s.used
         diagnostics()
     # Once the warnings are published (the text as opened), each has an `entl-allow` action.
@@ -184,7 +127,7 @@ def session(text, position, target):
         edit()
         diagnostics()
     whole = {"start": {"line": 0, "character": 0}, "end": {"line": line + 10**6, "character": 0}}
-    times["code actions, whole file, idle"] = s.request(
+    _, times["code actions, whole file, idle"] = s.request(
         "textDocument/codeAction", {**doc, "range": whole, "context": {"diagnostics": []}})
     cpu["code actions, whole file, idle"] = s.used
     s.close()
