@@ -9,15 +9,13 @@ milliseconds, from writing the request to having read the whole response through
 
     swift build -c release --product entlc && python3 Benchmarks/lsp_latency.py [N]
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-ENTLC = os.environ.get("ENTLC", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "entlc"))
+from lsp_client import Server
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 
 
@@ -29,44 +27,6 @@ def generate():
                   f"entitlement ent_{i} = plan_{i} or plan_{max(i - 1, 0)} {{", f"  grants feat_{i} 100 per month carry", "}", ""]
         i += 1
     return "\n".join(lines) + "\n", i
-
-
-class Server:
-    def __init__(self):
-        self.p = subprocess.Popen([ENTLC, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.id = 0
-
-    def send(self, obj):
-        body = json.dumps(obj).encode()
-        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.p.stdin.flush()
-
-    def receive_bytes(self):
-        header = b""
-        while not header.endswith(b"\r\n\r\n"):
-            header += self.p.stdout.read(1)
-        return self.p.stdout.read(int(header.split(b":")[1].split(b"\r")[0]))
-
-    def receive(self):
-        return json.loads(self.receive_bytes())
-
-    def request(self, method, params):
-        """The response and the seconds from sending the request to having read the whole
-        response (the client's own JSON parsing is not counted)."""
-        self.id += 1
-        start = time.perf_counter()
-        self.send({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
-        while True:
-            body = self.receive_bytes()
-            elapsed = time.perf_counter() - start
-            m = json.loads(body)
-            if m.get("id") == self.id:
-                if "error" in m:
-                    raise RuntimeError(f"{method}: {m['error']}")
-                return m["result"], elapsed
-
-    def notify(self, method, params):
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
 
 def main():

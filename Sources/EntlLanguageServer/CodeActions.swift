@@ -17,9 +17,10 @@ extension LanguageServer {
         let (from, to) = (lines.offset(of: start), lines.offset(of: end))
         func overlaps(_ r: SourceRange) -> Bool { r.start.offset <= to && from <= r.end.offset }
         var actions: [JSONValue] = []
+        let file = AllowSites(analysis.checked, path: path)
         for d in analysis.checked.sortedDiagnostics where d.file == path && overlaps(d.range) {
             if let fix = replacement(d, lines) { actions.append(fix) }
-            if let allow = allow(d, analysis, lines) { actions.append(allow) }
+            if let file, let allow = allow(d, file, lines) { actions.append(allow) }
         }
         for d in diffs[ruleSetKey(params["textDocument", "uri"]?.stringValue ?? "")] ?? []
         where d.file == path && overlaps(d.range) {
@@ -58,19 +59,14 @@ extension LanguageServer {
 
     /// A warning inside a declaration: add its code to the `// entl-allow` comment above the
     /// declaration, or add one.
-    private func allow(_ d: Diagnostic, _ analysis: Analysis, _ lines: TextLines) -> JSONValue? {
+    private func allow(_ d: Diagnostic, _ file: AllowSites, _ lines: TextLines) -> JSONValue? {
         guard d.severity == .warning, d.code.id.hasPrefix("W"), d.code.id != "W311",
-              let fileIndex = analysis.checked.files.firstIndex(where: { $0.path == d.file }) else { return nil }
-        guard let decl = analysis.checked.files[fileIndex].declarationsInBlocks.first(where: {
-            $0.range.start.offset <= d.range.start.offset && d.range.start.offset < $0.range.end.offset
-        }) else { return nil }
+              let decl = file.declaration(containing: d.range.start.offset) else { return nil }
         let name = decl.name.map { " `\($0.name)`" } ?? ""
         let title = "Allow \(d.code.id) in\(name) (// entl-allow)"
         // The run of line comments directly above the declaration.
-        var byLine: [Int: Comment] = [:]
-        for c in analysis.checked.comments[fileIndex] where c.kind != .block { byLine[c.range.start.line] = c }
         var line = decl.range.start.line
-        while let c = byLine[line - 1] {
+        while let c = file.lineComments[line - 1] {
             line -= 1
             if c.text.drop(while: { $0 == "/" }).drop(while: { $0 == " " }).hasPrefix("entl-allow") {
                 return action(title, d, lines, path: d.file,
@@ -78,7 +74,9 @@ extension LanguageServer {
             }
         }
         let lineStart = lines.lineStart(line - 1)
-        let indent = lines.bytes[lineStart...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        // The declaration's indentation, within reason: every warning of a long line gets an
+        // edit, and each edit must not copy a line's worth of blanks.
+        let indent = lines.bytes[lineStart...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix(80)
         let text = String(decoding: indent, as: UTF8.self) + "// entl-allow \(d.code.id)\n"
         return action(title, d, lines, path: d.file, edits: [(lineStart, lineStart, text)])
     }
@@ -120,5 +118,33 @@ extension LanguageServer {
         let end = lines.bytes.count
         let separator = lines.bytes.last == UInt8(ascii: "\n") ? "\n" : "\n\n"
         return action(title, d, lines, path: d.file, edits: [(end, end, separator + formatted)])
+    }
+}
+
+/// Where `// entl-allow` comments go in one file, gathered once per request (a request over a
+/// whole file may hold a warning for every declaration): the declarations in source order and
+/// the line comments by line.
+private struct AllowSites {
+    let declarations: [Declaration]
+    /// Line comments by their 1-based line.
+    let lineComments: [Int: Comment]
+
+    init?(_ checked: CheckedRuleSet, path: String) {
+        guard let index = checked.files.firstIndex(where: { $0.path == path }) else { return nil }
+        declarations = checked.files[index].declarationsInBlocks
+        var byLine: [Int: Comment] = [:]
+        for c in checked.comments[index] where c.kind != .block { byLine[c.range.start.line] = c }
+        lineComments = byLine
+    }
+
+    /// The declaration whose range holds a byte offset (declarations do not overlap).
+    func declaration(containing offset: Int) -> Declaration? {
+        var lo = 0, hi = declarations.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if declarations[mid].range.start.offset <= offset { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0, offset < declarations[lo - 1].range.end.offset else { return nil }
+        return declarations[lo - 1]
     }
 }

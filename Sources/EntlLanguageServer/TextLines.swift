@@ -29,16 +29,49 @@ public struct Position: Hashable, Comparable, Sendable {
 /// The lines of a text as UTF-8 bytes, converting between byte offsets (what the compiler's
 /// ranges carry) and LSP positions (UTF-16 columns). Bytes that are not UTF-8 count as one unit
 /// each, so a file that is not UTF-8 still gets positions.
+///
+/// A conversion costs O(log n) whatever the length of the line: besides where each line starts,
+/// the text keeps where each scalar of more than one byte starts and how many bytes more than
+/// UTF-16 units the scalars before it took. Between two such scalars a byte is a unit.
 struct TextLines {
     let bytes: [UInt8]
     /// Offset of the first byte of every line.
     private let starts: [Int]
+    /// Offset of every scalar of two to four bytes, in order.
+    private let wide: [Int]
+    /// `saved[j]`: bytes minus UTF-16 units of the wide scalars before `wide[j]`
+    /// (`wide.count + 1` entries).
+    private let saved: [Int]
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        var starts = [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        var starts = [0], wide: [Int] = [], saved = [0]
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x0A { starts.append(i + 1) }
+            let (length, width) = Self.scalar(in: bytes, at: i)
+            if length > 1 {
+                wide.append(i)
+                saved.append(saved[saved.count - 1] + length - width)
+            }
+            i += length
+        }
         self.starts = starts
+        self.wide = wide
+        self.saved = saved
+    }
+
+    /// The byte length and UTF-16 width of the scalar at `i` (an invalid byte: 1 and 1). A line
+    /// feed is never part of a longer scalar, so scalars read from the start of the text are
+    /// those read from the start of each line.
+    private static func scalar(in bytes: [UInt8], at i: Int) -> (length: Int, width: Int) {
+        let b = bytes[i]
+        let length = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
+        guard length > 1 else { return (1, 1) }
+        guard i + length <= bytes.count, (1..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 }) else {
+            return (1, 1)
+        }
+        return (length, length == 4 ? 2 : 1)
     }
 
     /// The end of line `n`'s text (before `\r\n` or `\n`).
@@ -48,22 +81,40 @@ struct TextLines {
         return end
     }
 
-    /// The byte offset of a position; a character past the end of its line means the line's end,
-    /// a line past the end of the text the text's end.
-    func offset(of position: Position) -> Int {
-        guard position.line < starts.count else { return bytes.count }
-        let end = lineEnd(position.line)
-        var i = starts[position.line], units = 0
-        while i < end, units < position.character {
-            let (length, width) = scalar(at: i, end: end)
-            if units + width > position.character { break }
-            i += length
-            units += width
+    /// The index of the first wide scalar at or after byte `offset`.
+    private func firstWide(atOrAfter offset: Int) -> Int {
+        var lo = 0, hi = wide.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if wide[mid] < offset { lo = mid + 1 } else { hi = mid }
         }
-        return i
+        return lo
     }
 
-    /// The position of a byte offset.
+    /// The byte offset of a position; a character past the end of its line means the line's end,
+    /// a line past the end of the text the text's end. A character inside a surrogate pair means
+    /// the start of its scalar.
+    func offset(of position: Position) -> Int {
+        guard position.line < starts.count else { return bytes.count }
+        let lineStart = starts[position.line], end = lineEnd(position.line)
+        let first = firstWide(atOrAfter: lineStart)
+        /// UTF-16 units from the start of the line to wide scalar `j`.
+        func unitsBefore(_ j: Int) -> Int { (wide[j] - lineStart) - (saved[j] - saved[first]) }
+        // The last wide scalar of the line that starts at or before the character.
+        var lo = first, hi = firstWide(atOrAfter: end)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if unitsBefore(mid) <= position.character { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > first else { return lineStart + min(position.character, end - lineStart) }
+        let j = lo - 1
+        let before = unitsBefore(j)
+        let (length, width) = Self.scalar(in: bytes, at: wide[j])
+        guard position.character >= before + width else { return wide[j] }
+        return wide[j] + length + min(position.character - before - width, end - wide[j] - length)
+    }
+
+    /// The position of a byte offset (an offset inside a scalar counts the whole scalar).
     func position(of offset: Int) -> Position {
         let offset = min(max(offset, 0), bytes.count)
         var lo = 0, hi = starts.count - 1
@@ -71,22 +122,15 @@ struct TextLines {
             let mid = (lo + hi + 1) / 2
             if starts[mid] <= offset { lo = mid } else { hi = mid - 1 }
         }
-        var i = starts[lo], units = 0
-        while i < offset {
-            let (length, width) = scalar(at: i, end: bytes.count)
-            i += length
-            units += width
+        let lineStart = starts[lo]
+        let first = firstWide(atOrAfter: lineStart), next = firstWide(atOrAfter: offset)
+        var units = (offset - lineStart) - (saved[next] - saved[first])
+        if next > first {
+            // The last wide scalar before the offset may end after it.
+            let (length, _) = Self.scalar(in: bytes, at: wide[next - 1])
+            units += max(0, wide[next - 1] + length - offset)
         }
         return Position(line: lo, character: units)
-    }
-
-    /// The byte length and UTF-16 width of the scalar at `i` (an invalid byte: 1 and 1).
-    private func scalar(at i: Int, end: Int) -> (length: Int, width: Int) {
-        let b = bytes[i]
-        let length = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
-        guard length > 1 else { return (1, 1) }
-        guard i + length <= end, (1..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 }) else { return (1, 1) }
-        return (length, length == 4 ? 2 : 1)
     }
 
     func range(_ r: SourceRange) -> JSONValue {

@@ -203,7 +203,10 @@ public struct Printer {
                                 hasBlock: Bool, firstInner: Int?, limit: Int, braces: Bool = false,
                                 body: (inout Printer) -> Void) {
         let close = hasBlock ? end.offset - 1 : end.offset
-        let hasComments = hasBlock && comments[next...].contains { $0.range.start.offset < close && $0.range.start.offset >= headerEnd.offset }
+        // Comments are in source order: the first one after the header tells whether the block
+        // holds one (without looking at every comment after it, for every block).
+        let firstAfterHeader = comments[next...].first { $0.range.start.offset >= headerEnd.offset }
+        let hasComments = hasBlock && firstAfterHeader.map { $0.range.start.offset < close } == true
         // The `{` is anchored where the header ends: a comment between the header and `{`
         // follows the `{`, on the header's line.
         let brace = Piece(text: "{", offset: headerEnd.offset)
@@ -220,19 +223,19 @@ public struct Printer {
         body(&self)
         flushOwnLine(before: close)
         indent -= 1
-        let closeLocation = source.location(ofOffset: close)
+        let closeLine = source.line(ofOffset: close)
         atBlockStart = false
         blankRequested = false
         newlineIfNeeded()
         out += String(repeating: "  ", count: indent) + "}"
         var trailing: [Comment] = []
-        while next < comments.count, comments[next].range.start.line == closeLocation.line {
+        while next < comments.count, comments[next].range.start.line == closeLine {
             trailing.append(comments[next])
             next += 1
         }
         for c in trailing { out += " " + c.text }
         out += "\n"
-        lastLine = max(closeLocation.line, trailing.last?.range.end.line ?? 0)
+        lastLine = max(closeLine, trailing.last?.range.end.line ?? 0)
     }
 
     /// Comments in an empty block with nothing to hold them cannot exist (checked by the caller);

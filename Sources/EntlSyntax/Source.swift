@@ -76,8 +76,8 @@ public struct SourceFile: Sendable {
         return String(decoding: bytes[start..<max(start, end)], as: UTF8.self)
     }
 
-    /// The location of a byte offset (columns count Unicode scalars).
-    public func location(ofOffset offset: Int) -> SourceLocation {
+    /// The 1-based line of a byte offset, in O(log n) whatever the length of the line.
+    public func line(ofOffset offset: Int) -> Int {
         let offset = min(max(offset, 0), bytes.count)
         // Binary search for the last line start <= offset.
         var lo = 0, hi = lineStarts.count - 1
@@ -85,6 +85,13 @@ public struct SourceFile: Sendable {
             let mid = (lo + hi + 1) / 2
             if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
         }
+        return lo + 1
+    }
+
+    /// The location of a byte offset (columns count Unicode scalars: O(column)).
+    public func location(ofOffset offset: Int) -> SourceLocation {
+        let offset = min(max(offset, 0), bytes.count)
+        let lo = line(ofOffset: offset) - 1
         var column = 1
         var i = lineStarts[lo]
         while i < offset {

@@ -52,6 +52,7 @@ enum LspCommand {
                 framer.append(buffer[0..<n])
                 while let frame = framer.next() { inbox.push(.frame(frame)) }
             }
+            if let report = framer.finish() { inbox.push(.frame(report)) }
             inbox.push(.end)
         }
         let server = LanguageServer(files: DiskFiles(), version: EntlCLI.version, now: { .now() }) { message in

@@ -53,26 +53,6 @@ import Testing
         #expect(responses[5]["error"]?["message"] == .string("unknown document `file:///nowhere/x.entl`: open it first"))
     }
 
-    @Test func framingErrorsAreLoggedAndTheNextMessageIsRead() {
-        let s = Session()
-        s.feed(Array("Content-Type: text/plain\r\n\r\n".utf8))
-        let log = s.notifications.first { $0["method"] == .string("window/logMessage") }
-        #expect(log?["params"]?["message"] == .string("entlc lsp: message header without a valid Content-Length"))
-        let r = s.response("workspace/symbol", .object([("query", .string(""))]))
-        #expect(r["result"] == .array([]))
-    }
-
-    @Test func anOversizedMessageIsSkippedWithoutBeingBuffered() {
-        var framer = MessageFramer()
-        framer.append(Array("Content-Length: \(MessageFramer.maxContentLength + 1)\r\n\r\n".utf8))
-        framer.append([UInt8](repeating: 0x20, count: 1000))
-        #expect(framer.next() == .error("message of \(MessageFramer.maxContentLength + 1) bytes exceeds the limit of \(MessageFramer.maxContentLength) bytes; skipped"))
-        #expect(framer.next() == nil)
-        framer.append([UInt8](repeating: 0x20, count: MessageFramer.maxContentLength + 1 - 1000))
-        framer.append(MessageFramer.frame(Array("{}".utf8)))
-        #expect(framer.next() == .message(Array("{}".utf8)))
-    }
-
     @Test func shutdownThenExitIsZeroAndExitAloneIsOne() {
         let s = Session()
         #expect(s.request("shutdown", .null) == .null)

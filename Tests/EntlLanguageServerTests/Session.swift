@@ -49,12 +49,14 @@ final class Session {
         }
     }
 
-    /// Feeds raw bytes, in chunks of 7, as they would arrive on standard input.
-    func feed(_ bytes: [UInt8]) {
+    /// Feeds raw bytes, in chunks of 7 or of the sizes given, as they would arrive on standard
+    /// input.
+    func feed(_ bytes: [UInt8], chunkSize: () -> Int = { 7 }) {
         var i = 0
         while i < bytes.count {
-            incoming.append(bytes[i..<min(i + 7, bytes.count)])
-            i += 7
+            let n = max(1, chunkSize())
+            incoming.append(bytes[i..<min(i + n, bytes.count)])
+            i += n
             while let frame = incoming.next() {
                 switch frame {
                 case .message(let body): server.handle(body)
@@ -62,6 +64,23 @@ final class Session {
                 }
             }
         }
+    }
+
+    /// Takes the responses received so far.
+    func takeResponses() -> [JSONValue] {
+        defer { responses.removeAll() }
+        return responses
+    }
+
+    /// Takes the messages of the `window/logMessage` notifications received so far.
+    func takeLogs() -> [String] {
+        var logs: [String] = []
+        notifications.removeAll { n in
+            guard n["method"] == .string("window/logMessage") else { return false }
+            if case .string(let m)? = n["params"]?["message"] { logs.append(m) }
+            return true
+        }
+        return logs
     }
 
     func send(_ message: JSONValue) {

@@ -148,3 +148,29 @@ async def test_bad_requests_get_errors_and_the_server_keeps_serving(client: Lang
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
     assert [s.name for s in symbols] == [
         'app "com.example.photos"', "pro_monthly", "pro_annual", "pro", "export", "api_calls"]
+
+
+async def test_garbage_between_messages_is_skipped_and_logged(client: LanguageClient, workspace):
+    """Bytes that are not a message, written to the server's input between the client's own
+    (which carry a `Content-Type` header too): each is logged and the next request answered."""
+    uri = (workspace / "photos.entl").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="entl", version=1, text=RULES)))
+    garbage = [b"\n", b"\r\n\r\n", b"garbage \xff\x00", b"Content-Len", b"Content-Length: 99\r\n\r\n{}",
+               b"content-type: text/plain\r\n\r\n{\"id\": 1}"]
+    for piece in garbage:
+        client.protocol.writer.write(piece)
+        symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
+        assert [s.name for s in symbols] == [
+            'app "com.example.photos"', "pro_monthly", "pro_annual", "pro", "export", "api_calls"], piece
+    logs = [m.message for m in client.log_messages if m.message.startswith("entlc lsp: skipped")]
+    assert logs == [
+        "entlc lsp: skipped 1 byte that is not an LSP message (not a `Name: value` header line): `\\n`",
+        "entlc lsp: skipped 4 bytes that are not an LSP message (a blank line): `\\r\\n\\r\\n`",
+        "entlc lsp: skipped 10 bytes that are not an LSP message (not a `Name: value` header line): "
+        "`garbage \\xFF\\x00`",
+        "entlc lsp: skipped 11 bytes that are not an LSP message (a header without `Content-Length`): `Content-Len`",
+        "entlc lsp: skipped 2 bytes that are not an LSP message (a message shorter than its `Content-Length`): `{}`",
+        "entlc lsp: skipped 37 bytes that are not an LSP message (a header without `Content-Length`): "
+        "`content-type: text/plain\\r\\n\\r\\n{\"id…`",
+    ]
