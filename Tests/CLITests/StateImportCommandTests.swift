@@ -106,7 +106,7 @@ import Testing
     @Test func stateIsACommandGroup() throws {
         let bare = try runEntlc(["state"])
         #expect(bare.status == 2)
-        #expect(bare.stderr == "entlc: error: `entlc state` needs a subcommand: import\n")
+        #expect(bare.stderr == "entlc: error: `entlc state` needs a subcommand: check, import\n")
         let typo = try runEntlc(["state", "imprt"])
         #expect(typo.stderr == "entlc: error: unknown subcommand `state imprt` (did you mean `import`?); "
             + "run `entlc state --help` for the list\n")
@@ -119,7 +119,7 @@ import Testing
             "USAGE: entlc state import --from revenuecat|app-store|play|stripe FILE..."))
         #expect(try runEntlc(["state", "import", "--help"]).stdout == importHelp.stdout)
         #expect(try runEntlc(["--help"]).stdout.contains(
-            "  state     turn store and billing data into a state (import)\n"))
+            "  state     check states, and turn store and billing data into one (import)\n"))
     }
 }
 
