@@ -202,6 +202,16 @@ extension ReferenceEvaluator {
         }
         events.sort { ($0.at, $0.index) < ($1.at, $1.index) }
 
+        // The candidates of a member at an instant, asked for often (every use, both replays).
+        var seen: [String: [Candidate]] = [:]
+        func candidates(_ m: Int, at s: Int64) -> [Candidate] {
+            let key = "\(members[m].name)@\(s)"
+            if let known = seen[key] { return known }
+            let found = reading(at: s).candidates(of: members[m].name)
+            seen[key] = found
+            return found
+        }
+
         /// Replays the uses, each against the grants that were candidates at its instant (only
         /// the certain ones when `certainOnly`): what paid for a use stays paid.
         func replay(certainOnly: Bool) -> (balances: [Int64?], overage: [Int64], ledgers: [Ledger]) {
@@ -211,7 +221,7 @@ extension ReferenceEvaluator {
             /// Member m's candidates at instant `s` (their instances, counted ones only), and whether
             /// one of them is unlimited. Their ledgers are moved to the window of `s`.
             func eligible(_ m: Int, _ s: Int64) -> (instances: [String], unlimited: Bool) {
-                let cs = reading(at: s).candidates(of: members[m].name).filter { !certainOnly || $0.certain }
+                let cs = candidates(m, at: s).filter { !certainOnly || $0.certain }
                 var instances: [String] = []
                 for c in cs where c.grant.amount != nil {
                     if ledgers[m][c.instance] == nil { ledgers[m][c.instance] = ledger(c) }
@@ -289,7 +299,7 @@ extension ReferenceEvaluator {
             for m in members.indices {
                 let now = eligible(m, t)
                 balances.append(available(m, now))
-                let all = reading(at: t).candidates(of: members[m].name).filter { !certainOnly || $0.certain }
+                let all = candidates(m, at: t).filter { !certainOnly || $0.certain }
                 for c in all where c.grant.amount != nil { present.append(ledgers[m][c.instance]!) }
             }
             return (balances, overage, present)
