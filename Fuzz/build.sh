@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with the address sanitizer: Fuzz/out/roundtrip, Fuzz/out/state and
-# Fuzz/out/artifact.
+# Builds the libFuzzer targets with the address sanitizer: Fuzz/out/roundtrip, Fuzz/out/state,
+# Fuzz/out/artifact and Fuzz/out/artifact-structured (TARGETS="artifact-structured" builds one).
 # The entl modules are compiled from Sources/ as they are; the invariants come from
-# Tests/EntlTestSupport/Invariants.swift, which `swift test` also runs on every regression input.
+# Tests/EntlTestSupport/Invariants.swift, which `swift test` also runs on every regression input,
+# and the structured target's mutations from Tests/EntlTestSupport/ArtifactMutator.swift (its
+# seeded generator from Differential/CaseGenerator.swift), which `MutatedGraphTests` runs too.
 # About two minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,14 +23,21 @@ module EntlSyntax EntlSyntax
 module EntlRuntime EntlRuntime
 module EntlCompiler EntlCompiler
 
-for target in ${TARGETS:-roundtrip state artifact}; do
+for target in ${TARGETS:-roundtrip state artifact artifact-structured}; do
+  support=()
   case $target in
     roundtrip) source=RoundTripFuzz ;;
     state) source=StateFuzz ;;
     artifact) source=ArtifactFuzz ;;
+    artifact-structured)  # the artifact target's entry point with a custom mutator
+      source=ArtifactFuzz
+      support=(targets/ArtifactStructuredFuzz.swift "$ROOT/Tests/EntlTestSupport/ArtifactMutator.swift"
+               "$ROOT/Tests/EntlTestSupport/Differential/CaseGenerator.swift") ;;
+    *) echo "unknown target $target" >&2; exit 2 ;;
   esac
   # The shared invariants (which import the modules above) and the entry point, in one module.
-  swiftc "${FLAGS[@]}" -module-name "fuzz_$target" "$ROOT/Tests/EntlTestSupport/Invariants.swift" "targets/$source.swift" \
+  swiftc "${FLAGS[@]}" -module-name "fuzz_${target//-/_}" "$ROOT/Tests/EntlTestSupport/Invariants.swift" "${support[@]}" \
+    "targets/$source.swift" \
     "$OUT/modules/EntlSupport.o" "$OUT/modules/EntlSyntax.o" "$OUT/modules/EntlRuntime.o" "$OUT/modules/EntlCompiler.o" -o "$OUT/$target" \
     2> >(grep -v "Cannot export local symbol" >&2)
   echo "built $OUT/$target" >&2
