@@ -123,8 +123,9 @@ struct EnvironmentReader {
         var period: Interval?
         if kind == .subscription {
             guard !periodNode.isNull else { throw periodNode.fail(D.subscriptionWithoutPeriod) }
-            period = try periodNode.rawValue(Interval.self)
-            guard period!.isBillingPeriod else { throw periodNode.fail(D.notABillingPeriod(period!)) }
+            let billing = try periodNode.rawValue(Interval.self)
+            guard billing.isBillingPeriod else { throw periodNode.fail(D.notABillingPeriod(billing)) }
+            period = billing
         } else if !periodNode.isNull {
             throw periodNode.fail(D.onlyOn("a `period`", "subscriptions", kind))
         }
@@ -290,15 +291,16 @@ struct EnvironmentReader {
 
     // MARK: - Features and grants
 
-    /// A feature or credit system (`n` is checked to be an object with `featureKeys`).
+    /// A feature or credit system (`f` is checked to be an object with `featureKeys`).
     mutating func feature(_ f: ArtifactNode) throws(RuleGraphArtifactError) {
         let name = try declare(f)
         let kind = featureKinds[features.count]
         var event: String?
         if let e = try f.optional("event") {
             guard kind == .singleUse || kind == .continuous else { throw e.fail(D.onlyOnMetered("an event", kind)) }
-            event = try e.string()
-            guard events.insert(event!).inserted else { throw e.fail("duplicate event name \"\(event!)\"") }
+            let written = try e.string()
+            guard events.insert(written).inserted else { throw e.fail("duplicate event name \"\(written)\"") }
+            event = written
         }
         let singular = try f.member("unit_singular"), plural = try f.member("unit_plural")
         if kind == .boolean, let unit = [singular, plural].first(where: { !$0.isNull }) {
