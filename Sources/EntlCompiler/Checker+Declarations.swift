@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 extension Checker {
@@ -50,11 +51,12 @@ extension Checker {
                 if let kind, kind != .subscription {
                     reportWrongKind(item, appliesTo: "subscriptions", owner: owner, file: file)
                 }
-            case .duration(let n, _):
+            case .duration(let n, let unit):
                 if let kind, kind != .nonRenewing {
                     reportWrongKind(item, appliesTo: "non-renewing products", owner: owner, file: file)
                 }
                 requirePositive(n, "a duration", file: file)
+                checkDurationLimit(n, unit, file: file)
             case .grant(let g):
                 checkGrant(g, file: file, table: table)
             default:
@@ -136,6 +138,22 @@ extension Checker {
 
     static func article(_ noun: String) -> String {
         (noun.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + noun
+    }
+
+    /// The longest length of each unit: 100 years. In days, 100 years with 25 leap days (36,525);
+    /// in weeks, as many whole weeks as fit in that.
+    /// INVARIANT: the graph loader (`ArtifactDecoder`) refuses exactly the longer ones, so every
+    /// compiled graph loads.
+    static let longestDuration: [DurationUnit: Int64] = [.years: 100, .months: 1_200, .weeks: 5_217, .days: 36_525]
+
+    /// A `duration` is at most 100 years (E222); so will `expires after` be, once the language has it.
+    private func checkDurationLimit(_ n: IntegerLiteral, _ unit: Located<DurationUnit>, file: String) {
+        guard let longest = Checker.longestDuration[unit.value], n.value > longest else { return }
+        let most = unit.value == .years ? "100 years" : "\(longest.grouped(by: ",")) \(unit.value.rawValue) (100 years)"
+        let written = "\(n.value.grouped(by: "_")) \(unit.value.rawValue)"
+        report(.durationTooLong, "`\(written)` is longer than 100 years", file: file, at: n.range.through(unit.range),
+               label: "at most \(most)",
+               help: "a purchase that never lapses is a `non_consumable` product")
     }
 
     func requirePositive(_ n: IntegerLiteral, _ what: String, file: String) {

@@ -23,12 +23,13 @@ extension DiagnosticCode {
     public static let duplicateConversion = DiagnosticCode("E219", "feature converted twice in one credit system")
     public static let duplicateEvent = DiagnosticCode("E220", "two features with one event")
     public static let dateOnEntitlement = DiagnosticCode("E221", "purchase date on an entitlement")
+    public static let durationTooLong = DiagnosticCode("E222", "duration longer than 100 years")
 
     public static let checkerCodes: [DiagnosticCode] = [
         .unknownName, .duplicateDeclaration, .duplicateStoreID, .wrongKindOfName, .quantityOnNonConsumable,
         .amountOnBooleanGrant, .missingGrantAmount, .windowOnContinuousGrant, .requiresOnMetered,
         .conversionOfNonMetered, .subscriptionWithoutPeriod, .itemOnWrongKind, .numberNotPositive,
         .entitlementCycle, .duplicateApp, .duplicateItem, .invalidInstant, .invalidTestItem, .duplicateConversion,
-        .duplicateEvent, .dateOnEntitlement,
+        .duplicateEvent, .dateOnEntitlement, .durationTooLong,
     ]
 }

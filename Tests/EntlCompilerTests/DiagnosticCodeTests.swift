@@ -156,6 +156,9 @@ let codeCases: [CodeCase] = [
         entitlement paid = pro
         entitlement legacy = paid purchased 1️⃣before "2026-06-01T00:00:00Z"
         """#, [("E221", "`purchased before` qualifies a product; `paid` is an entitlement", "1️⃣")]),
+    CodeCase("E222", """
+        product pass: non_renewing { duration 1️⃣10_000 years }
+        """, [("E222", "`10_000 years` is longer than 100 years", "1️⃣")]),
     CodeCase("E217", #"""
         product pro: subscription { period month }
         entitlement legacy = pro purchased since 1️⃣"June 2026"

@@ -102,20 +102,15 @@ import Testing
             feature calls: metered { unit "call" / "calls" }
             credits tokens { calls 1 = 2 }
             """)
-        var document = try JSONParser.parse(RuleGraphArtifact.encode(graph, compiler: "entlc test"))
-        edit(&document)
-        guard let bytes = resealed(document) else { return RuleGraphArtifactError(path: "?", message: "?") }
-        do {
-            _ = try RuleGraphArtifact(bytes: bytes)
-        } catch {
-            return error
+        guard let error = EntlTestSupport.refusal(of: RuleGraphArtifact.encode(graph, compiler: "entlc test"), edit) else {
+            Issue.record("the edited artifact was accepted")
+            return RuleGraphArtifactError(path: "", message: "")
         }
-        Issue.record("the edited artifact was accepted")
-        return RuleGraphArtifactError(path: "", message: "")
+        return error
     }
 
     @Test func aNewerFormatVersionIsRefused() throws {
-        let e = try refusal { $0.set("format_version", .int(2)) }
+        let e = try refusal { $0.set(["format_version"], .int(2)) }
         #expect(e.description == "format_version: format version 2 was built by a newer entlc; this runtime reads version 1 (update EntlRuntime)")
     }
 
@@ -139,109 +134,74 @@ import Testing
         } catch {
             #expect(error.description == "not JSON: 1:12: unexpected end of input, expected a value")
         }
-        let e = try refusal { $0.set("format", .string("cedar-policy")) }
+        let e = try refusal { $0.set(["format"], .string("cedar-policy")) }
         #expect(e.description == #"format: not an entl rule graph (expected "entl-rule-graph")"#)
     }
 
     @Test func anIndexOutOfRangeIsRefused() throws {
-        let e = try refusal { $0.setPath(["graph", "live", "entitlements", 0, "constraint", 0], .array([.string("product"), .int(7)])) }
+        let e = try refusal { $0.set(["graph", "live", "entitlements", 0, "constraint", 0], .array([.string("product"), .int(7)])) }
         #expect(e.description == "graph.live.entitlements[0].constraint[0][1]: index 7 is out of range (2 products)")
-        let g = try refusal { $0.setPath(["graph", "test", "features", 1, "grants", 0, "source"], .object([("entitlement", .int(-1))])) }
+        let g = try refusal { $0.set(["graph", "test", "features", 1, "grants", 0, "source"], .object([("entitlement", .int(-1))])) }
         #expect(g.description == "graph.test.features[1].grants[0].source.entitlement: index -1 is out of range (2 entitlements)")
     }
 
     @Test func aProgramThatDoesNotReduceToOneValueIsRefused() throws {
-        let extra = try refusal { $0.setPath(["graph", "live", "entitlements", 0, "constraint", 3], .array([.string("everyone")])) }
+        let extra = try refusal { $0.set(["graph", "live", "entitlements", 0, "constraint", 3], .array([.string("everyone")])) }
         #expect(extra.description == "graph.live.entitlements[0].constraint: the program leaves 2 values, not one")
-        let short = try refusal { $0.setPath(["graph", "live", "entitlements", 0, "constraint", 2], .array([.string("or"), .int(3)])) }
+        let short = try refusal { $0.set(["graph", "live", "entitlements", 0, "constraint", 2], .array([.string("or"), .int(3)])) }
         #expect(short.description == "graph.live.entitlements[0].constraint[2]: `or` needs 3 values, the stack holds 2")
-        let unknown = try refusal { $0.setPath(["graph", "live", "entitlements", 0, "constraint", 2], .array([.string("xor"), .int(2)])) }
+        let unknown = try refusal { $0.set(["graph", "live", "entitlements", 0, "constraint", 2], .array([.string("xor"), .int(2)])) }
         #expect(unknown.description == "graph.live.entitlements[0].constraint[2][0]: unknown step `xor`")
     }
 
     @Test func aConstraintNestedTooDeeplyIsRefused() throws {
         let e = try refusal {
-            $0.setPath(["graph", "live", "entitlements", 0, "constraint"],
+            $0.set(["graph", "live", "entitlements", 0, "constraint"],
                        .array([.array([.string("everyone")])] + Array(repeating: .array([.string("not")]), count: 300)))
         }
-        #expect(e.description == "graph.live.entitlements[0].constraint[256]: the constraint nests deeper than 256 levels")
+        #expect(e.description == "graph.live.entitlements[0].constraint[257]: the constraint nests deeper than 256 levels of parentheses and `not`")
     }
 
     @Test func anOrderThatIsNotTopologicalIsRefused() throws {
-        let swapped = try refusal { $0.setPath(["graph", "live", "entitlement_order"], .array([.int(1), .int(0)])) }
+        let swapped = try refusal { $0.set(["graph", "live", "entitlement_order"], .array([.int(1), .int(0)])) }
         #expect(swapped.description == "graph.live.entitlement_order: not a topological order: `vip` comes before `pro`, which it names")
-        let cycle = try refusal { $0.setPath(["graph", "live", "entitlements", 0, "constraint"], .array([.array([.string("entitlement"), .int(0)])])) }
+        let cycle = try refusal { $0.set(["graph", "live", "entitlements", 0, "constraint"], .array([.array([.string("entitlement"), .int(0)])])) }
         #expect(cycle.description == "graph.live.entitlement_order: not a topological order: `pro` comes before `pro`, which it names (itself: a cycle)")
-        let missing = try refusal { $0.setPath(["graph", "live", "entitlement_order"], .array([.int(0)])) }
+        let missing = try refusal { $0.set(["graph", "live", "entitlement_order"], .array([.int(0)])) }
         #expect(missing.description == "graph.live.entitlement_order: the order lists 1 of 2 entitlements")
-        let twice = try refusal { $0.setPath(["graph", "live", "entitlement_order"], .array([.int(0), .int(0)])) }
+        let twice = try refusal { $0.set(["graph", "live", "entitlement_order"], .array([.int(0), .int(0)])) }
         #expect(twice.description == "graph.live.entitlement_order[1]: entitlement 0 appears twice in the order")
     }
 
     @Test func duplicateNamesAreRefused() throws {
-        let e = try refusal { $0.setPath(["graph", "live", "features", 0, "name"], .string("pro")) }
+        let e = try refusal { $0.set(["graph", "live", "features", 0, "name"], .string("pro")) }
         #expect(e.description == "graph.live.features[0]: duplicate name `pro`")
         let id = try refusal {
-            $0.setPath(["graph", "live", "products", 1, "store_ids"], .array([.object([("store", .string("app_store")), ("id", .string("m"))])]))
+            $0.set(["graph", "live", "products", 1, "store_ids"], .array([.object([("store", .string("app_store")), ("id", .string("m"))])]))
         }
         #expect(id.description == #"graph.live.products[1].store_ids[0]: store id "m" at app_store names two products"#)
     }
 
     @Test func numbersOutOfRangeAreRefused() throws {
-        let amount = try refusal { $0.setPath(["graph", "live", "features", 1, "grants", 0, "amount"], .number("1000000000000001")) }
-        #expect(amount.description == "graph.live.features[1].grants[0].amount: 1000000000000001 is out of range (0 to 1000000000000000)")
-        let ratio = try refusal { $0.setPath(["graph", "live", "features", 2, "conversions", 0, "amount"], .int(0)) }
+        let amount = try refusal { $0.set(["graph", "live", "features", 1, "grants", 0, "amount"], .number("1000000000000001")) }
+        #expect(amount.description == "graph.live.features[1].grants[0].amount: 1000000000000001 is out of range (1 to 1000000000000000)")
+        let ratio = try refusal { $0.set(["graph", "live", "features", 2, "conversions", 0, "amount"], .int(0)) }
         #expect(ratio.description == "graph.live.features[2].conversions[0].amount: 0 is out of range (1 to 1000000000000000)")
-        let fraction = try refusal { $0.setPath(["graph", "live", "features", 1, "grants", 0, "amount"], .number("1.5")) }
-        #expect(fraction.description == "graph.live.features[1].grants[0].amount: expected an integer from 0 to 1000000000000000")
-        let huge = try refusal { $0.setPath(["graph", "live", "entitlements", 0, "constraint", 1], .array([.string("at_least"), .int(1), .number("99999999999999999999")])) }
+        let fraction = try refusal { $0.set(["graph", "live", "features", 1, "grants", 0, "amount"], .number("1.5")) }
+        #expect(fraction.description == "graph.live.features[1].grants[0].amount: expected an integer from 1 to 1000000000000000")
+        let huge = try refusal { $0.set(["graph", "live", "entitlements", 0, "constraint", 1], .array([.string("at_least"), .int(1), .number("99999999999999999999")])) }
         #expect(huge.description == "graph.live.entitlements[0].constraint[1][2]: expected an integer from 0 to 1000000000000000")
     }
 
     @Test func unknownAndMissingMembersAreRefused() throws {
-        let unknown = try refusal { $0.setPath(["graph", "live", "products", 0, "price"], .int(5)) }
+        let unknown = try refusal { $0.set(["graph", "live", "products", 0, "price"], .int(5)) }
         #expect(unknown.description == "graph.live.products[0]: unknown member `price`")
-        let kind = try refusal { $0.setPath(["graph", "live", "products", 0, "kind"], .string("subscriptoin")) }
+        let kind = try refusal { $0.set(["graph", "live", "products", 0, "kind"], .string("subscriptoin")) }
         #expect(kind.description == #"graph.live.products[0].kind: unknown value "subscriptoin" (expected one of "non_consumable", "consumable", "subscription", "non_renewing")"#)
-        let boolean = try refusal { $0.setPath(["graph", "live", "features", 0, "grants"], .array([.object([
+        let boolean = try refusal { $0.set(["graph", "live", "features", 0, "grants"], .array([.object([
             ("source", .object([("product", .int(0))])), ("amount", .int(5)), ("interval", .null), ("carry", .null),
             ("priority", .int(0)), ("order", .int(9)),
         ])])) }
         #expect(boolean.description == "graph.live.features[0].grants[0].amount: a boolean feature's grant has no amount")
-    }
-}
-
-extension JSONValue {
-    /// Sets `key` of an object (appending it when absent).
-    mutating func set(_ key: String, _ value: JSONValue) {
-        guard case .object(var members) = self else { return }
-        if let i = members.firstIndex(where: { $0.key == key }) { members[i].value = value } else { members.append((key, value)) }
-        self = .object(members)
-    }
-
-    /// Sets the value at a path of keys (String) and indices (Int); an index one past the end appends.
-    mutating func setPath(_ path: [Any], _ value: JSONValue) {
-        guard let head = path.first else {
-            self = value
-            return
-        }
-        let rest = Array(path.dropFirst())
-        switch (self, head) {
-        case (.object(var members), let key as String):
-            if let i = members.firstIndex(where: { $0.key == key }) {
-                members[i].value.setPath(rest, value)
-            } else {
-                var fresh = JSONValue.null
-                fresh.setPath(rest, value)
-                members.append((key, fresh))
-            }
-            self = .object(members)
-        case (.array(var items), let index as Int):
-            if index == items.count { items.append(.null) }
-            items[index].setPath(rest, value)
-            self = .array(items)
-        default:
-            break
-        }
     }
 }

@@ -134,9 +134,10 @@ public func stateProblem(_ bytes: [UInt8]) -> String? {
 
 /// What loading a built rule graph promises for any bytes (`entlc build`'s artifact): nil, or a
 /// failure description. Decoding either refuses with a located, non-empty error or gives a graph
-/// that writes back to an artifact loading to the same bytes; every query of a small state that
-/// buys every product (with dates, quantities, a grace period, an unknown purchase) and uses every
-/// feature then evaluates, explains and renders in both environments without trapping.
+/// that writes back to an artifact loading to the same bytes; every query then evaluates,
+/// explains and renders in both environments without trapping, for a few states (none, one that
+/// buys every product with dates, quantities, a grace period and an unknown purchase and uses
+/// every feature, one of lapsed, shared and overridden purchases) at a few instants.
 ///
 /// Random bytes rarely carry the right digest, so the bytes are also tried resealed (their
 /// `sha256` replaced by the digest of their `graph`): the checks behind the digest get fuzzed too.
@@ -159,6 +160,22 @@ public func resealed(_ document: JSONValue) -> [UInt8]? {
     return bytes
 }
 
+/// `artifact` with `edit` applied to its JSON and resealed, loaded: the error that refuses it, or
+/// nil when it loads.
+public func refusal(of artifact: [UInt8], _ edit: (inout JSONValue) -> Void) -> RuleGraphArtifactError? {
+    guard var document = try? JSONParser.parse(artifact) else {
+        return RuleGraphArtifactError(path: "", message: "not JSON")
+    }
+    edit(&document)
+    guard let bytes = resealed(document) else { return RuleGraphArtifactError(path: "", message: "no graph or sha256") }
+    do {
+        _ = try RuleGraphArtifact(bytes: bytes)
+        return nil
+    } catch {
+        return error
+    }
+}
+
 func loadedArtifactProblem(_ bytes: [UInt8]) -> String? {
     let artifact: RuleGraphArtifact
     do {
@@ -175,31 +192,61 @@ func loadedArtifactProblem(_ bytes: [UInt8]) -> String? {
     let day: Int64 = 86_400
     for env in Environment.allCases {
         let g = graph[env]
-        var state = PurchaseState(customerSince: Instant(seconds: at.seconds - 400 * day), environment: env)
-        for (i, p) in g.products.enumerated() {
-            let start = Instant(seconds: at.seconds - Int64(i % 5 + 1) * 17 * day)
-            state.purchases.append(Purchase(product: p.name, status: i % 4 == 3 ? .pastDue : .active, purchasedAt: start,
-                                            expiresAt: i % 3 == 0 ? nil : Instant(seconds: at.seconds + Int64(i + 1) * day),
-                                            graceUntil: Instant(seconds: at.seconds + 3 * day), quantity: Int64(i % 3 + 1),
-                                            environment: env))
-        }
-        if let first = g.products.first { state.purchases.append(Purchase(product: first.name, status: .unknown, environment: env)) }
-        for (i, f) in g.features.enumerated() {
-            state.usage.append(UsageRecord(feature: f.name, kind: .amount(Int64(i * 37 + 5)), at: Instant(seconds: at.seconds - day)))
-            state.usage.append(UsageRecord(feature: f.name, kind: .level(Int64(i + 2)), at: Instant(seconds: at.seconds - 2 * day)))
-            if let event = f.event { state.usage.append(UsageRecord(event: event, kind: .amount(1_000_000), at: at)) }
-        }
-        for moment in [at, Instant(seconds: at.seconds + 45 * day)] {
-            guard let e = try? Evaluation(graph: graph, state: state, environment: env, at: moment, explain: true, unlock: true) else {
-                return "evaluating a loaded graph failed"
-            }
-            let all = e.all()
-            _ = e.json(all).compact
-            _ = Changes.nextChange(all)
-            for f in g.features.indices {
-                for amount: Int64 in [1, 7, 1_000_000_000_000_000] { _ = e.feature(f, required: amount) }
+        for state in artifactStates(g, env, at: at) {
+            for moment in [at, Instant(seconds: at.seconds + 45 * day), Instant(seconds: at.seconds + 36_600 * day)] {
+                guard let e = try? Evaluation(graph: graph, state: state, environment: env, at: moment, explain: true,
+                                              unlock: true) else { return "evaluating a loaded graph failed" }
+                let all = e.all()
+                _ = e.json(all).compact
+                _ = Changes.nextChange(all)
+                for f in g.features.indices {
+                    for amount: Int64 in [1, 7, 1_000_000_000_000_000] { _ = e.feature(f, required: amount) }
+                }
             }
         }
     }
     return nil
+}
+
+/// The states a loaded graph is evaluated on: none; one that buys every product (with dates,
+/// quantities, a grace period, an unknown purchase) and uses every feature; one of lapsed,
+/// shared, undated and overridden purchases, with retried uses.
+func artifactStates(_ g: EnvironmentGraph, _ env: Environment, at: Instant) -> [PurchaseState] {
+    let day: Int64 = 86_400
+    var full = PurchaseState(customerSince: Instant(seconds: at.seconds - 400 * day), environment: env)
+    for (i, p) in g.products.enumerated() {
+        let start = Instant(seconds: at.seconds - Int64(i % 5 + 1) * 17 * day)
+        full.purchases.append(Purchase(product: p.name, status: i % 4 == 3 ? .pastDue : .active, purchasedAt: start,
+                                       expiresAt: i % 3 == 0 ? nil : Instant(seconds: at.seconds + Int64(i + 1) * day),
+                                       graceUntil: Instant(seconds: at.seconds + 3 * day), quantity: Int64(i % 3 + 1),
+                                       environment: env))
+    }
+    if let first = g.products.first {
+        full.purchases.append(Purchase(product: first.name, status: .unknown, environment: env))
+    }
+    for (i, f) in g.features.enumerated() {
+        let yesterday = Instant(seconds: at.seconds - day), before = Instant(seconds: at.seconds - 2 * day)
+        full.usage.append(UsageRecord(feature: f.name, kind: .amount(Int64(i * 37 + 5)), at: yesterday))
+        full.usage.append(UsageRecord(feature: f.name, kind: .level(Int64(i + 2)), at: before))
+        if let event = f.event { full.usage.append(UsageRecord(event: event, kind: .amount(1_000_000), at: at)) }
+    }
+
+    var lapsed = PurchaseState(environment: env)
+    let statuses: [PurchaseStatus] = [.expired, .canceled, .revoked, .billingRetry, .trialing]
+    for (i, p) in g.products.enumerated() where i % 2 == 0 {
+        lapsed.purchases.append(Purchase(product: p.name, status: statuses[i % statuses.count],
+                                         purchasedAt: i % 4 == 0 ? nil : Instant(seconds: at.seconds - 3_000 * day),
+                                         periodStart: Instant(seconds: at.seconds - 10 * day),
+                                         expiresAt: Instant(seconds: at.seconds - day), willRenew: i % 3 == 0,
+                                         ownership: .familyShared, quantity: i % 3 == 0 ? 0 : 1_000_000_000_000_000,
+                                         environment: i % 5 == 4 ? .test : env))
+    }
+    if let last = g.products.last { lapsed.setOverride(last.name, .purchased) }
+    for (i, f) in g.features.enumerated() {
+        for id in ["a", "a", nil] {
+            lapsed.usage.append(UsageRecord(feature: f.name, kind: .amount(1_000_000_000_000_000 - Int64(i)),
+                                            at: Instant(seconds: at.seconds - 40 * day), id: id))
+        }
+    }
+    return [PurchaseState(environment: env), full, lapsed]
 }
