@@ -73,6 +73,8 @@ public struct GraphPicture: Sendable {
                     if g.products[p].kind == .consumable, case .count = grant.amount { label = (label ?? "") + " × units" }
                 case .entitlement(let e):
                     from = "entitlement_" + g.entitlements[e].name
+                case .state:
+                    continue  // lowering makes none
                 }
                 edges.append(Edge(from: from, to: GraphPicture.id(f), kind: .grant, label: label))
             }

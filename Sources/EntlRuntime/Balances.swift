@@ -13,6 +13,10 @@ struct Ledger: Sendable {
     let existsFrom: Instant?
     /// What the caller made it from (its candidate grant).
     let source: Int
+    /// A lot's lapse: its single window ends then (nil: a lifetime allowance never lapses).
+    let expiry: Instant?
+    /// A soft limit: what nothing else covers may be overdrawn on it, up to a cap per window.
+    let overage: Grant.Overage?
 
     private(set) var started = false
     private(set) var window: Int64 = 0
@@ -23,9 +27,11 @@ struct Ledger: Sendable {
     /// The balance the current window started with (allowance + carried).
     private(set) var opening: Int64 = 0
     private(set) var used: Int64 = 0
+    /// What was overdrawn on it in the current window (a soft limit's billable use).
+    private(set) var overdrawn: Int64 = 0
 
     init(allowance: Int64, windows: Windows?, carry: Grant.Carry?, priority: Int64, order: Int, existsFrom: Instant?,
-         source: Int) {
+         source: Int, expiry: Instant? = nil, overage: Grant.Overage? = nil) {
         self.allowance = allowance
         self.windows = windows
         // §5: nothing piles up from an unknown past (an earlier use could otherwise add windows of
@@ -35,6 +41,9 @@ struct Ledger: Sendable {
         self.order = order
         self.existsFrom = existsFrom
         self.source = source
+        self.expiry = expiry
+        self.overage = overage
+        if windows == nil, let expiry { currentEnd = .at(expiry) }
     }
 
     func exists(at instant: Instant) -> Bool {
@@ -69,6 +78,7 @@ struct Ledger: Sendable {
         balance = Ledger.carried(balance, windows: window - before, allowance: allowance, carry: carry)
         opening = balance
         used = 0
+        overdrawn = 0
     }
 
     /// The most windows `advance` steps through before searching.
@@ -106,12 +116,27 @@ struct Ledger: Sendable {
         return taken
     }
 
+    /// What may still be overdrawn in the current window: 0 without `overage`, nil without a cap.
+    var overdraftLeft: Int64? {
+        guard let overage else { return 0 }
+        return overage.cap.map { max(0, $0 - overdrawn) }
+    }
+
+    /// Overdraws up to `amount` (what its soft limit still allows in this window); returns how much.
+    mutating func overdraw(_ amount: Int64) -> Int64 {
+        let taken = min(amount, overdraftLeft ?? amount)
+        overdrawn = overdrawn.addingSaturating(taken)
+        return taken
+    }
+
     /// Whether the balance will differ after the next window boundary if nothing is used: not
     /// for a lifetime allowance, nor at a fixed point of the carry rule (without carry, a full
     /// window; with `carry up to N`, a balance of `allowance + N`). A fixed point stays fixed, so
     /// a ledger that does not change at its next boundary changes at no later one either.
     var changesAtNextBoundary: Bool {
-        windows != nil && Ledger.carried(balance, windows: 1, allowance: allowance, carry: carry) != balance
+        // A lot lapses at its end with what it has left.
+        guard windows != nil else { return expiry != nil && balance > 0 }
+        return overdrawn > 0 || Ledger.carried(balance, windows: 1, allowance: allowance, carry: carry) != balance
     }
 
 }
@@ -231,12 +256,14 @@ struct ComponentReplay {
     /// counted for several purchases in purchase order). Returns what is left and, when
     /// `explain`, the parts.
     private func take(_ amount: Int64, from m: Int, at instant: Instant, reading: Int32, explain: Bool,
-                      grantName: (Int) -> String) -> (rest: Int64, parts: [String]) {
-        // The ledgers to take from, sorted (on the stack when few; one needs no sort).
+                      grantName: (Int) -> String, overdraft: Bool = false) -> (rest: Int64, parts: [String]) {
+        // The ledgers to take from, sorted (on the stack when few; one needs no sort): with a balance,
+        // or with overdraft left (`overdraft`).
         withUnsafeTemporaryAllocation(of: Int.self, capacity: members[m].ledgers.count) { buffer in
             var count = 0
             for i in members[m].ledgers
-            where ledgers[i].balance > 0 && pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+            where (overdraft ? ledgers[i].overdraftLeft != 0 : ledgers[i].balance > 0)
+                && pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
                 buffer.initializeElement(at: count, to: i)
                 count += 1
             }
@@ -254,7 +281,7 @@ struct ComponentReplay {
             var remaining = amount
             var parts: [String] = []
             for i in eligible where remaining > 0 {
-                let taken = ledgers[i].consume(remaining)
+                let taken = overdraft ? ledgers[i].overdraw(remaining) : ledgers[i].consume(remaining)
                 remaining -= taken
                 if explain { parts.append("\(grantName(ledgers[i].source)) \(taken)") }
             }
@@ -289,11 +316,21 @@ struct ComponentReplay {
                     }
                 }
             }
+            // A soft limit: what grants and credits leave is overdrawn on the grants declared with
+            // `overage`, in consumption order, each up to its cap in its window.
+            var overdrawn: [String] = []
+            if rest > 0 {
+                let drawn = take(rest, from: m, at: event.at, reading: event.reading, explain: explain, grantName: grantName,
+                                 overdraft: true)
+                rest = drawn.rest
+                overdrawn = drawn.parts
+            }
             members[m].overage = members[m].overage.addingSaturating(rest)
             if explain {
                 var line = "  \(event.at): used \(event.amount)"
                 line += parts.isEmpty ? "" : " ← " + parts.joined(separator: ", ")
                 line += paid
+                if !overdrawn.isEmpty { line += "; overdrawn on " + overdrawn.joined(separator: ", ") }
                 if rest > 0 { line += " (overage \(rest))" }
                 trails[m].append(line)
             }
@@ -350,6 +387,18 @@ struct ComponentReplay {
     /// The balance of a member at `t`, after `run`: what is left in the windows containing `t` of
     /// its candidates at `t` (nil: unlimited).
     func balance(_ m: Int, at t: Instant) -> Int64? { available(m, at: t, reading: 0) }
+
+    /// A member's soft limits at `t`: what is overdrawn in the windows containing `t`, and what may
+    /// still be overdrawn (nil: without limit), over its ledgers of candidates at `t`.
+    func overdraft(_ m: Int, at t: Instant) -> (overdrawn: Int64, left: Int64?) {
+        var overdrawn: Int64 = 0
+        var left: Int64? = 0
+        for i in members[m].ledgers where ledgers[i].overage != nil && pays(ledgers[i].source, reading: 0) && ledgers[i].exists(at: t) {
+            overdrawn = overdrawn.addingSaturating(ledgers[i].overdrawn)
+            left = ledgers[i].overdraftLeft.flatMap { l in left.map { $0.addingSaturating(l) } }
+        }
+        return (overdrawn, left)
+    }
 
     /// The first boundary after `t` at which one of a member's ledgers of a candidate at `t`
     /// (replayed up to `t`) changes by itself.

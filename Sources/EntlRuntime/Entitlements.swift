@@ -1,8 +1,10 @@
 /// The purchase that represents an entitlement: a real purchase, or a product overridden to
-/// `purchased` (a lifetime purchase with no metadata).
+/// `purchased` (a lifetime purchase with no metadata), or, when no purchase makes it active, the
+/// state grant that does (§3, `promotional`).
 enum Representative: Equatable {
     case purchase(Int)
     case override(product: Int)
+    case stateGrant(Int)
 }
 
 extension Evaluation {
@@ -10,6 +12,9 @@ extension Evaluation {
     /// expiry, then the later end, then the earlier `purchased_at`, then declaration order of the
     /// product, then state order.
     func representative(of e: Int) -> Representative? {
+        // A state grant represents it when its constraint does not hold (a purchase that makes it
+        // active still represents it).
+        if let grant = representingGrant(ofEntitlement: e), constraintValue(e).0 != .true { return .stateGrant(grant) }
         var best: (rep: Representative, key: (End, Instant?, Int, Int))?
         func offer(_ rep: Representative, _ key: (End, Instant?, Int, Int)) {
             if let b = best, !Evaluation.ranksBefore(key, b.key) { return }
@@ -187,7 +192,8 @@ extension Evaluation {
         result.name = graph.entitlements[e].name
         result.decision = truth.decision
         result.inBillingRetry = anyPurchaseBehind(e, withStatus: .billingRetry)
-        result.validUntil = earliest(nextChange(watching: graph.entitlements[e].watchedProducts), changeBehind(e, truth))
+        result.validUntil = earliest(earliest(nextChange(watching: graph.entitlements[e].watchedProducts), changeBehind(e, truth)),
+                                     nextStateGrantChange)
         let anyOwned = graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
@@ -195,6 +201,8 @@ extension Evaluation {
 
         let rep = truth == .true ? representative(of: e) : nil
         switch rep {
+        case .stateGrant?:
+            result.status = .promotional  // active through a grant to this customer, no purchase
         case .override(let p)?:
             result.product = graph.products[p].name
             result.displayName = graph.products[p].displayName
@@ -254,6 +262,14 @@ extension Evaluation {
         case .true:
             let product = result.product, until = result.expiresAt
             let everyone = graph.entitlements[e].constraint.mentionsEveryone
+            if case .stateGrant(let i)? = rep {
+                let name = stateGrantName(i), why = state.grants[i].reason
+                result.why = Reason(formed: {
+                    "active through a grant to this customer (`\(name)`" + (why.map { ", \($0)" } ?? "") + ")"
+                        + (until.map { " until \($0)" } ?? "")
+                })
+                break
+            }
             result.why = Reason(formed: {
                 "active" + (product.map { " through `\($0)`" } ?? (everyone ? " for every customer" : ""))
                     + (until.map { " until \($0)" } ?? "")

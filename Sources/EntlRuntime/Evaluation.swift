@@ -93,13 +93,20 @@ public struct Evaluation: Sendable {
                         x = d
                         continue
                     }
-                    memo[x] = run(program, entitlements: UnsafeBufferPointer(memo))
+                    memo[x] = withStateGrants(x, run(program, entitlements: UnsafeBufferPointer(memo)))
                 }
                 guard let next = pending.popLast() else { break }
                 x = next
             }
             return memo[e] ?? (.false, .never)
         }
+    }
+
+    /// Entitlement `e`'s constraint alone, without its own state grants (those of the entitlements
+    /// it names count: they see it active).
+    func constraintValue(_ e: Int) -> (Truth, End) {
+        _ = entitlementValue(e)
+        return tables.withEntitlements { memo in run(graph.entitlements[e].program, entitlements: UnsafeBufferPointer(memo)) }
     }
 
     /// Runs a postfix constraint program on a stack of its length (on the call stack when short;

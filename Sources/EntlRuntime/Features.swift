@@ -12,14 +12,18 @@ struct Candidate: Sendable {
     /// No purchase is behind it (an entitlement true through `everyone` or a `not`): its windows
     /// are anchored at the state's `customer_since`, when given, and it exists from then.
     var behindNoPurchase = false
+    /// The state grant it is (`grant.source` is `.state`), or the one behind it (an entitlement
+    /// active through a state grant, its windows anchored at the grant's `from`); -1: none.
+    var stateGrant: Int32 = -1
     /// Whether it is a candidate at `t` (a replay also keeps the grants that were candidates only
     /// at the instants of earlier uses, §5).
     var present = true
 
-    /// §5: a grant instance is the grant together with the purchase (or override) behind it.
+    /// §5: a grant instance is the grant together with the purchase (or override, or state grant)
+    /// behind it.
     func isSameInstance(as other: Candidate) -> Bool {
         grant.order == other.grant.order && purchase == other.purchase && behindNoPurchase == other.behindNoPurchase
-            && (purchase != nil || product == other.product)
+            && stateGrant == other.stateGrant && (purchase != nil || product == other.product)
     }
 
     /// The counted allowance per window (nil: unlimited or none).
@@ -47,6 +51,14 @@ struct MeteredOutcome {
     /// window boundary of a grant, a dated use, a grant starting at `customer_since` — of any
     /// member of the credit component (uses spill into the systems).
     var inputsChange: Instant?
+    /// A soft limit's billable use in the current windows, over the certain candidates.
+    var overdrawn: Int64 = 0
+    /// Whether a candidate grant at `t` has `overage` (a soft limit).
+    var hasOverage = false
+    /// What may still be overdrawn now, over the certain candidates (`low`) and all of them
+    /// (`high`); nil: without limit.
+    var overdraftLow: Int64? = 0
+    var overdraftHigh: Int64? = 0
 }
 
 extension Evaluation {
@@ -58,12 +70,15 @@ extension Evaluation {
         return out
     }
 
-    /// An entitlement behind a grant: its value and its representative's product and purchase.
-    typealias EntitlementSource = (entitlement: Int, truth: Truth, product: Int?, purchase: Int?)
+    /// An entitlement behind a grant: its value and its representative's product and purchase, or
+    /// the state grant that represents it.
+    typealias EntitlementSource = (entitlement: Int, truth: Truth, product: Int?, purchase: Int?, stateGrant: Int32)
 
     /// Gives `body` every grant of feature `f` whose source counts at `t`. `last`: the entitlement
     /// found last (the features of a credit component are often granted by the same one).
-    func forEachCandidate(of f: Int, last: inout EntitlementSource?, _ body: (Candidate) -> Void) {
+    func forEachCandidate(of f: Int, last: inout EntitlementSource?, _ found: (Candidate) -> Void) {
+        // A lot (`expires after`) counts until it lapses.
+        func body(_ c: Candidate) { if lotExpiry(c).map({ at < $0 }) ?? true { found(c) } }
         for g in graph.features[f].grants {
             switch g.source {
             case .product(let p):
@@ -83,22 +98,36 @@ extension Evaluation {
                 if last?.entitlement != e {
                     let truth = entitlementValue(e).0
                     switch truth == .false ? nil : representative(of: e) {
-                    case .purchase(let j)?: last = (e, truth, Int(purchaseProduct[j]), j)
-                    case .override(let p)?: last = (e, truth, p, nil)
-                    case nil: last = (e, truth, nil, nil)
+                    case .purchase(let j)?: last = (e, truth, Int(purchaseProduct[j]), j, -1)
+                    case .override(let p)?: last = (e, truth, p, nil, -1)
+                    case .stateGrant(let i)?: last = (e, truth, nil, nil, Int32(i))
+                    case nil: last = (e, truth, nil, nil, -1)
                     }
                 }
                 guard let source = last, source.truth != .false else { continue }
                 body(Candidate(grant: g, certain: source.truth == .true, product: source.product, purchase: source.purchase,
-                               quantity: 1, behindNoPurchase: source.product == nil))
+                               quantity: 1, behindNoPurchase: source.product == nil && source.stateGrant < 0,
+                               stateGrant: source.stateGrant))
+            case .state:
+                continue  // INVARIANT: a graph holds no state grants
             }
         }
+        forEachStateGrant(of: f, body)
+    }
+
+    /// When a lot lapses: a state grant with `until` and no `per`, or a rule set's grant with
+    /// `expires after`, counted from the purchase behind it (or the state grant, or
+    /// `customer_since`); nil when it does not, or its start is not known.
+    func lotExpiry(_ c: Candidate) -> Instant? {
+        if case .state(let i) = c.grant.source { return c.grant.interval == nil ? state.grants[i].until : nil }
+        guard let step = c.grant.expiresAfter else { return nil }
+        return anchorDates(c).existsFrom?.adding(step)
     }
 
     /// The most candidates feature `f` can have: one per grant, or per matched purchase of a
     /// product-level grant's product.
     func candidateBound(of f: Int) -> Int {
-        graph.features[f].grants.reduce(0) { n, g in
+        graph.features[f].grants.reduce(state.grants.count) { n, g in
             guard case .product(let p) = g.source else { return n + 1 }
             return n + max(1, purchases(of: p).count)
         }
@@ -109,28 +138,38 @@ extension Evaluation {
         switch c.grant.source {
         case .product(let p): (graph.products[p].name, "product")
         case .entitlement(let e): (graph.entitlements[e].name, "entitlement")
+        case .state(let i): (stateGrantName(i), "state")
         }
     }
 
-    /// The ledger of a candidate: windows anchored at its purchase's `period_start` (else
-    /// `purchased_at`), and it exists from `purchased_at`; with no purchase behind it, anchored at
-    /// the state's `customer_since` and existing from then; calendar-aligned when there is no date.
-    func ledger(_ c: Candidate, allowance: Int64, source: Int) -> Ledger {
-        // The purchase's dates read in place (a copy of the purchase retains each of its strings).
-        let existsFrom: Instant?, anchor: Instant?
-        if c.behindNoPurchase {
-            (existsFrom, anchor) = (state.customerSince, state.customerSince)
+    /// When a candidate's grant exists from, and what anchors its windows: its purchase's
+    /// `purchased_at` and `period_start` (else `purchased_at`); a state grant's `from` (its own, or
+    /// the one an entitlement is active through); with no purchase behind it, the state's
+    /// `customer_since`; nil when no date is known.
+    func anchorDates(_ c: Candidate) -> (existsFrom: Instant?, anchor: Instant?) {
+        if c.stateGrant >= 0 {
+            let from = state.grants[Int(c.stateGrant)].from
+            return (from, from)
+        } else if c.behindNoPurchase {
+            return (state.customerSince, state.customerSince)
         } else if let j = c.purchase {
-            existsFrom = state.purchases[j].purchasedAt
-            anchor = state.purchases[j].periodStart ?? existsFrom
-        } else {
-            (existsFrom, anchor) = (nil, nil)
+            // The purchase's dates read in place (a copy of the purchase retains each of its strings).
+            let bought = state.purchases[j].purchasedAt
+            return (bought, state.purchases[j].periodStart ?? bought)
         }
+        return (nil, nil)
+    }
+
+    /// The ledger of a candidate: windows anchored at its anchor (`anchorDates`), calendar-aligned
+    /// when there is no date; a lot's single window ends when it lapses; a soft limit's overdraft.
+    func ledger(_ c: Candidate, allowance: Int64, source: Int) -> Ledger {
+        let (existsFrom, anchor) = anchorDates(c)
         let windows = c.grant.interval.map { interval in
             anchor.map { Windows(anchor: $0, step: interval.step) } ?? .calendarAligned(interval)
         }
         return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
-                      priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom, source: source)
+                      priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom, source: source,
+                      expiry: lotExpiry(c), overage: c.grant.overage)
     }
 
     func instant(of record: UsageRecord) -> Instant { record.at ?? at }
@@ -326,6 +365,11 @@ extension Evaluation {
                     }
                 }
             }
+            // State grants start and end by themselves too (their `from` and `until`).
+            for g in state.grants where g.covers(first.at) != g.covers(at)
+                || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false {
+                same = false
+            }
             if same { return [] }
             var watchedPurchases: [Int] = []
             var instants: [Instant] = []
@@ -337,8 +381,16 @@ extension Evaluation {
                     if let end { instants.append(end) }
                 }
             }
+            for g in state.grants {
+                instants.append(g.from)
+                if let until = g.until { instants.append(until) }
+            }
             instants.sort()
-            let present = watchedPurchases.map { rank(standings[$0]) }
+            /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
+            func reading(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
+                watchedPurchases.map(standing) + state.grants.map { $0.covers(e) ? 1 : 0 }
+            }
+            let present = reading({ rank(standings[$0]) }, at: at)
             var seen: [(stood: [UInt8], reading: Evaluation)] = []
             var cut = 0, interval = -1, current: Int32 = 0
             for k in events.indices where events[k].at < at {
@@ -346,7 +398,7 @@ extension Evaluation {
                 while cut < instants.count, instants[cut] <= e { cut += 1 }
                 if cut != interval {
                     interval = cut
-                    let stood = watchedPurchases.map { stood($0, at: e) }
+                    let stood = reading({ stood($0, at: e) }, at: e)
                     if stood == present {
                         current = 0
                     } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
@@ -386,7 +438,7 @@ extension Evaluation {
         // With every candidate certain, `high` is `low` (its figures are not computed twice). Built
         // in one expression: filled in field by field, the outcome was copied when returned.
         let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
-        return MeteredOutcome(
+        var outcome = MeteredOutcome(
             low: lowBalance, high: uncertain ? high.balance(m, at: at) : lowBalance,
             // Nothing exceeds an unlimited allowance.
             overage: lowBalance == nil ? 0 : low.members[m].overage, sources: sources,
@@ -394,6 +446,12 @@ extension Evaluation {
             hasUncertain: uncertain && range.contains { candidates[$0].present && !candidates[$0].certain },
             nextBalanceChange: uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
             inputsChange: replays.inputsChange)
+        if range.contains(where: { candidates[$0].present && candidates[$0].grant.overage != nil }) {
+            outcome.hasOverage = true
+            (outcome.overdrawn, outcome.overdraftLow) = low.overdraft(m, at: at)
+            outcome.overdraftHigh = uncertain ? high.overdraft(m, at: at).left : outcome.overdraftLow
+        }
+        return outcome
     }
 
     /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
@@ -401,19 +459,30 @@ extension Evaluation {
     @inline(__always)
     private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
         let exists = l.exists(at: at)
-        return balanceSource(c, allowance: l.allowance, carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
-                             used: exists ? l.used : 0, remaining: exists ? l.balance : 0,
-                             windowStart: exists ? l.currentStart : nil, resetsAt: exists ? l.currentEnd.instant : nil,
-                             interval: c.grant.interval)
+        var s = balanceSource(c, allowance: l.allowance, carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
+                              used: exists ? l.used : 0, remaining: exists ? l.balance : 0,
+                              windowStart: exists ? l.currentStart : nil,
+                              resetsAt: exists && l.windows != nil ? l.currentEnd.instant : nil, interval: c.grant.interval)
+        s.expiresAt = l.expiry
+        if l.overage != nil {
+            s.overdrawn = exists ? l.overdrawn : 0
+            s.overdraftLeft = exists ? l.overdraftLeft : l.overage?.cap
+        }
+        return s
     }
 
     @inline(__always)
     private func balanceSource(_ c: Candidate, allowance: Int64?, carried: Int64 = 0, used: Int64 = 0, remaining: Int64?,
                                windowStart: Instant? = nil, resetsAt: Instant? = nil, interval: Interval?) -> BalanceSource {
         let (name, kind) = sourceName(c)
-        return BalanceSource(grant: name, kind: kind, product: c.product.map { graph.products[$0].name }, allowance: allowance,
-                             carried: carried, used: used, remaining: remaining, windowStart: windowStart, resetsAt: resetsAt,
-                             interval: interval, certain: c.certain)
+        var s = BalanceSource(grant: name, kind: kind, product: c.product.map { graph.products[$0].name }, allowance: allowance,
+                              carried: carried, used: used, remaining: remaining, windowStart: windowStart, resetsAt: resetsAt,
+                              interval: interval, certain: c.certain)
+        if case .state(let i) = c.grant.source {
+            (s.id, s.reason) = (state.grants[i].id, state.grants[i].reason)
+        }
+        if c.grant.overage != nil { s.overdraftLeft = c.grant.overage?.cap }
+        return s
     }
 
     /// §5 continuous: the sum of allowances minus the latest level at or before `t`.
@@ -477,7 +546,7 @@ extension Evaluation {
         result.name = graph.features[f].name
         result.kind = graph.features[f].kind
         result.displayName = graph.features[f].displayName
-        result.validUntil = nextChange(watching: graph.features[f].watchedProducts)
+        result.validUntil = earliest(nextChange(watching: graph.features[f].watchedProducts), nextStateGrantChange)
         if graph.features[f].kind == .boolean {
             decideBoolean(f, &result)
         } else {
@@ -502,11 +571,19 @@ extension Evaluation {
             let t: Truth = switch g.source {
             case .product(let p): products[p].truth
             case .entitlement(let e): entitlementValue(e).0
+            case .state: .false  // INVARIANT: a graph holds no state grants
             }
             if t == .true, granting == nil { granting = g.source }
             if t == .unknown { uncertain = true }
         }
+        // A state grant of the feature, when no grant of the rules does.
+        if granting == nil, let i = grantingStateGrant(ofFeature: f) { granting = .state(i) }
         switch granting {
+        case .state(let i)?:
+            result.decision = .allowed
+            result.via = .direct
+            let name = stateGrantName(i)
+            result.why = Reason(formed: { "granted to this customer (`\(name)`)" })
         case .product(let p)?:
             result.decision = .allowed
             result.via = .direct
@@ -520,6 +597,7 @@ extension Evaluation {
                 let behind: String? = switch representative(of: e) {
                 case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
                 case .override(let p)?: graph.products[p].name
+                case .stateGrant(let i)?: stateGrantName(i)
                 case nil: nil
                 }
                 return "granted by entitlement `\(graph.entitlements[e].name)`" + (behind.map { " (\($0))" } ?? "")
@@ -549,6 +627,27 @@ extension Evaluation {
         }
     }
 
+    /// What the credit systems listing feature `f` would leave uncovered of `rest` units, paying as
+    /// the spill does (§5): the first that covers it all pays it, else each in turn what it can.
+    /// `optimistic`: with the uncertain candidates' balances (`high`).
+    func spillLeft(_ f: Int, _ rest: Int64, optimistic: Bool) -> Int64 {
+        let routes = graph.features[f].creditRoutes
+        let balances = routes.map { r in
+            let b = meteredBalance(r.system, sources: false)
+            return optimistic ? b.high : b.low
+        }
+        for (r, b) in zip(routes, balances) where b.map({ $0 >= rest.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount) }) ?? true {
+            return 0
+        }
+        var left = rest
+        for (r, b) in zip(routes, balances) where left > 0 {
+            let balance = b ?? .max
+            if balance >= left.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount) { return 0 }
+            left -= balance.multipliedDividedRoundingDown(by: r.amount, dividedBy: r.credits)
+        }
+        return left
+    }
+
     /// "`zbucks`, whose status is unknown": the products among `ps` with something unknown.
     func unknownProducts(_ ps: [Int]) -> String {
         let names = ps.filter { products[$0].hasUnknown }.map { "`\(graph.products[$0].name)`" }
@@ -562,6 +661,7 @@ extension Evaluation {
         result.balance = direct.low
         result.unlimited = direct.low == nil
         result.overage = direct.overage
+        result.overdrawn = direct.overdrawn
         result.sources = direct.sources
         // §6: the inputs of the feature's balance, and those of every credit system that can pay
         // for it (whether or not it is needed now).
@@ -628,6 +728,23 @@ extension Evaluation {
             if let high = direct.high, high < required {
                 let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
                 if system.high.map({ $0 >= optimisticNeed }) ?? true { uncertain = true }
+            }
+        }
+        // §5 soft limits: allowed via overage when recording the use now would be covered in full —
+        // the balance, the credits as the spill pays, then the overdraft; undetermined when that
+        // holds only with the uncertain candidates too.
+        if result.decision != .allowed, direct.hasOverage {
+            let (left, overdraft) = (spillLeft(f, required - low, optimistic: false), direct.overdraftLow)
+            if overdraft.map({ $0 >= left }) ?? true {
+                result.decision = .allowed
+                result.via = .overage
+                result.why = Reason(formed: {
+                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) go over the allowance "
+                        + "(overdrawn, billable)"
+                })
+            } else if let high = direct.high, high < required,
+                      direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {
+                uncertain = true
             }
         }
         if result.decision != .allowed {

@@ -11,13 +11,16 @@ public struct PurchaseState: Sendable, Equatable {
     public var usage: [UsageRecord]
     /// Product name → override; wins over purchases (a debug tracker). In insertion order.
     public var overrides: [(product: String, value: Override)]
+    /// Per-customer grants a person or a back office gave (a promotion, a support credit, an
+    /// enterprise deal), in state order.
+    public var grants: [StateGrant]
     /// What decoding noticed but did not refuse: unknown keys (`purchases[0].state: unknown key
     /// (did you mean `status`?)`). Not part of the state: `==` ignores them.
     public var warnings: [StateError]
 
     public init(customer: String? = nil, customerSince: Instant? = nil, now: Instant? = nil, environment: Environment? = nil,
                 purchases: [Purchase] = [], usage: [UsageRecord] = [], overrides: [(product: String, value: Override)] = [],
-                warnings: [StateError] = []) {
+                grants: [StateGrant] = [], warnings: [StateError] = []) {
         self.customer = customer
         self.customerSince = customerSince
         self.now = now
@@ -25,12 +28,14 @@ public struct PurchaseState: Sendable, Equatable {
         self.purchases = purchases
         self.usage = usage
         self.overrides = overrides
+        self.grants = grants
         self.warnings = warnings
     }
 
     public static func == (lhs: PurchaseState, rhs: PurchaseState) -> Bool {
         lhs.customer == rhs.customer && lhs.customerSince == rhs.customerSince && lhs.now == rhs.now
             && lhs.environment == rhs.environment && lhs.purchases == rhs.purchases && lhs.usage == rhs.usage
+            && lhs.grants == rhs.grants
             && lhs.overrides.elementsEqual(rhs.overrides) { $0.product == $1.product && $0.value == $1.value }
     }
 
@@ -128,4 +133,52 @@ public struct UsageRecord: Sendable, Equatable {
         self.at = at
         self.id = id
     }
+}
+
+/// A per-customer grant (docs/state.md `grants`): of an entitlement, active over `[from, until)`
+/// whatever its constraint; or of a feature or credit system, an allowance that counts like a rule
+/// set's grant from `from` (SEMANTICS §3–§5).
+public struct StateGrant: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
+        case entitlement(String)
+        /// A feature or a credit system.
+        case feature(String)
+    }
+
+    public var target: Target
+    /// A feature grant's amount (`.count`) or `.unlimited`; `.none` for an entitlement or a
+    /// boolean feature.
+    public var amount: Grant.Amount
+    /// Nil: a lifetime allowance (a lot, when the grant has an `until`).
+    public var interval: Interval?
+    public var carry: Grant.Carry?
+    public var overage: Grant.Overage?
+    public var priority: Int64
+    /// The grant counts over `[from, until)`; `until` nil: no end.
+    public var from: Instant
+    public var until: Instant?
+    public var id: String?
+    /// Why it was given, for people (support tickets, deal names).
+    public var reason: String?
+
+    public init(target: Target, amount: Grant.Amount = .none, interval: Interval? = nil, carry: Grant.Carry? = nil,
+                overage: Grant.Overage? = nil, priority: Int64 = 0, from: Instant, until: Instant? = nil, id: String? = nil,
+                reason: String? = nil) {
+        self.target = target
+        self.amount = amount
+        self.interval = interval
+        self.carry = carry
+        self.overage = overage
+        self.priority = priority
+        self.from = from
+        self.until = until
+        self.id = id
+        self.reason = reason
+    }
+
+    /// Whether it counts at `t`.
+    public func covers(_ t: Instant) -> Bool { from <= t && until.map { t < $0 } ?? true }
+
+    /// What names it in results: its `id`, else its place (`grants[3]`).
+    func name(index: Int) -> String { id ?? "grants[\(index)]" }
 }

@@ -328,6 +328,7 @@ extension FeatureResult {
         s.key("unit"); s.string(unit)
         s.key("unlimited"); s.bool(unlimited)
         s.key("overage"); s.int(overage)
+        s.key("overdrawn"); s.int(overdrawn)
         s.key("via"); s.string(via?.rawValue)
         s.key("credit_system"); s.string(creditSystem)
         s.key("credits_required"); s.int(creditsRequired)
@@ -357,9 +358,16 @@ extension BalanceSource {
         s.key("carried"); s.int(carried)
         s.key("used"); s.int(used)
         s.key("remaining"); s.int(remaining)
+        s.key("overdrawn"); s.int(overdrawn)
+        s.key("overdraft_left"); s.int(overdraftLeft)
         s.key("window_start"); s.instant(windowStart)
         s.key("resets_at"); s.instant(resetsAt)
+        s.key("expires_at"); s.instant(expiresAt)
         s.key("certain"); s.bool(certain)
+        if kind == "state" {
+            s.key("id"); s.string(id)
+            s.key("reason"); s.string(reason)
+        }
         s.endObject()
     }
 

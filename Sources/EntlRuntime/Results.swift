@@ -5,7 +5,12 @@ public enum Decision: String, Sendable, Hashable {
 
 /// How a metered feature was allowed.
 public enum Via: String, Sendable, Hashable {
-    case direct, credits
+    /// The balance covers it.
+    case direct
+    /// One credit system pays what the balance cannot.
+    case credits
+    /// A soft limit: what the balance and the credits cannot cover is overdrawn, billable (§5).
+    case overage
 }
 
 /// Something the evaluator could not do (unknown name, ambiguous store id, override of a product
@@ -108,6 +113,8 @@ public enum EntitlementStatus: String, Sendable, Hashable, CaseIterable {
     case revoked, expired
     case neverPurchased = "never_purchased"
     case unknown
+    /// Active through a grant to this customer (a promotion, support), no purchase (§3).
+    case promotional
 }
 
 /// `entitlement(_:)`: whether it is active, and the merged state of the purchases behind it (§3).
@@ -178,9 +185,9 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
 
 /// One grant's contribution to a metered feature's balance at `t`.
 public struct BalanceSource: Sendable, Equatable {
-    /// The entitlement or product that grants it.
+    /// The entitlement or product that grants it, or a state grant's `id` (else `grants[N]`).
     public var grant: String
-    /// "entitlement" or "product".
+    /// "entitlement", "product" or "state" (a grant to this customer, docs/state.md).
     public var kind: String
     /// The product behind it (the entitlement's representative purchase, or the product itself).
     public var product: String?
@@ -196,6 +203,16 @@ public struct BalanceSource: Sendable, Equatable {
     public var interval: Interval?
     /// False when the source's ownership is unknown (counted only in the optimistic balance).
     public var certain: Bool
+    /// A soft limit's billable use in the current window (0 for a grant without `overage`).
+    public var overdrawn: Int64 = 0
+    /// What may still be overdrawn in the window: 0 for a grant without `overage`, nil for
+    /// `overage` without `up to`.
+    public var overdraftLeft: Int64? = 0
+    /// A lot's lapse (`expires after`, a state grant's `until`); nil otherwise.
+    public var expiresAt: Instant?
+    /// A state grant's `id` and `reason` (kind "state").
+    public var id: String?
+    public var reason: String?
 
     public init(grant: String, kind: String, product: String?, allowance: Int64?, carried: Int64, used: Int64,
                 remaining: Int64?, windowStart: Instant?, resetsAt: Instant?, interval: Interval?, certain: Bool) {
@@ -225,6 +242,9 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
     public var unlimited: Bool
     /// Use no grant could cover (single-use), or level above the allowances (continuous).
     public var overage: Int64?
+    /// Billable use beyond the allowance, on grants with `overage`, in their current windows; nil
+    /// for boolean features.
+    public var overdrawn: Int64?
     public var via: Via?
     public var creditSystem: String?
     public var creditsRequired: Int64?

@@ -118,6 +118,8 @@ public final class EnvironmentGraph: Sendable {
                 case .entitlement(let e):
                     own[i].formUnion(named[e].all)
                     ownPositive[i].formUnion(named[e].positiveProducts)
+                case .state:
+                    break  // INVARIANT: a graph holds no state grants (the loader refuses them)
                 }
             }
             if let r = f.requires {
@@ -536,6 +538,8 @@ public struct Grant: Sendable {
         /// A product-level grant: once per owned purchase.
         case product(Int)
         case entitlement(Int)
+        /// A state grant (`PurchaseState.grants[i]`, docs/state.md): per customer, from its `from`.
+        case state(Int)
     }
 
     public enum Amount: Sendable, Hashable {
@@ -550,20 +554,42 @@ public struct Grant: Sendable {
         case upTo(Int64)
     }
 
+    /// A soft limit (`overage [up to N]`): use beyond the allowance is charged to the grant as
+    /// `overdrawn`, billable, up to N per window.
+    public enum Overage: Sendable, Hashable {
+        case unbounded
+        case upTo(Int64)
+
+        /// The most that may be overdrawn in a window (nil: no limit).
+        public var cap: Int64? {
+            if case .upTo(let n) = self { return n }
+            return nil
+        }
+    }
+
     public var source: Source
     public var amount: Amount
     /// Nil: a lifetime allowance (granted once, never resets).
     public var interval: Interval?
     public var carry: Carry?
+    /// A soft limit: what nothing else covers is overdrawn on it (single-use features only).
+    public var overage: Overage?
+    /// A lot (a lifetime allowance only): it lasts this long from its purchase, then what is left
+    /// of it lapses.
+    public var expiresAfter: CalendarStep?
     public var priority: Int64
-    /// Position among all grants of the rule set (declaration order breaks consumption ties).
+    /// Position among all grants of the rule set (declaration order breaks consumption ties);
+    /// a state grant's comes after every rule set grant's, in state order.
     public var order: Int
 
-    public init(source: Source, amount: Amount, interval: Interval?, carry: Carry?, priority: Int64, order: Int) {
+    public init(source: Source, amount: Amount, interval: Interval?, carry: Carry?, overage: Overage? = nil,
+                expiresAfter: CalendarStep? = nil, priority: Int64, order: Int) {
         self.source = source
         self.amount = amount
         self.interval = interval
         self.carry = carry
+        self.overage = overage
+        self.expiresAfter = expiresAfter
         self.priority = priority
         self.order = order
     }

@@ -137,6 +137,7 @@ enum ArtifactEncoder {
         let source: JSONValue = switch g.source {
         case .product(let p): .object([("product", .int(Int64(p)))])
         case .entitlement(let e): .object([("entitlement", .int(Int64(e)))])
+        case .state(let i): .object([("state", .int(Int64(i)))])  // never in a graph: the decoder refuses it
         }
         let amount: JSONValue = switch g.amount {
         case .none: .null

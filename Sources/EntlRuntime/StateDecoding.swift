@@ -21,10 +21,12 @@ public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct StateLimits: Sendable, Equatable {
     public var purchases: Int
     public var usageRecords: Int
+    public var grants: Int
 
-    public init(purchases: Int = 100_000, usageRecords: Int = 1_000_000) {
+    public init(purchases: Int = 100_000, usageRecords: Int = 1_000_000, grants: Int = 10_000) {
         self.purchases = purchases
         self.usageRecords = usageRecords
+        self.grants = grants
     }
 
     public static let `default` = StateLimits()
@@ -327,7 +329,9 @@ private struct StateReader {
     }
 
     static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides",
-                                   "$schema"])
+                                   "$schema", "grants"])
+    static let grantKeys = KeySet(["entitlement", "feature", "amount", "unlimited", "per", "carry", "carry_up_to", "overage",
+                                   "overage_up_to", "priority", "from", "until", "id", "reason"])
     static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at", "grace_until",
                                       "will_renew", "ownership", "quantity", "environment"])
     static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
@@ -479,6 +483,7 @@ private struct StateReader {
         let values: [T]
     }
 
+    static let intervals = Spellings<Interval>()
     static let statuses = Spellings<PurchaseStatus>()
     static let ownerships = Spellings<Ownership>()
     static let environments = Spellings<Environment>()
@@ -518,6 +523,10 @@ private struct StateReader {
                     state.setOverride(r.s.text(key), value)
                 }
             case 7: _ = try r.string()  // `$schema`: where an editor finds the JSON Schema; nothing to evaluate
+            case 8:
+                try r.elements(limit: r.limits.grants, "grants") { (r, i) throws(DecodeError) in
+                    state.grants.append(try r.grant(i))
+                }
             default: try r.unknown(key, place: { "" }, known: StateReader.stateKeys.names)
             }
         }
@@ -589,6 +598,69 @@ private struct StateReader {
         u.kind = kind
         u.at = at
         u.id = id
+    }
+}
+
+extension StateReader {
+    /// A per-customer grant (docs/state.md `grants`): an entitlement's, or a feature's or credit
+    /// system's allowance, from `from`.
+    mutating func grant(_ index: Int) throws(DecodeError) -> StateGrant {
+        var entitlement: String?, feature: String?, amount: Int64?, unlimited: Bool?, interval: Interval?
+        var carry: Bool?, carryCap: Int64?, overage: Bool?, overageCap: Int64?, priority: Int64?
+        var from: Instant?, until: Instant?, id: String?, reason: String?
+        try members(StateReader.grantKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: entitlement = try r.string()
+            case 1: feature = try r.string()
+            case 2: amount = try r.amount()
+            case 3: unlimited = try r.bool()
+            case 4: interval = try r.choice(StateReader.intervals, noun: "interval")
+            case 5: carry = try r.bool()
+            case 6: carryCap = try r.amount()
+            case 7: overage = try r.bool()
+            case 8: overageCap = try r.amount()
+            case 9: priority = try r.amount()
+            case 10: from = try r.instant()
+            case 11: until = try r.instant()
+            case 12: id = try r.string()
+            case 13: reason = try r.string()
+            default: try r.unknown(key, place: { "grants[\(index)]" }, known: StateReader.grantKeys.names)
+            }
+        }
+        func refuse(_ message: String) -> DecodeError { DecodeError(path: "", message: message) }
+        guard let from else { throw refuse("missing \"from\" (when the grant starts)") }
+        if let until, until <= from {
+            warnings.append(StateError(path: "grants[\(index)].until",
+                                       message: "\(until) is not after its \"from\" \(from): the grant never counts"))
+        }
+        let target: StateGrant.Target
+        switch (entitlement, feature) {
+        case (let e?, nil):
+            target = .entitlement(e)
+            let allowance = [amount != nil ? "amount" : nil, unlimited != nil ? "unlimited" : nil, interval != nil ? "per" : nil,
+                             carry != nil ? "carry" : nil, carryCap != nil ? "carry_up_to" : nil, overage != nil ? "overage" : nil,
+                             overageCap != nil ? "overage_up_to" : nil, priority != nil ? "priority" : nil]
+            if let first = allowance.compactMap({ $0 }).first {
+                throw refuse("an entitlement's grant makes it active; \"\(first)\" is for a feature's grant")
+            }
+        case (nil, let f?): target = .feature(f)
+        case (_?, _?): throw refuse("give \"entitlement\" or \"feature\", not both")
+        case (nil, nil): throw refuse("missing \"entitlement\" or \"feature\" (what the grant gives)")
+        }
+        let granted: Grant.Amount
+        switch (amount, unlimited) {
+        case (let n?, nil), (let n?, false?): granted = .count(n)
+        case (nil, true?): granted = .unlimited
+        case (nil, nil), (nil, false?): granted = .none
+        case (_?, true?): throw refuse("give \"amount\" or \"unlimited\": true, not both")
+        }
+        if carryCap != nil, carry != true { throw refuse("\"carry_up_to\" needs \"carry\": true") }
+        if overageCap != nil, overage != true { throw refuse("\"overage_up_to\" needs \"overage\": true") }
+        if carry == true, interval == nil { throw refuse("\"carry\" needs \"per\": what is left of one window carries to the next") }
+        return StateGrant(target: target, amount: granted, interval: interval,
+                          carry: carry == true ? carryCap.map(Grant.Carry.upTo) ?? .uncapped : nil,
+                          overage: overage == true ? overageCap.map(Grant.Overage.upTo) ?? .unbounded : nil,
+                          priority: priority ?? 0, from: from, until: until, id: id, reason: reason)
     }
 }
 

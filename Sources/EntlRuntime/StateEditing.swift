@@ -42,6 +42,37 @@ extension UsageRecord {
     }
 }
 
+extension StateGrant {
+    /// The grant as state JSON (docs/state.md `grants[]`): the keys it has, in the documented order.
+    public var json: [UInt8] {
+        var members: [(String, JSONValue)] = []
+        switch target {
+        case .entitlement(let e): members.append(("entitlement", .string(e)))
+        case .feature(let f): members.append(("feature", .string(f)))
+        }
+        switch amount {
+        case .count(let n): members.append(("amount", .int(n)))
+        case .unlimited: members.append(("unlimited", .bool(true)))
+        case .none: break
+        }
+        if let interval { members.append(("per", .string(interval.rawValue))) }
+        if let carry {
+            members.append(("carry", .bool(true)))
+            if case .upTo(let n) = carry { members.append(("carry_up_to", .int(n))) }
+        }
+        if let overage {
+            members.append(("overage", .bool(true)))
+            if let cap = overage.cap { members.append(("overage_up_to", .int(cap))) }
+        }
+        if priority != 0 { members.append(("priority", .int(priority))) }
+        members.append(("from", .string(from.description)))
+        if let until { members.append(("until", .string(until.description))) }
+        if let id { members.append(("id", .string(id))) }
+        if let reason { members.append(("reason", .string(reason))) }
+        return Array(JSONValue.object(members).compact.utf8)
+    }
+}
+
 /// How an object in a JSON text is laid out, read off a neighbour, so what is added looks like
 /// what is there: a minified file stays minified, a pretty one keeps its indentation and its line
 /// endings.

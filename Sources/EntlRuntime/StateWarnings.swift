@@ -3,8 +3,9 @@ import EntlSupport
 /// What a state says that the rule set cannot make sense of, so a typo never fails open
 /// (docs/state.md, "Warnings"): a usage record naming nothing or of the wrong kind, an
 /// idempotency key reused for another use, a purchase from a store the rules name no id of, a
-/// subscription that would never end, a purchase dated after its own expiry. Each names its place;
-/// under `strict` each is an error.
+/// subscription that would never end, a purchase dated after its own expiry, a grant of something
+/// the rules lack or with terms its feature cannot have. Each names its place; under `strict` each
+/// is an error.
 extension Evaluation {
     /// The state's decoding warnings (unknown keys), then what the rule set cannot make sense of.
     public var warnings: [StateError] {
@@ -17,7 +18,43 @@ extension Evaluation {
         var found: [StateError] = []
         purchaseWarnings(into: &found)
         usageWarnings(into: &found)
+        grantWarnings(into: &found)
         return found
+    }
+
+    /// A state grant naming nothing the rules have, or with terms its feature's kind cannot have.
+    private func grantWarnings(into found: inout [StateError]) {
+        for (i, g) in state.grants.enumerated() {
+            let place = "grants[\(i)]"
+            switch g.target {
+            case .entitlement(let name):
+                guard graph.entitlementIndex[name] == nil else { continue }
+                let suggestion = Suggestions.closest(to: name, among: graph.entitlementIndex.keys.sorted())
+                found.append(StateError(path: place + ".entitlement", message: "no entitlement \"\(name)\" in the rules"
+                                        + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+            case .feature(let name):
+                guard let f = graph.featureIndex[name] else {
+                    let suggestion = Suggestions.closest(to: name, among: graph.featureIndex.keys.sorted())
+                    found.append(StateError(path: place + ".feature", message: "no feature or credit system \"\(name)\" in the rules"
+                                            + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                    continue
+                }
+                let kind = graph.features[f].kind
+                func warn(_ key: String, _ message: String) {
+                    found.append(StateError(path: place + "." + key, message: "`\(name)` \(message)"))
+                }
+                if kind == .boolean {
+                    if g.amount != .none { warn("amount", "is a boolean feature: its grant has no amount") }
+                    if g.interval != nil { warn("per", "is a boolean feature: its grant has no `per`") }
+                } else if g.amount == .none {
+                    warn("amount", "is metered: its grant needs an \"amount\" or \"unlimited\": true")
+                }
+                if kind == .continuous, g.interval != nil { warn("per", "is a continuous feature: its grant has no `per`") }
+                if g.overage != nil, kind != .singleUse {
+                    warn("overage", "is not a single-use feature: only those have soft limits (`overage`)")
+                }
+            }
+        }
     }
 
     private func purchaseWarnings(into found: inout [StateError]) {

@@ -39,7 +39,7 @@ enum EvalText {
     }
 
     static func feature(_ f: FeatureResult, _ evaluation: Evaluation) -> String {
-        let decision = f.decision.rawValue + (f.via == .credits ? " via credits" : "")
+        let decision = f.decision.rawValue + (f.via.map { $0 == .direct ? "" : " via \($0.rawValue)" } ?? "")
         guard f.kind != .boolean else {
             return "\(f.name): \(decision) — \(f.reason)\n" + unlock(f.unlockedBy) + validUntil(f.validUntil)
         }
@@ -57,16 +57,21 @@ enum EvalText {
                 : "\(balance.grouped) of \(feature.amount(total)) left\(period)"
             line += " (\((f.required ?? 1).grouped) needed)"
         }
-        if let system = f.creditSystem, let need = f.creditsRequired {
+        if let system = f.creditSystem, let need = f.creditsRequired, f.via != .overage {
             let held = f.creditBalance.map(\.grouped) ?? "unlimited"
             line += f.via == .credits ? "; \(need.grouped) credits from \(system) (\(held) held)"
                 : "; \(system) has \(held) of the \(need.grouped) credits needed"
         }
+        if f.via == .overage { line += "; the rest goes over the allowance (billable)" }
         var out = line + "\n"
+        if let overdrawn = f.overdrawn, overdrawn > 0 {
+            out += "  overdrawn \(feature.amount(overdrawn)) (billable)\n"
+        }
         var shown: Set<String> = []
         let distinct = certain.filter { shown.insert("\($0.kind) \($0.grant)").inserted }
         for s in distinct.prefix(4) {
-            out += "  via \(s.kind) \(s.grant)"
+            out += s.kind == "state" ? "  via grant \(s.grant) to this customer" + (s.reason.map { " (\($0))" } ?? "")
+                : "  via \(s.kind) \(s.grant)"
             if s.kind == "entitlement", let e = try? evaluation.entitlement(s.grant) {
                 out += (e.product.map { " ← \($0)" } ?? "") + " (\(status(e)))"
             }

@@ -33,7 +33,7 @@ import Testing
     /// Cases built to exercise credits (systems listing most features, uses well beyond the
     /// allowances: spill and shortfall, retries, usage by event, the free tier), and purchase-date
     /// qualifiers (with undated purchases and unknown statuses).
-    @Test(arguments: [DifferentialCase.Focus.credits, .purchaseDates, .history])
+    @Test(arguments: [DifferentialCase.Focus.credits, .purchaseDates, .history, .commercial])
     func runtimeAgreesWithTheReferenceOnFocusedCases(_ focus: DifferentialCase.Focus) throws {
         var failures = 0, exercised = 0
         for seed in UInt64(1)...UInt64(max(1, Self.cases / 16)) {
@@ -44,6 +44,14 @@ import Testing
             switch focus {
             case .credits:
                 if evaluation?.all().contains(where: { $0.explanation.contains { $0.contains(" from `cr") } }) == true { exercised += 1 }
+            case .commercial:
+                if evaluation?.all().contains(where: {
+                    if case .feature(let f) = $0 { return (f.overdrawn ?? 0) > 0 || f.via == .overage || f.sources.contains { $0.kind == "state" } }
+                    if case .entitlement(let e) = $0 { return e.status == .promotional }
+                    return false
+                }) == true {
+                    exercised += 1
+                }
             case .history:
                 // A use dated while a purchase was owned that has ended since (or was refunded).
                 let uses = c.state.usage.compactMap(\.at).filter { $0 < c.at }

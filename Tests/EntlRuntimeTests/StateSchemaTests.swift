@@ -89,6 +89,12 @@ import Testing
         ])
         #expect(v.errors(try JSONParser.parse("{}")) == ["$: missing a"])
         #expect(v.errors(try JSONParser.parse(#"{"a": 1.5}"#)) == ["$.a: number is not of type integer"])
-        #expect(JSONSchemaValidator(try JSONParser.parse(#"{"if": true}"#)).errors(.null) == ["$: unknown schema keyword if"])
+        #expect(v.errors(try JSONParser.parse(#"{"a": 2.0}"#)) == [])
+        #expect(JSONSchemaValidator(try JSONParser.parse(#"{"dependentSchemas": {}}"#)).errors(.null)
+            == ["$: unknown schema keyword dependentSchemas"])
+        let conditional = JSONSchemaValidator(try JSONParser.parse(#"{"if": {"type": "integer"}, "then": {"minimum": 1}, "else": {"type": "string"}}"#))
+        #expect(conditional.errors(.int(0)) == ["$: below the minimum"])
+        #expect(conditional.errors(.int(1)) == [])
+        #expect(conditional.errors(.bool(true)) == ["$: boolean is not of type string"])
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 
 /// A small JSON Schema (2020-12) validator for the keywords entlc's schemas use: `type`,
 /// `properties`, `additionalProperties`, `required`, `enum`, `const`, `items`, `minItems`,
-/// `maxItems`, `minimum`, `maximum`, `pattern`, `oneOf`, `anyOf`, `allOf`, `not`, and local `$ref`s
+/// `maxItems`, `minimum`, `maximum`, `pattern`, `oneOf`, `anyOf`, `allOf`, `not`, `if`/`then`/`else`,
+/// and local `$ref`s
 /// (`#/$defs/…`). `format` and the annotations are ignored, as 2020-12 does by default. A keyword it
 /// does not know is an error, so a schema cannot silently say more than this checks.
 public struct JSONSchemaValidator: Sendable {
@@ -25,7 +26,7 @@ public struct JSONSchemaValidator: Sendable {
     static let known: Set<String> = [
         "$schema", "$id", "$defs", "$ref", "$comment", "title", "description", "examples", "format", "type", "properties",
         "additionalProperties", "required", "enum", "const", "items", "minItems", "maxItems", "minimum", "maximum", "pattern",
-        "oneOf", "anyOf", "allOf", "not",
+        "oneOf", "anyOf", "allOf", "not", "if", "then", "else",
     ]
 
     /// The problems of `value` against the schema, as `path: message` lines (empty when valid).
@@ -50,7 +51,8 @@ public struct JSONSchemaValidator: Sendable {
         case .null: "null"
         case .bool: "boolean"
         case .int: "integer"
-        case .number(let n): n.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? "number" : "integer"
+        // A number with no fraction is an integer however it is written (`1.0`, `1e2`).
+        case .number(let n): Double(n).map { $0 == $0.rounded() } ?? false ? "integer" : "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"
@@ -140,6 +142,13 @@ public struct JSONSchemaValidator: Sendable {
             if n != 1 { out.append("\(path): matches \(n) of oneOf, not exactly one") }
         }
         if let not = schema["not"], passes(not) { out.append("\(path): matches `not`") }
+        if let condition = schema["if"] {
+            if passes(condition) {
+                if let then = schema["then"] { check(v, then, path: path, into: &out) }
+            } else if let otherwise = schema["else"] {
+                check(v, otherwise, path: path, into: &out)
+            }
+        }
     }
 }
 
@@ -166,6 +175,9 @@ public func stateJSON(_ s: PurchaseState) -> String {
     members.append("\"usage\": [" + s.usage.map { String(decoding: $0.json, as: UTF8.self) }.joined(separator: ", ") + "]")
     if !s.overrides.isEmpty {
         members.append("\"overrides\": {" + s.overrides.map { "\(str($0.product)): \"\($0.value.rawValue)\"" }.joined(separator: ", ") + "}")
+    }
+    if !s.grants.isEmpty {
+        members.append("\"grants\": [" + s.grants.map { String(decoding: $0.json, as: UTF8.self) }.joined(separator: ", ") + "]")
     }
     return "{" + members.joined(separator: ", ") + "}"
 }

@@ -58,7 +58,11 @@ def base_states():
          "purchases": [purchase], "usage": [{"feature": "calls", "amount": 3, "at": "2026-11-20T00:00:00Z", "id": "r1"},
                                             {"event": "call", "amount": 1},
                                             {"feature": "seats", "level": 2}],
-         "overrides": {"pro": "purchased"}},
+         "overrides": {"pro": "purchased"},
+         "grants": [{"entitlement": "plan", "from": "2026-11-01T00:00:00Z", "until": "2026-12-01T00:00:00Z", "id": "promo",
+                     "reason": "Black Friday"},
+                    {"feature": "calls", "amount": 100, "per": "month", "carry": True, "carry_up_to": 50, "overage": True,
+                     "overage_up_to": 20, "priority": 1, "from": "2026-11-01T00:00:00Z"}]},
     ]
 
 
@@ -114,6 +118,39 @@ def variants(rng, count):
         change(["usage", 0, "id"], v)
     for v in INSTANTS:
         change(["usage", 0, "at"], v)
+        change(["grants", 0, "from"], v)
+        change(["grants", 1, "until"], v)
+    for v in [[], None, {}, [None], [{}]]:
+        change(["grants"], v)
+    for v in STRINGS:
+        change(["grants", 0, "entitlement"], v)
+        change(["grants", 1, "feature"], v)
+        change(["grants", 0, "id"], v)
+        change(["grants", 1, "reason"], v)
+    for v in NUMBERS:
+        change(["grants", 1, "amount"], v)
+        change(["grants", 1, "carry_up_to"], v)
+        change(["grants", 1, "overage_up_to"], v)
+        change(["grants", 1, "priority"], v)
+        change(["grants", 0, "amount"], v)
+    for v in BOOLS:
+        change(["grants", 1, "carry"], v)
+        change(["grants", 1, "overage"], v)
+        change(["grants", 1, "unlimited"], v)
+        change(["grants", 0, "overage"], v)
+    for v in ["minute", "month", "half_year", "fortnight", None, 3]:
+        change(["grants", 1, "per"], v)
+        change(["grants", 0, "per"], v)
+    change(["grants", 0, "feature"], "calls")
+    change(["grants", 1, "entitlement"], "plan")
+    change(["grants", 0, "entitlement"], KeyError)
+    change(["grants", 1, "from"], KeyError)
+    change(["grants", 1, "per"], KeyError)
+    change(["grants", 1, "carry"], KeyError)
+    change(["grants", 1, "overage"], KeyError)
+    change(["grants", 0, "until"], "2026-10-01T00:00:00Z")
+    change(["grants", 0, "until"], "2026-11-01T00:00:00Z")
+    change(["grants", 1, "kind"], "promo")
     change(["purchases", 0, "product"], KeyError)
     change(["usage", 0, "amount"], KeyError)
     change(["usage", 0, "feature"], KeyError)

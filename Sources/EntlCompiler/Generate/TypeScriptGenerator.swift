@@ -99,19 +99,24 @@ public enum TypeScriptGenerator {
 
         export type EntitlementStatus =
           | "active" | "trialing" | "past_due" | "canceled"
-          | "billing_retry" | "revoked" | "expired" | "never_purchased" | "unknown";
+          | "billing_retry" | "revoked" | "expired" | "never_purchased" | "unknown" | "promotional";
 
         export interface BalanceSource {
           grant: string;
-          kind: "entitlement" | "product";
+          kind: "entitlement" | "product" | "state";
           product: ProductName | null;
           allowance: number | null;
           carried: number;
           used: number;
           remaining: number | null;
+          overdrawn: number;
+          overdraft_left: number | null;
           window_start: string | null;
           resets_at: string | null;
+          expires_at: string | null;
           certain: boolean;
+          id?: string | null;
+          reason?: string | null;
         }
 
         export interface ProductResult {
@@ -163,7 +168,9 @@ public enum TypeScriptGenerator {
           unit: string | null;
           unlimited: boolean;
           overage: number | null;
-          via: "direct" | "credits" | null;
+          overdrawn: number | null;
+          via: "direct" | "credits" | "overage" | null;
+          replayed?: true;
           credit_system: CreditSystemName | null;
           credits_required: number | null;
           credit_balance: number | null;

@@ -61,6 +61,7 @@ public struct DifferentialCase: CustomStringConvertible {
                          + (u.id.map { " id \($0)" } ?? ""))
         }
         for o in s.overrides { lines.append("override \(o.product) \(o.value.rawValue)") }
+        for (i, g) in s.grants.enumerated() { lines.append("grants[\(i)]: \(g)") }
         if let since = s.customerSince { lines.append("customer_since \(since)") }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -86,6 +87,9 @@ public struct DifferentialCase: CustomStringConvertible {
         /// A customer's history: plans bought, renewed, lapsed and refunded over the span, with
         /// many uses before `t` (§5, what paid for a use stays paid).
         case history
+        /// Grants to the customer in the state: promotional entitlements, allowances with soft
+        /// limits (`overage`), lots that lapse (§3–§5).
+        case commercial
     }
 
     public init(seed: UInt64, focus: Focus = .general) {
@@ -94,6 +98,7 @@ public struct DifferentialCase: CustomStringConvertible {
         let spillHeavy = focus == .credits
         let dates = focus == .purchaseDates
         let history = focus == .history
+        let commercial = focus == .commercial
 
         // Time: a span of a day, two months or three years around t, with the intervals whose
         // windows fit it (so no grant has more than ~1,500 windows to walk).
@@ -285,6 +290,32 @@ public struct DifferentialCase: CustomStringConvertible {
                                        : UsageRecord(feature: name, kind: kind, at: at, id: id))
         }
         if r.chance(0.3) { state.customerSince = instant(before: span, after: span / 10) }
+        // Grants to this customer: of an entitlement (sometimes one the rules lack), or of a feature
+        // or credit system, with soft limits and lots.
+        for _ in 0..<(commercial ? r.int(1...4) : r.chance(0.15) ? 1 : 0) {
+            let from = instant(before: span, after: span / 10)
+            let until: Instant? = r.chance(0.6) ? Instant(seconds: from.seconds + r.int64(60...span)) : nil
+            if !entitlementNames.isEmpty, r.chance(0.35) {
+                state.grants.append(StateGrant(target: .entitlement(r.pick(entitlementNames)), from: from, until: until,
+                                               id: r.chance(0.5) ? "g\(state.grants.count)" : nil, reason: "promo"))
+                continue
+            }
+            guard let f = features.randomElement(using: &r) else { continue }
+            var g = StateGrant(target: .feature(f.name), from: from, until: until, id: r.chance(0.5) ? "g\(state.grants.count)" : nil)
+            switch f.shape {
+            case .boolean: break
+            case .continuous: g.amount = r.chance(0.1) ? .unlimited : .count(amount())
+            case .singleUse, .credits:
+                g.amount = r.chance(0.08) ? .unlimited : .count(amount())
+                if r.chance(0.5) {
+                    g.interval = Interval(rawValue: r.pick(intervals))
+                    if r.chance(0.3) { g.carry = r.chance(0.5) ? .uncapped : .upTo(amount()) }
+                }
+                if f.shape == .singleUse, r.chance(commercial ? 0.6 : 0.3) { g.overage = r.chance(0.5) ? .unbounded : .upTo(amount()) }
+                if r.chance(0.3) { g.priority = Int64(r.int(0...2)) }
+            }
+            state.grants.append(g)
+        }
         let visible = products + (environment == .test ? testOnly : [])
         for _ in 0..<(r.chance(0.25) ? r.int(1...2) : 0) {
             state.setOverride(r.pick(visible).name, r.pick(Override.allCases))

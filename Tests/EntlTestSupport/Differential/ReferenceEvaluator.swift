@@ -17,7 +17,7 @@ public struct ReferenceEvaluator {
     }
 
     struct Grant {
-        enum Source { case product(String), entitlement(String) }
+        enum Source { case product(String), entitlement(String), state(Int) }
         var source: Source
         var feature: String
         /// Nil: unlimited (or a boolean grant).
@@ -27,6 +27,9 @@ public struct ReferenceEvaluator {
         var cap: Int64?
         var priority: Int64
         var order: Int
+        /// A soft limit: `overage`, and its cap per window (nil: none).
+        var overage = false
+        var overageCap: Int64?
     }
 
     struct Feature {
@@ -251,6 +254,29 @@ public struct ReferenceEvaluator {
 
     // MARK: - Constraints and entitlements (§1, §3)
 
+    /// §3: an entitlement is active when its expression is true, or when a state grant of it
+    /// covers `t`: `EXPR or grant`, ending at the later of the two when both hold.
+    func entitlementValue(_ name: String) -> (Truth, Int64) {
+        let expression = value(expression(ofEntitlement: name)!)
+        let covering = coveringGrants(ofEntitlement: name)
+        guard !covering.isEmpty else { return expression }
+        let end = covering.map { state.grants[$0].until?.seconds ?? .max }.max()!
+        return (.true, expression.0 == .true ? max(expression.1, end) : end)
+    }
+
+    /// The state grants of an entitlement that cover `t`.
+    func coveringGrants(ofEntitlement name: String) -> [Int] {
+        state.grants.indices.filter { i in
+            if case .entitlement(let e) = state.grants[i].target, e == name { return grantCovers(i) }
+            return false
+        }
+    }
+
+    func grantCovers(_ i: Int) -> Bool {
+        let g = state.grants[i]
+        return g.from.seconds <= t && g.until.map { t < $0.seconds } ?? true
+    }
+
     func expression(ofEntitlement name: String) -> Expression? {
         entitlements.first { $0.name == name }?.expression
     }
@@ -259,7 +285,7 @@ public struct ReferenceEvaluator {
     func value(_ e: Expression) -> (Truth, Int64) {
         switch e {
         case .reference(let id):
-            if let inner = expression(ofEntitlement: id.name) { return value(inner) }
+            if expression(ofEntitlement: id.name) != nil { return entitlementValue(id.name) }
             return (truth(ofProduct: id.name), end(ofProduct: id.name))
         case .atLeast(let id, let n):
             switch override(of: id.name) {
@@ -376,12 +402,25 @@ public struct ReferenceEvaluator {
         return admitted.sorted { (productOrder(purchaseTargets[$0]!), $0) < (productOrder(purchaseTargets[$1]!), $1) }
     }
 
-    enum Representative: Equatable { case purchase(Int), override(String) }
+    enum Representative: Equatable { case purchase(Int), override(String), stateGrant(Int) }
 
     /// The owned purchase behind an entitlement that lasts longest: no end beats any end, then
     /// the later end, then the earlier `purchased_at` (unknown last), then product declaration
-    /// order, then state order. A product overridden to purchased is a lifetime purchase.
+    /// order, then state order. A product overridden to purchased is a lifetime purchase. When its
+    /// expression does not hold, a covering state grant represents it: the one lasting longest (no
+    /// `until` beats any, then the later, then the earlier `from`, then state order).
     func representative(ofEntitlement name: String) -> Representative? {
+        let covering = coveringGrants(ofEntitlement: name)
+        if !covering.isEmpty, value(expression(ofEntitlement: name)!).0 != .true {
+            let best = covering.min { a, b in
+                let (x, y) = (state.grants[a], state.grants[b])
+                let (ex, ey) = (x.until?.seconds ?? .max, y.until?.seconds ?? .max)
+                if ex != ey { return ex > ey }
+                if x.from != y.from { return x.from < y.from }
+                return a < b
+            }!
+            return .stateGrant(best)
+        }
         var offers: [(rep: Representative, end: Int64, bought: Int64, product: Int, index: Int)] = []
         for p in Set(behind(ofEntitlement: name).map(\.product)) where override(of: p) == .purchased {
             offers.append((.override(p), .max, .max, productOrder(p), -1))
@@ -450,6 +489,7 @@ public struct ReferenceEvaluator {
                 switch g.source {
                 case .product(let p): set.insert(p)
                 case .entitlement(let e): set.formUnion(products(in: expression(ofEntitlement: e)!, positiveOnly: false))
+                case .state: break
                 }
             }
             let feature = features.first { $0.name == name }!
@@ -480,7 +520,7 @@ extension ReferenceEvaluator {
     }
 
     public func entitlement(_ name: String) -> EntitlementResult {
-        let (active, end) = value(expression(ofEntitlement: name)!)
+        let (active, end) = entitlementValue(name)
         let positive = behind(ofEntitlement: name)
         let behind = purchasesBehind(ofEntitlement: name)
         var r = EntitlementResult(
@@ -494,6 +534,8 @@ extension ReferenceEvaluator {
         if active == .true {
             r.expiresAt = end == .max ? nil : Instant(seconds: end)
             switch representative(ofEntitlement: name) {
+            case .stateGrant?:
+                r.status = .promotional
             case .override(let p)?:
                 r.product = p
                 r.ownership = .purchased
@@ -545,9 +587,15 @@ extension ReferenceEvaluator {
                 changes.append(end)
             }
         }
+        changes += stateGrantChanges()
         r.validUntil = Self.instant(changes.min())
-        if active != .true { r.unlockedBy = unlocking { $0.value($0.expression(ofEntitlement: name)!).0 == .true } }
+        if active != .true { r.unlockedBy = unlocking { $0.entitlementValue(name).0 == .true } }
         return r
+    }
+
+    /// §6: every state grant's `from` after `t`, and its `until` after `t`.
+    func stateGrantChanges() -> [Int64] {
+        state.grants.flatMap { g in [g.from.seconds, g.until?.seconds].compactMap { $0 }.filter { $0 > t } }
     }
 
     /// The purchase's id at its store: what it names its product by, unless that is the rule name

@@ -15,9 +15,12 @@ extension ReferenceEvaluator {
         /// An entitlement's grant with no purchase (nor override) behind it: anchored at
         /// `customer_since` when the state has one.
         var noPurchase = false
+        /// The state grant it is, or that the entitlement granting it is active through: anchored
+        /// at its `from`.
+        var stateGrant: Int?
 
         /// §5: a grant instance is the grant together with the purchase behind it.
-        var instance: String { "\(grant.order)|\(purchase ?? -1)|\(overridden ?? "")|\(noPurchase)" }
+        var instance: String { "\(grant.order)|\(purchase ?? -1)|\(overridden ?? "")|\(noPurchase)|\(stateGrant ?? -1)" }
     }
 
     /// Every grant of `feature` whose source counts at `t`, in declaration order (a product-level
@@ -39,20 +42,44 @@ extension ReferenceEvaluator {
                     }
                 }
             case .entitlement(let e):
-                let truth = value(expression(ofEntitlement: e)!).0
+                let truth = entitlementValue(e).0
                 guard truth != .false else { continue }
-                var purchase: Int?, overridden: String?
+                var purchase: Int?, overridden: String?, stateGrant: Int?
                 let representative = representative(ofEntitlement: e)
                 switch representative {
                 case .purchase(let j)?: purchase = j
                 case .override(let p)?: overridden = p
+                case .stateGrant(let i)?: stateGrant = i
                 case nil: break
                 }
                 out.append(Candidate(grant: g, certain: truth == .true, purchase: purchase, overridden: overridden, quantity: 1,
-                                     noPurchase: representative == nil))
+                                     noPurchase: representative == nil, stateGrant: stateGrant))
+            case .state:
+                break
             }
         }
+        // The state grants of the feature covering `t`: certain, after the rule set's grants.
+        for (i, sg) in state.grants.enumerated() {
+            guard case .feature(let f) = sg.target, f == feature, grantCovers(i) else { continue }
+            var g = Grant(source: .state(i), feature: f, amount: nil, per: sg.interval?.rawValue, carry: sg.carry != nil,
+                          cap: nil, priority: sg.priority, order: (1 << 40) + i)
+            if case .count(let n) = sg.amount { g.amount = n }
+            if case .upTo(let n)? = sg.carry { g.cap = n }
+            if let o = sg.overage {
+                g.overage = true
+                if case .upTo(let n) = o { g.overageCap = n }
+            }
+            out.append(Candidate(grant: g, certain: true, purchase: nil, overridden: nil, quantity: 1, stateGrant: i))
+        }
         return out
+    }
+
+    /// Whether a state grant of a boolean feature covers `t`.
+    func stateGrantGrants(_ feature: String) -> Bool {
+        state.grants.indices.contains { i in
+            if case .feature(let f) = state.grants[i].target, f == feature { return grantCovers(i) }
+            return false
+        }
     }
 
     /// A grant's allowance over time, walked one window at a time.
@@ -67,8 +94,14 @@ extension ReferenceEvaluator {
         var order: Int
         var position: Int
         var existsFrom: Int64?
+        /// A lot's lapse: the end of its single window.
+        var expiry: Int64?
+        var overage = false
+        var overageCap: Int64?
         var window = 0
         var balance: Int64 = 0
+        /// What was overdrawn in the current window.
+        var overdrawn: Int64 = 0
         var started = false
 
         func exists(at s: Int64) -> Bool { existsFrom.map { s >= $0 } ?? true }
@@ -92,12 +125,19 @@ extension ReferenceEvaluator {
                 // One boundary: the unused balance is lost, or carried (capped) into the next window.
                 let carried = carry && existsFrom != nil ? min(balance, cap ?? .max) : 0
                 balance = Self.add(allowance, carried)
+                overdrawn = 0
                 window += 1
             }
         }
 
-        /// The end of the current window; nil for a lifetime allowance.
-        var currentEnd: Int64? { windows?.start(window + 1) }
+        /// The end of the current window; a lot's lapse; nil for a lifetime allowance.
+        var currentEnd: Int64? { windows?.start(window + 1) ?? expiry }
+
+        /// What may still be overdrawn in this window: 0 without `overage`, nil without a cap.
+        var overdraftLeft: Int64? {
+            guard overage else { return 0 }
+            return overageCap.map { max(0, $0 - overdrawn) }
+        }
 
         static func add(_ a: Int64, _ b: Int64) -> Int64 {
             let (sum, overflow) = a.addingReportingOverflow(b)
@@ -108,11 +148,16 @@ extension ReferenceEvaluator {
     func ledger(_ c: Candidate) -> Ledger {
         let purchase = c.purchase.map { state.purchases[$0] }
         let (allowance, overflow) = c.grant.amount!.multipliedReportingOverflow(by: c.quantity)
-        // Grants behind no purchase exist from `customer_since` and are anchored there.
-        let since = c.noPurchase ? state.customerSince : nil
+        // Grants behind no purchase exist from `customer_since` and are anchored there; state grants
+        // (and entitlements active through one) from its `from`.
+        let since = c.stateGrant.map { state.grants[$0].from } ?? (c.noPurchase ? state.customerSince : nil)
         var ledger = Ledger(allowance: overflow ? .max : allowance, carry: c.grant.carry, cap: c.grant.cap,
                             priority: c.grant.priority, order: c.grant.order, position: c.purchase ?? -1,
                             existsFrom: since?.seconds ?? purchase?.purchasedAt?.seconds)
+        ledger.overage = c.grant.overage
+        ledger.overageCap = c.grant.overageCap
+        // A state grant without `per` and with an `until` is a lot that lapses then.
+        if case .state(let i) = c.grant.source, c.grant.per == nil { ledger.expiry = state.grants[i].until?.seconds }
         if let interval = c.grant.per {
             if let anchor = since ?? purchase?.periodStart ?? purchase?.purchasedAt {
                 ledger.windows = ReferenceWindows(anchor: anchor.seconds, step: ReferenceStep(interval: interval))
@@ -177,6 +222,12 @@ extension ReferenceEvaluator {
         var overage: Int64
         /// The next window boundary of a candidate grant, or the next future usage record.
         var nextChange: Int64?
+        /// Soft limits: what is overdrawn now, whether a candidate has `overage`, and what may still
+        /// be overdrawn over the certain candidates and over all (nil: without limit).
+        var overdrawn: Int64 = 0
+        var hasOverage = false
+        var overdraftLow: Int64? = 0
+        var overdraftHigh: Int64? = 0
     }
 
     func balance(of name: String) -> Balance {
@@ -214,7 +265,8 @@ extension ReferenceEvaluator {
 
         /// Replays the uses, each against the grants that were candidates at its instant (only
         /// the certain ones when `certainOnly`): what paid for a use stays paid.
-        func replay(certainOnly: Bool) -> (balances: [Int64?], overage: [Int64], ledgers: [Ledger]) {
+        func replay(certainOnly: Bool) -> (balances: [Int64?], overage: [Int64], ledgers: [Ledger],
+                                           overdraft: [(overdrawn: Int64, left: Int64?)]) {
             // Per member, the ledger of each grant instance met, by instance.
             var ledgers: [[String: Ledger]] = members.map { _ in [:] }
             var overage = [Int64](repeating: 0, count: members.count)
@@ -291,18 +343,42 @@ extension ReferenceEvaluator {
                         }
                     }
                 }
+                // Soft limits: what is left is overdrawn on the grants with `overage` (consumption
+                // order), each up to its cap in its window.
+                if rest > 0 {
+                    let order = own.instances.filter { ledgers[m][$0]!.overage }.sorted { a, b in
+                        let (x, y) = (ledgers[m][a]!, ledgers[m][b]!)
+                        if x.priority != y.priority { return x.priority < y.priority }
+                        let (ex, ey) = (x.currentEnd ?? .max, y.currentEnd ?? .max)
+                        if ex != ey { return ex < ey }
+                        if x.order != y.order { return x.order < y.order }
+                        return x.position < y.position
+                    }
+                    for i in order where rest > 0 {
+                        let taken = min(rest, ledgers[m][i]!.overdraftLeft ?? rest)
+                        ledgers[m][i]!.overdrawn += taken
+                        rest -= taken
+                    }
+                }
                 overage[m] = Ledger.add(overage[m], rest)
             }
             // The balance at `t`: what is left in the windows containing `t` of the candidates at `t`.
             var balances: [Int64?] = []
             var present: [Ledger] = []
+            var overdraft: [(overdrawn: Int64, left: Int64?)] = []
             for m in members.indices {
                 let now = eligible(m, t)
                 balances.append(available(m, now))
                 let all = candidates(m, at: t).filter { !certainOnly || $0.certain }
                 for c in all where c.grant.amount != nil { present.append(ledgers[m][c.instance]!) }
+                var drawn: (overdrawn: Int64, left: Int64?) = (0, 0)
+                for i in now.instances where ledgers[m][i]!.overage {
+                    drawn.overdrawn += ledgers[m][i]!.overdrawn
+                    drawn.left = ledgers[m][i]!.overdraftLeft.flatMap { l in drawn.left.map { $0 + l } }
+                }
+                overdraft.append(drawn)
             }
-            return (balances, overage, present)
+            return (balances, overage, present, overdraft)
         }
 
         let certain = replay(certainOnly: true)
@@ -313,8 +389,11 @@ extension ReferenceEvaluator {
             if let from = l.existsFrom, from > t { changes.append(from) }
             if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
         }
+        let hasOverage = candidates(me, at: t).contains { $0.grant.overage }
         return Balance(low: certain.balances[me], high: everything.balances[me],
-                       overage: certain.balances[me] == nil ? 0 : certain.overage[me], nextChange: changes.min())
+                       overage: certain.balances[me] == nil ? 0 : certain.overage[me], nextChange: changes.min(),
+                       overdrawn: certain.overdraft[me].overdrawn, hasOverage: hasOverage,
+                       overdraftLow: certain.overdraft[me].left, overdraftHigh: everything.overdraft[me].left)
     }
 
     func continuousBalance(_ feature: Feature) -> Balance {
@@ -347,6 +426,7 @@ extension ReferenceEvaluator {
 
     public func feature(_ name: String, required: Int64 = 1) -> FeatureResult {
         var changes: [Int64] = nextChange(watching: watchedProducts(ofFeature: name)).map { [$0] } ?? []
+        changes += stateGrantChanges()
         var r = decide(name, required: required, changes: &changes)
         r.validUntil = Self.instant(changes.min())
         let feature = features.first { $0.name == name }!
@@ -365,10 +445,12 @@ extension ReferenceEvaluator {
             var truths = grants.filter { $0.feature == name }.map { g -> Truth in
                 switch g.source {
                 case .product(let p): truth(ofProduct: p)
-                case .entitlement(let e): value(expression(ofEntitlement: e)!).0
+                case .entitlement(let e): entitlementValue(e).0
+                case .state: .false
                 }
             }
             if let requires = feature.requires { truths.append(value(requires).0) }
+            if stateGrantGrants(name) { truths.append(.true) }
             if truths.contains(.true) {
                 r.decision = .allowed
                 r.via = .direct
@@ -382,6 +464,7 @@ extension ReferenceEvaluator {
         r.balance = direct.low
         r.unlimited = direct.low == nil
         r.overage = direct.overage
+        r.overdrawn = direct.overdrawn
         if let c = direct.nextChange { changes.append(c) }
         var systems: [(name: String, amount: Int64, credits: Int64, balance: Balance)] = []
         for route in feature.routes {
@@ -414,10 +497,35 @@ extension ReferenceEvaluator {
                 return r
             }
         }
+        /// What the systems leave of `rest` when they pay as a recorded use's spill does: the first
+        /// that covers it all, else each in declaration order what it can (§5).
+        func spillLeft(_ rest: Int64, optimistic: Bool) -> Int64 {
+            func balance(_ s: (name: String, amount: Int64, credits: Int64, balance: Balance)) -> Int64? {
+                optimistic ? s.balance.high : s.balance.low
+            }
+            if systems.contains(where: { s in balance(s).map { $0 >= cost(rest, s) } ?? true }) { return 0 }
+            var left = rest
+            for s in systems where left > 0 {
+                let b = balance(s)!
+                if b >= cost(left, s) { return 0 }
+                left -= Int64(Int128(b) * Int128(s.amount) / Int128(s.credits))
+            }
+            return left
+        }
+        // Soft limits: allowed via overage when the balance, the credits as the spill pays them and
+        // the overdraft cover it all.
+        if direct.hasOverage, direct.overdraftLow.map({ $0 >= spillLeft(shortfall, optimistic: false) }) ?? true {
+            r.decision = .allowed
+            r.via = .overage
+            return r
+        }
         // Undetermined when the optimistic balances could make it.
         var maybe = direct.high.map { $0 >= required } ?? true
         if let high = direct.high, high < required {
             maybe = maybe || systems.contains { s in s.balance.high.map { $0 >= cost(required - high, s) } ?? true }
+            if direct.hasOverage {
+                maybe = maybe || direct.overdraftHigh.map { $0 >= spillLeft(required - high, optimistic: true) } ?? true
+            }
         }
         r.decision = maybe ? .undetermined : .denied
         // The fewest more units that allow it: the rest must be what one system can pay in full.
