@@ -33,8 +33,7 @@ let package = Package(
         .testTarget(name: "EntlCompilerTests", dependencies: ["EntlCompiler", "EntlTestSupport"]),
         .testTarget(name: "EntlRuntimeTests", dependencies: ["EntlRuntime", "EntlCompiler", "EntlTestSupport"]),
         .testTarget(name: "EntlLanguageServerTests", dependencies: ["EntlLanguageServer", "EntlTestSupport"]),
-        .testTarget(name: "EntlImportTests", dependencies: ["EntlImport", "EntlTestSupport"],
-                    exclude: ["PromotionalGrantAccessTests.swift"]),
+        .testTarget(name: "EntlImportTests", dependencies: ["EntlImport", "EntlTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["entlc", "EntlTestSupport"]),
     ]
 )

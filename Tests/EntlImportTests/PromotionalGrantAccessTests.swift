@@ -3,11 +3,6 @@ import EntlRuntime
 import EntlTestSupport
 import Testing
 
-// NOT COMPILED YET: Package.swift excludes this file from EntlImportTests
-// (`exclude: ["PromotionalGrantAccessTests.swift"]`). It checks RevenueCat's promotional grants
-// through to access, which needs the state's `grants[]` in the runtime's decoder, its evaluation and
-// schema/state.schema.json. When those land, delete the `exclude:` and this comment.
-
 /// RevenueCat's promotional grants (Tests/Fixtures/import/revenuecat/promotional.json and the
 /// documented example) become state grants that make their entitlement active over their period.
 @Suite struct PromotionalGrantAccessTests {
