@@ -1,0 +1,149 @@
+import EntlRuntime
+import EntlTestSupport
+import Testing
+
+/// Grants to one customer (docs/state.md `grants`): promotional entitlements, allowances with soft
+/// limits, lots that lapse (docs/selling.md).
+@Suite struct StateGrantTests {
+    static let rules = """
+    product pro: subscription { period month }
+    feature calls: metered { unit "call" / "calls" }
+    feature export: boolean
+    feature seats: metered { usage continuous }
+    credits coins { calls 1 = 2 }
+    entitlement plan = pro { grants calls 100 per month; grants export }
+    entitlement team = plan { grants seats 5 }
+    """
+    let graph = compileGraph(StateGrantTests.rules)
+
+    func evaluation(_ body: String, at: String = "2026-11-20T00:00:00Z") throws -> Evaluation {
+        try evaluate(graph, state("{\(body)}"), at: at)
+    }
+
+    /// An entitlement's grant: active over `[from, until)` whatever its constraint, reported as
+    /// `promotional`; what names it sees it active; its grants anchored at `from`.
+    @Test func aPromotionalEntitlement() throws {
+        let grant = #""grants": [{"entitlement": "plan", "from": "2026-11-05T00:00:00Z", "until": "2026-12-05T00:00:00Z", "#
+            + #""id": "promo-1", "reason": "Black Friday"}]"#
+        let e = try evaluation(grant + #", "usage": [{"feature": "calls", "amount": 30, "at": "2026-11-10T00:00:00Z"}]"#)
+        let plan = try e.entitlement("plan")
+        #expect(plan.decision == .allowed)
+        #expect(plan.status == .promotional)
+        #expect(plan.product == nil)
+        #expect(plan.expiresAt == instant("2026-12-05T00:00:00Z"))
+        #expect(plan.reason == "active through a grant to this customer (`promo-1`, Black Friday) until 2026-12-05T00:00:00Z")
+        #expect(try e.entitlement("team").decision == .allowed)
+        #expect(try e.feature("export").allowed)
+        let calls = try e.feature("calls")
+        #expect(calls.balance == 70)
+        #expect(calls.sources.map(\.windowStart) == [instant("2026-11-05T00:00:00Z")])
+        #expect(calls.validUntil == instant("2026-12-05T00:00:00Z"))
+        // Before `from` and from `until` on, it is not there.
+        #expect(try evaluation(grant, at: "2026-11-04T23:59:59Z").entitlement("plan").status == .neverPurchased)
+        #expect(try evaluation(grant, at: "2026-12-05T00:00:00Z").entitlement("plan").decision == .denied)
+        // A purchase that makes it active still represents it.
+        let bought = try evaluation(grant + #", "purchases": [{"product": "pro", "purchased_at": "2026-11-01T00:00:00Z", "#
+                                    + #""expires_at": "2026-12-01T00:00:00Z"}]"#)
+        #expect(try bought.entitlement("plan").status == .active)
+        #expect(try bought.entitlement("plan").product == "pro")
+        // Its end is the later of the two.
+        #expect(try bought.entitlement("plan").expiresAt == instant("2026-12-05T00:00:00Z"))
+    }
+
+    /// A feature's grant: an allowance from `from`, after the rule set's grants in the order's last
+    /// tie-break; it never pays for a use before its `from`.
+    @Test func aSupportCredit() throws {
+        let e = try evaluation(#"""
+            "purchases": [{"product": "pro", "purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z"}],
+            "grants": [{"feature": "calls", "amount": 50, "from": "2026-11-12T00:00:00Z", "id": "ticket-881",
+                        "reason": "outage on Nov 11"}],
+            "usage": [{"feature": "calls", "amount": 100, "at": "2026-11-10T00:00:00Z"},
+                      {"feature": "calls", "amount": 20, "at": "2026-11-15T00:00:00Z"}]
+            """#)
+        let calls = try e.feature("calls")
+        #expect(calls.balance == 30)
+        #expect(calls.overage == 0)
+        let credit = try #require(calls.sources.first { $0.kind == "state" })
+        #expect((credit.grant, credit.id, credit.reason, credit.used, credit.remaining)
+            == ("ticket-881", "ticket-881", "outage on Nov 11", 20, 30))
+        #expect(credit.json["id"] == .string("ticket-881"))
+        // The use of the 10th came before the credit: the plan paid all of it, nothing was left over.
+        let before = try evaluation(#"""
+            "grants": [{"feature": "calls", "amount": 50, "from": "2026-11-12T00:00:00Z"}],
+            "usage": [{"feature": "calls", "amount": 20, "at": "2026-11-10T00:00:00Z"}]
+            """#)
+        #expect(try before.feature("calls").balance == 50)
+        #expect(try before.feature("calls").overage == 20)
+        // A boolean feature's grant allows it; a continuous feature's adds to its allowance.
+        let boolean = try evaluation(#""grants": [{"feature": "export", "from": "2026-11-01T00:00:00Z"}]"#)
+        #expect(try boolean.feature("export").reason == "granted to this customer (`grants[0]`)")
+        let seats = try evaluation(#""grants": [{"feature": "seats", "amount": 3, "from": "2026-11-01T00:00:00Z"}], "#
+                                   + #""usage": [{"feature": "seats", "level": 2}]"#)
+        #expect(try seats.feature("seats").balance == 1)
+    }
+
+    /// `overage [up to N]`: use beyond the allowance is allowed and overdrawn (billable), up to N a
+    /// window; credits pay first; `overage` stays what nothing could cover.
+    @Test func aSoftLimit() throws {
+        let grants = #""grants": [{"feature": "calls", "amount": 10, "per": "month", "overage": true, "overage_up_to": 5, "#
+            + #""from": "2026-11-01T00:00:00Z", "id": "api"}, {"feature": "coins", "amount": 4, "from": "2026-11-01T00:00:00Z"}]"#
+        let e = try evaluation(grants + #", "usage": [{"feature": "calls", "amount": 14, "at": "2026-11-10T00:00:00Z"}]"#)
+        // 10 from the allowance, 2 from the coins (4 credits), 2 overdrawn.
+        let calls = try e.feature("calls")
+        #expect((calls.balance, calls.overdrawn, calls.overage) == (0, 2, 0))
+        #expect(try e.feature("coins").balance == 0)
+        let api = try #require(calls.sources.first)
+        #expect((api.overdrawn, api.overdraftLeft) == (2, 3))
+        // 3 more may be overdrawn: allowed via overage; 4 may not.
+        #expect(try e.feature("calls", required: 3).via == .overage)
+        #expect(try e.feature("calls", required: 4).decision == .denied)
+        // Recorded anyway, what the cap leaves is overage; the next window starts afresh.
+        let over = try evaluation(grants + #", "usage": [{"feature": "calls", "amount": 20, "at": "2026-11-10T00:00:00Z"}]"#)
+        #expect(try (over.feature("calls").overdrawn, over.feature("calls").overage) == (5, 3))
+        let december = try evaluation(grants + #", "usage": [{"feature": "calls", "amount": 20, "at": "2026-11-10T00:00:00Z"}]"#,
+                                      at: "2026-12-02T00:00:00Z")
+        #expect(try (december.feature("calls").overdrawn, december.feature("calls").balance) == (0, 10))
+        // Without a cap, no limit: `overdraft_left` is null.
+        let unbounded = try evaluation(#""grants": [{"feature": "calls", "amount": 1, "overage": true, "from": "2026-11-01T00:00:00Z"}]"#)
+        #expect(try unbounded.feature("calls", required: 1_000_000).via == .overage)
+        #expect(try unbounded.feature("calls").sources.first?.overdraftLeft == nil)
+        // The explanation says who paid for each use.
+        let explained = try evaluate(graph, e.state, at: "2026-11-20T00:00:00Z", explain: true).feature("calls")
+        #expect(explained.explanation.contains("  2026-11-10T00:00:00Z: used 14 ← api 10; 4 units from `coins`; overdrawn on api 2"))
+    }
+
+    /// A lot (a grant without `per`, with an `until`): spent before lifetime grants, earliest-expiring
+    /// first; what is left lapses at its `until`.
+    @Test func lotsThatExpire() throws {
+        let grants = #""grants": [{"feature": "coins", "amount": 100, "from": "2026-01-01T00:00:00Z", "id": "forever"}, "#
+            + #"{"feature": "coins", "amount": 30, "from": "2026-10-01T00:00:00Z", "until": "2027-01-01T00:00:00Z", "id": "late"}, "#
+            + #"{"feature": "coins", "amount": 20, "from": "2026-09-01T00:00:00Z", "until": "2026-12-01T00:00:00Z", "id": "soon"}]"#
+        let e = try evaluation(grants + #", "usage": [{"feature": "coins", "amount": 25, "at": "2026-11-10T00:00:00Z"}]"#)
+        let coins = try e.feature("coins")
+        #expect(coins.balance == 125)
+        #expect(coins.sources.map { "\($0.grant) \($0.remaining ?? -1) \($0.expiresAt.map(\.description) ?? "-")" } == [
+            "forever 100 -", "late 25 2027-01-01T00:00:00Z", "soon 0 2026-12-01T00:00:00Z",
+        ])
+        #expect(coins.validUntil == instant("2026-12-01T00:00:00Z"))
+        // After December 1 the first lot is gone; after January 1 the second, with its 25.
+        #expect(try evaluation(grants + #", "usage": [{"feature": "coins", "amount": 25, "at": "2026-11-10T00:00:00Z"}]"#,
+                               at: "2027-01-01T00:00:00Z").feature("coins").balance == 100)
+    }
+
+    /// Names the rules lack, and terms a feature cannot have, are warnings (errors with `strict`).
+    @Test func grantsTheRulesCannotPlaceAreWarnings() throws {
+        let e = try evaluation(#"""
+            "grants": [{"entitlement": "pln", "from": "2026-11-01T00:00:00Z"},
+                       {"feature": "export", "amount": 3, "from": "2026-11-01T00:00:00Z"},
+                       {"feature": "coins", "amount": 3, "overage": true, "from": "2026-11-01T00:00:00Z"},
+                       {"feature": "calls", "from": "2026-11-01T00:00:00Z", "until": "2026-10-01T00:00:00Z"}]
+            """#)
+        #expect(e.warnings.map(\.description) == [
+            #"grants[3].until: 2026-10-01T00:00:00Z is not after its "from" 2026-11-01T00:00:00Z: the grant never counts"#,
+            #"grants[0].entitlement: no entitlement "pln" in the rules (did you mean `plan`?)"#,
+            "grants[1].amount: `export` is a boolean feature: its grant has no amount",
+            "grants[2].overage: `coins` is not a single-use feature: only those have soft limits (`overage`)",
+            #"grants[3].amount: `calls` is metered: its grant needs an "amount" or "unlimited": true"#,
+        ])
+    }
+}
