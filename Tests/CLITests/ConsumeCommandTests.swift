@@ -98,21 +98,11 @@ import Testing
     @Test func concurrentProcessesNeverSpendTheLastUnitTwice() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var processes: [Process] = []
-        for _ in 0..<14 {
-            let p = Process()
-            p.executableURL = entlcExecutable
-            p.arguments = ["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume"]
-            p.currentDirectoryURL = URL(fileURLWithPath: dir)
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            processes.append(p)
-        }
-        for p in processes { p.waitUntilExit() }
+        let statuses = try runEntlcConcurrently(14, ["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume"],
+                                                directory: dir)
         // 6 calls left, then 10 coins at 2 a call: 11 of the 14 are allowed.
-        #expect(processes.filter { $0.terminationStatus == 0 }.count == 11)
-        #expect(processes.filter { $0.terminationStatus == 1 }.count == 3)
+        #expect(statuses.filter { $0 == 0 }.count == 11)
+        #expect(statuses.filter { $0 == 1 }.count == 3)
         let state = try PurchaseState(json: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/state.json"))))
         #expect(state.usage.count == 12)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["rules.entl", "state.json"])

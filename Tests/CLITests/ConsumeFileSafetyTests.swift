@@ -113,20 +113,10 @@ import Testing
     @Test func eightConcurrentConsumersRecordExactlyTheBalance() throws {
         let dir = try scratch(state: #"{"usage": []}"#)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var processes: [Process] = []
-        for _ in 0..<8 {
-            let p = Process()
-            p.executableURL = entlcExecutable
-            p.arguments = ["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume", "--at", Self.at]
-            p.currentDirectoryURL = URL(fileURLWithPath: dir)
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            processes.append(p)
-        }
-        for p in processes { p.waitUntilExit() }
-        #expect(processes.filter { $0.terminationStatus == 0 }.count == 5)
-        #expect(processes.filter { $0.terminationStatus == 1 }.count == 3)
+        let statuses = try runEntlcConcurrently(8, ["eval", "rules.entl", "--state", "state.json", "--feature", "calls",
+                                                    "--consume", "--at", Self.at], directory: dir)
+        #expect(statuses.filter { $0 == 0 }.count == 5)
+        #expect(statuses.filter { $0 == 1 }.count == 3)
         let state = try PurchaseState(json: Array(try read(dir + "/state.json").utf8))
         #expect(state.usage.count == 5)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["rules.entl", "state.json"])

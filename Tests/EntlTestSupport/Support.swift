@@ -170,6 +170,24 @@ public let entlcExecutable: URL = {
 private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
 /// Runs `entlc ARGS` in the package root with `NO_COLOR` unset unless given in `environment`.
+/// Runs `count` copies of `entlc ARGUMENTS` at once in `directory` (output discarded) and returns
+/// their exit statuses once all have ended.
+public func runEntlcConcurrently(_ count: Int, _ arguments: [String], directory: String) throws -> [Int32] {
+    var processes: [Process] = []
+    for _ in 0..<count {
+        let p = Process()
+        p.executableURL = entlcExecutable
+        p.arguments = arguments
+        p.currentDirectoryURL = URL(fileURLWithPath: directory)
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        processes.append(p)
+    }
+    for p in processes { p.waitUntilExit() }
+    return processes.map(\.terminationStatus)
+}
+
 public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
                      directory: String? = nil) throws -> CommandResult {
     let process = Process()

@@ -284,9 +284,10 @@ extension ReferenceEvaluator {
                 }
                 return (instances, cs.contains { $0.grant.amount == nil })
             }
-            /// Takes `amount` from member m's grants in order; returns what they could not cover.
-            func consume(_ m: Int, _ amount: Int64, _ instances: [String]) -> Int64 {
-                let order = instances.filter { ledgers[m][$0]!.balance > 0 }.sorted { a, b in
+            /// Member m's instances in consumption order: lower priority first, then the window
+            /// that ends soonest (lifetime last), then declaration order, then state order.
+            func inOrder(_ m: Int, _ instances: [String]) -> [String] {
+                instances.sorted { a, b in
                     let (x, y) = (ledgers[m][a]!, ledgers[m][b]!)
                     if x.priority != y.priority { return x.priority < y.priority }
                     let (ex, ey) = (x.currentEnd ?? .max, y.currentEnd ?? .max)
@@ -294,6 +295,10 @@ extension ReferenceEvaluator {
                     if x.order != y.order { return x.order < y.order }
                     return x.position < y.position
                 }
+            }
+            /// Takes `amount` from member m's grants in order; returns what they could not cover.
+            func consume(_ m: Int, _ amount: Int64, _ instances: [String]) -> Int64 {
+                let order = inOrder(m, instances.filter { ledgers[m][$0]!.balance > 0 })
                 var remaining = amount
                 for i in order {
                     let taken = min(remaining, ledgers[m][i]!.balance)
@@ -346,15 +351,7 @@ extension ReferenceEvaluator {
                 // Soft limits: what is left is overdrawn on the grants with `overage` (consumption
                 // order), each up to its cap in its window.
                 if rest > 0 {
-                    let order = own.instances.filter { ledgers[m][$0]!.overage }.sorted { a, b in
-                        let (x, y) = (ledgers[m][a]!, ledgers[m][b]!)
-                        if x.priority != y.priority { return x.priority < y.priority }
-                        let (ex, ey) = (x.currentEnd ?? .max, y.currentEnd ?? .max)
-                        if ex != ey { return ex < ey }
-                        if x.order != y.order { return x.order < y.order }
-                        return x.position < y.position
-                    }
-                    for i in order where rest > 0 {
+                    for i in inOrder(m, own.instances.filter { ledgers[m][$0]!.overage }) where rest > 0 {
                         let taken = min(rest, ledgers[m][i]!.overdraftLeft ?? rest)
                         ledgers[m][i]!.overdrawn += taken
                         rest -= taken
