@@ -158,10 +158,3 @@ enum DiagnosticOutput {
         escapeData(s).replacingAll(":", "%3A").replacingAll(",", "%2C")
     }
 }
-
-extension String {
-    /// Every occurrence of `target` replaced (no Foundation).
-    func replacingAll(_ target: String, _ replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
-    }
-}

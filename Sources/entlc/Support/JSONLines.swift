@@ -132,7 +132,7 @@ enum JSONLines {
                 fd = STDIN_FILENO
             } else {
                 fd = open(path, O_RDONLY)
-                guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(FileSystem.lastError())") }
+                guard fd >= 0 else { throw FileSystem.readError(path) }
             }
         }
 
@@ -224,14 +224,11 @@ enum JSONLines {
 
         /// Reads the next chunk; false at the end of the input.
         private mutating func fill() throws(CLIError) -> Bool {
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n < 0, errno == EINTR { continue }
-                guard n >= 0 else { throw CLIError("cannot read `\(path)`: \(FileSystem.lastError())") }
-                (start, end) = (0, n)
-                if n == 0 { atEnd = true }
-                return n > 0
-            }
+            let n = chunk.withUnsafeMutableBytes { FileSystem.readRetrying(fd, into: $0.baseAddress, count: $0.count) }
+            guard n >= 0 else { throw FileSystem.readError(path) }
+            (start, end) = (0, n)
+            if n == 0 { atEnd = true }
+            return n > 0
         }
     }
 

@@ -48,12 +48,8 @@ enum DiffCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["text", "json", "github", "sarif"]) ?? "text"
-        let environments = try args.choice("--env", in: ["live", "test"])
-            .map { [EnvironmentName(rawValue: $0)!] } ?? EnvironmentName.allCases
-        let since = try args.value("--since").map { text throws(CLIError) -> Instant in
-            guard let i = Instant(rfc3339: text) else { throw CLIError("--since: \"\(text)\" is not an RFC 3339 instant") }
-            return i
-        } ?? Instant(seconds: Instant.now().seconds)
+        let environments = try args.environmentNames()
+        let since = try args.instant("--since") ?? Instant(seconds: Instant.now().seconds)
         var allowed: Set<String> = []
         for raw in args.all("--allow") {
             let code = try ExplainCommand.known(raw, option: "--allow")

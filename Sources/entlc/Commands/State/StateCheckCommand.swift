@@ -36,7 +36,7 @@ enum StateCheckCommand {
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         guard !args.positionals.isEmpty else { throw CLIError("give the state files to check (or `-` for standard input)") }
         let format = try args.choice("--format", in: ["text", "json"]) ?? "text"
-        let environment = try args.choice("--env", in: Environment.allCases.map(\.rawValue)).flatMap(Environment.init)
+        let environment = try args.environment()
         let graph = args.has("--rules") ? try RuleLoader.compile(args.all("--rules")).graph : nil
         let strict = args.has("--strict")
         var reports: [JSONValue] = []
