@@ -233,7 +233,8 @@ enum FileSystem {
     /// Every `*.entl` file below `directory` (only those directly in it unless `recursive`; at
     /// most `limit`), in sorted path order. Hidden entries (`.git`, `.build`) are skipped;
     /// symbolic links to directories are not followed (no cycles).
-    static func ruleFiles(in directory: String, recursive: Bool = true, limit: Int = .max) throws(CLIError) -> [String] {
+    static func ruleFiles(in directory: String, recursive: Bool = true,
+                          limit: Int = .max) throws(CLIError) -> [String] {
         var found: [String] = []
         var pending = [directory]
         while let dir = pending.popLast(), found.count < limit {

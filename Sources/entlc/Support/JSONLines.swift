@@ -54,7 +54,8 @@ enum JSONLines {
         while true {
             var blocks: [Block] = []
             var paused = false
-            while blocks.count < wave, !paused, let block = try reader.nextBlock(lines: linesPerBlock, paused: &paused) {
+            while blocks.count < wave, !paused,
+                  let block = try reader.nextBlock(lines: linesPerBlock, paused: &paused) {
                 blocks.append(block)
             }
             if blocks.isEmpty { break }
