@@ -39,7 +39,7 @@ enum JSONLines {
     /// a few lines; from then on a block holds as many lines as give about `blockOutputBytes` of
     /// output (`size`: a result's bytes) at the last wave's rate, at most `blockLines`. A wave's
     /// blocks and results are kept for the next (`reset` empties a result; `initial` makes the
-    /// first of each slot): buffers made anew each block were most of the run's page faults.
+    /// first of each slot), so their pages are faulted in once per run, not once per block.
     static func process<Result: ~Copyable>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
                                            reset: @escaping @Sendable (inout Result) -> Void,
                                            line: @escaping @Sendable (Line, Int, inout Result) -> Void,
