@@ -221,6 +221,11 @@ enum FileSystem {
         }
     }
 
+    /// Removes a file this command wrote (a write that must not stay without its companion).
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
     /// A command's output: to standard output for `-`, else to the file, atomically.
     static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
         if path == "-" {

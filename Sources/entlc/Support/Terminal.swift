@@ -39,7 +39,7 @@ enum Terminal {
 
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { FileSystem.writeAll(fd, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { _ = FileSystem.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     /// Reads all of standard input.
