@@ -3,7 +3,7 @@
 # with, measured in the same run: release builds, medians of several runs. Writes the report
 # (the table of current figures, then each benchmark's tables) into BENCHMARKS.md between its
 # `report` markers, and prints it.
-#   Benchmarks/run.sh           everything (about 25 minutes on 2 cores)
+#   Benchmarks/run.sh           everything (about 15 minutes on 2 cores)
 #   QUICK=1 Benchmarks/run.sh   smaller inputs and fewer runs (a few minutes); prints the report
 #                               and leaves BENCHMARKS.md alone
 # Needs python3 with venv and pip (PyPI's cedarpy and pysimdjson go into Benchmarks/.venv),
