@@ -212,12 +212,9 @@ struct Impact: Sendable {
         var out: [Key: FeatureOutcome] = [:]
         for r in results {
             switch r {
-            case .entitlement(let e):
-                out[Key(kind: "entitlement", name: e.name)] = FeatureOutcome(allowed: e.allowed, balance: nil,
-                                                                             unlimited: false)
+            case .entitlement(let e): out[Key(kind: "entitlement", name: e.name)] = FeatureOutcome(allowed: e.allowed, balance: nil, unlimited: false)
             case .feature(let f):
-                out[Key(kind: "feature", name: f.name)] = FeatureOutcome(allowed: f.allowed, balance: f.balance,
-                                                                         unlimited: f.unlimited)
+                out[Key(kind: "feature", name: f.name)] = FeatureOutcome(allowed: f.allowed, balance: f.balance, unlimited: f.unlimited)
             case .product: break
             }
         }
