@@ -6,6 +6,7 @@
 #   pairs-forced    the same pairs after an entitlement that names every `a` first, so their
 #                   diagram is exponential: skipped with a W315 note once its budget is spent
 #   wide-700        one `or` of 700 products and a repeated one: the redundancy search's budget
+# With FIGURES=FILE, the medians also go to FILE as JSON.
 #   Benchmarks/lint_budget.sh          RUNS=9 Benchmarks/lint_budget.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,9 +36,9 @@ for name in pairs-20 pairs-forced wide-700; do
   file="$OUT/$name.entl"
   codes=$("$ENTLC" check "$file" | grep -o '^[^ ]*: [a-z]*\[W3[0-9]*\]' | sed 's/^[^ ]* //' | sort | uniq -c \
     | awk '{printf "%s%s×%s", sep, $2, $1; sep=", "}')
-  python3 - "$ENTLC" "$file" "$RUNS" "$name" "$codes" <<'PY'
-import statistics, subprocess, sys, time
-entlc, file, runs, name, codes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+  python3 - "$ENTLC" "$file" "$RUNS" "$name" "$codes" "$OUT/figures-$name.json" <<'PY'
+import json, statistics, subprocess, sys, time
+entlc, file, runs, name, codes, figures = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 def once(args):
     start = time.perf_counter()
     subprocess.run([entlc, "check", *args], stdout=subprocess.DEVNULL, check=False)
@@ -49,5 +50,14 @@ for _ in range(runs):  # alternating, so drift hits both alike
     anchor.append(once(["examples"]))
 print(f"| {name} | {codes or 'nothing'} | {statistics.median(case) * 1000:.0f} ms "
       f"| {statistics.median(anchor) * 1000:.0f} ms |")
+json.dump({"ms": statistics.median(case) * 1000, "anchor_ms": statistics.median(anchor) * 1000}, open(figures, "w"))
 PY
 done
+if [[ -n ${FIGURES:-} ]]; then
+  python3 - "$OUT" "$FIGURES" <<'PY'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+json.dump({p.stem[len("figures-"):]: json.load(open(p)) for p in sorted(out.glob("figures-*.json"))},
+          open(sys.argv[2], "w"), indent=2, sort_keys=True)
+PY
+fi

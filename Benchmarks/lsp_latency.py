@@ -5,16 +5,21 @@ Starts the release build of `entlc lsp`, opens the file, waits for its diagnosti
 each request N times in two situations: idle (the rule set already checked) and right after an
 edit (the request must check the changed rule set first). Prints the median and the maximum in
 milliseconds, from writing the request to having read the whole response through the pipes
-(the client's JSON parsing excluded).
+(the client's JSON parsing excluded). The anchor, in the same run: `entlc check` of the same file
+as a process of its own (start, read, check with the lints, exit), median of N. With FIGURES=FILE,
+the figures also go to FILE as JSON.
 
     swift build -c release --product entlc && python3 Benchmarks/lsp_latency.py [N]
 """
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 
-from lsp_client import Server
+from lsp_client import ENTLC, Server
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 
@@ -71,6 +76,7 @@ def main():
     print(f"{len(text.splitlines()):,} lines, {len(text.encode()):,} bytes; {N} runs each; milliseconds\n")
     print("| request | idle median | idle max | after an edit median | after an edit max |")
     print("| --- | --- | --- | --- | --- |")
+    figures = {"slowest_median_ms": 0.0, "largest_max_ms": 0.0}
     for name, method, params in requests:
         results = {}
         for mode in ("idle", "edited"):
@@ -83,9 +89,25 @@ def main():
             results[mode] = times
         print(f"| {name} | {statistics.median(results['idle']):.1f} | {max(results['idle']):.1f} | "
               f"{statistics.median(results['edited']):.1f} | {max(results['edited']):.1f} |")
+        for mode in ("idle", "edited"):
+            if statistics.median(results[mode]) > figures["slowest_median_ms"]:
+                figures.update(slowest_median_ms=statistics.median(results[mode]),
+                               slowest=name + (" after an edit" if mode == "edited" else ", idle"))
+            figures["largest_max_ms"] = max(figures["largest_max_ms"], max(results[mode]))
     s.request("shutdown", None)
     s.notify("exit", None)
     s.p.wait()
+    checks = []
+    for _ in range(N):
+        start = time.perf_counter()
+        subprocess.run([ENTLC, "check", path], stdout=subprocess.DEVNULL, check=False)
+        checks.append((time.perf_counter() - start) * 1000)
+    figures["anchor_check_ms"] = statistics.median(checks)
+    print(f"\nAnchor: `entlc check` of the same file as a process, median of {N}: "
+          f"{figures['anchor_check_ms']:.1f} ms.")
+    if os.environ.get("FIGURES"):
+        with open(os.environ["FIGURES"], "w") as f:
+            json.dump(figures, f, indent=2, sort_keys=True)
 
 
 if __name__ == "__main__":

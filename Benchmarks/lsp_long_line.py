@@ -23,8 +23,12 @@ machine it says what the wall time would be on an idle one, the debounce apart).
 The cost of every step must be linear in the document: on one line it must stay close to the
 same declarations one per line.
 
+The one-per-line shape is the anchor of the one-line shape. With FIGURES=FILE, the medians also go
+to FILE as JSON.
+
     swift build -c release --product entlc && python3 Benchmarks/lsp_long_line.py [RUNS] [DECLARATIONS]
 """
+import json
 import os
 import statistics
 import sys
@@ -145,13 +149,18 @@ def main():
     steps = list(results["one line"][0])
     print("| step | " + " | ".join(f"{name}: wall | {name}: server cpu" for name in texts) + " |")
     print("| --- | " + " | ".join("--- | ---" for _ in texts) + " |")
+    figures = {}
     for step in steps:
         cells = []
         for name in texts:
             wall = [r[step][0] for r in results[name]]
             cpu = [r[step][1] for r in results[name]]
             cells += [f"{statistics.median(wall):.0f} ({max(wall):.0f})", f"{statistics.median(cpu):.0f}"]
+            figures[f"{name}: {step}"] = statistics.median(wall)
         print(f"| {step} | " + " | ".join(cells) + " |")
+    if os.environ.get("FIGURES"):
+        with open(os.environ["FIGURES"], "w") as f:
+            json.dump(figures, f, indent=2, sort_keys=True, ensure_ascii=False)
 
 
 if __name__ == "__main__":

@@ -1,45 +1,89 @@
 #!/usr/bin/env bash
-# Runs every benchmark in release mode and the side-by-side comparison with Cedar (cedarpy,
-# installed into Benchmarks/.venv). Prints Markdown tables (see BENCHMARKS.md).
-#   Benchmarks/run.sh           full run (about 5 minutes on 2 cores)
-#   QUICK=1 Benchmarks/run.sh   a smaller, faster run
+# Every benchmark of Benchmarks/BENCHMARKS.md in one run, each beside the anchor it is compared
+# with, measured in the same run: release builds, medians of several runs. Writes the report
+# (the table of current figures, then each benchmark's tables) into BENCHMARKS.md between its
+# `report` markers, and prints it.
+#   Benchmarks/run.sh           everything (about 15 minutes on 2 cores)
+#   QUICK=1 Benchmarks/run.sh   smaller inputs and fewer runs (a few minutes); prints the report
+#                               and leaves BENCHMARKS.md alone
+# Needs python3 with venv and pip (PyPI's cedarpy and pysimdjson go into Benchmarks/.venv),
+# /usr/bin/time and bc. Inputs and each step's output go to Benchmarks/out/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")"
 OUT=out
-mkdir -p "$OUT"
+REPORT=$PWD/$OUT/report
+rm -rf "$REPORT"
+mkdir -p "$REPORT"
+quick() { if [[ -n ${QUICK:-} ]]; then echo "$1"; else echo "$2"; fi; }
+step() { echo "== $*" >&2; }
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+DATE=$(date -u +%Y-%m-%d)
 
-echo "building entlc and entlc-bench (release)…" >&2
+step "building entlc and entlc-bench (release)"
 (cd .. && swift build -c release --product entlc >&2)
 swift build -c release >&2
-
-echo "## Machine"
-echo
-echo "- $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB"
-echo "- $(swift --version 2>/dev/null | head -1)"
-echo
-
-./.build/release/entlc-bench run --entlc ../.build/release/entlc --examples ../examples --out "$OUT" ${QUICK:+--quick}
-
-echo
-echo "### Side by side with Cedar (cedarpy)"
-echo
-if [ ! -x .venv/bin/python ]; then
+ENTLC=$PWD/../.build/release/entlc
+BENCH=./.build/release/entlc-bench
+if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import cedarpy, simdjson' 2>/dev/null; then
+  step "installing cedarpy and pysimdjson into Benchmarks/.venv"
   python3 -m venv .venv >&2
-  .venv/bin/pip install --quiet cedarpy >&2
+  .venv/bin/pip install --quiet cedarpy pysimdjson >&2
 fi
-CEDAR_VERSION=$(.venv/bin/pip show cedarpy 2>/dev/null | awk '/^Version/ {print $2}')
-RESULT=$(.venv/bin/python cedar/compare.py "$OUT/batch-rules.cedar" "$OUT/states-4.jsonl" e0 "$OUT/entlc-decisions-4.jsonl" "${QUICK:+3}${QUICK:-5}")
-read -r ENTLC ENTLC_SINGLE < "$OUT/entlc-batch-seconds.txt"
-.venv/bin/python - "$RESULT" "$ENTLC" "$ENTLC_SINGLE" "$CEDAR_VERSION" "$(nproc)" <<'PY'
-import json, sys
-r, entlc, single, version, cores = json.loads(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
-n = r["states"]
+
+step "entlc-bench run: in-process checks, windows, heavy usage, batch, check, diff"
+$BENCH run --entlc "$ENTLC" --examples ../examples --out "$OUT" --figures "$REPORT/bench.json" \
+  ${QUICK:+--quick} > "$REPORT/bench.md"
+
+step "cedarpy: the same batch"
+.venv/bin/python cedar/compare.py "$OUT/batch-rules.cedar" "$OUT/states-4.jsonl" e0 "$OUT/entlc-decisions-4.jsonl" \
+  "$(quick 3 5)" > "$REPORT/cedar.json"
+.venv/bin/python - "$REPORT" "$(.venv/bin/pip show cedarpy | awk '/^Version/ {print $2}')" <<'PY' > "$REPORT/cedar.md"
+import json, os, sys
+report, version = sys.argv[1], sys.argv[2]
+r, b = json.load(open(f"{report}/cedar.json")), json.load(open(f"{report}/bench.json"))
+n, entlc, single, cedar = r["states"], b["batch_4_ms"] / 1e3, b["batch_4_single_ms"] / 1e3, r["median_seconds"]
 print(f"Same rule set (as Cedar policies), same {n:,} JSONL states, entitlement `e0`, both end to end from the file:\n")
 print("| engine | median time | per state | decisions |")
 print("| --- | --- | --- | --- |")
-print(f"| entlc `eval --states` ({cores} threads, the default) | {entlc*1000:.0f} ms | {entlc/n*1e6:.1f} µs | {n:,} |")
-print(f"| entlc `eval --states --jobs 1` | {single*1000:.0f} ms | {single/n*1e6:.1f} µs | {n:,} |")
-print(f"| cedarpy {version} `is_authorized_batch` + state glue | {r['median_seconds']*1000:.0f} ms | {r['median_seconds']/n*1e6:.1f} µs | {n:,} |")
-print(f"\nentlc is **{r['median_seconds']/entlc:.1f}×** faster (**{r['median_seconds']/single:.1f}×** on one thread). Decisions agree on {r['agree']:,} of {n:,} states "
-      f"({r['disagree']} disagreements; {r['allowed']:,} allowed).")
+print(f"| entlc `eval --states` ({os.cpu_count()} threads, the default) | {entlc * 1000:.0f} ms | {entlc / n * 1e6:.1f} µs | {n:,} |")
+print(f"| entlc `eval --states --jobs 1` | {single * 1000:.0f} ms | {single / n * 1e6:.1f} µs | {n:,} |")
+print(f"| cedarpy {version} `is_authorized_batch` + state glue | {cedar * 1000:.0f} ms | {cedar / n * 1e6:.1f} µs | {n:,} |")
+print(f"\nentlc is **{cedar / entlc:.1f}×** faster (**{cedar / single:.1f}×** on one thread). Decisions agree on "
+      f"{r['agree']:,} of {n:,} states ({r['disagree']} disagreements; {r['allowed']:,} allowed).")
 PY
+
+step "pysimdjson: parsing the same JSONL alone"
+FIGURES=$REPORT/simdjson.json .venv/bin/python simdjson_compare.py "$ENTLC" "$OUT/batch-rules.entl" \
+  "$OUT/states-4.jsonl" "--entitlement e0" "$(quick 3 9)" > "$REPORT/simdjson.md"
+
+step "stream.sh: states through a pipe"
+FIGURES=$REPORT/stream.json ./stream.sh "$(quick 200M 2G)" > "$REPORT/stream.md"
+
+step "lsp_latency.py: every request on 10,000 lines"
+FIGURES=$REPORT/lsp.json ENTLC=$ENTLC python3 lsp_latency.py "$(quick 5 30)" > "$REPORT/lsp.md"
+
+step "lsp_long_line.py: 20,000 declarations on one line and one per line"
+FIGURES=$REPORT/lsp-long.json ENTLC=$ENTLC python3 lsp_long_line.py "$(quick 1 5)" > "$REPORT/lsp-long.md"
+
+step "lint_budget.sh: the lints' budgets"
+FIGURES=$REPORT/lint.json RUNS=$(quick 3 7) ./lint_budget.sh > "$REPORT/lint.md"
+
+step "entlc-bench load: loading built rules against compiling them"
+$BENCH generate --lines 10000 --out "$OUT" >&2
+$BENCH load ../examples/api.entl "$OUT/batch-rules.entl" "$OUT/rules-10000.entl" \
+  --figures "$REPORT/load.json" > "$REPORT/load.md"
+
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$REPORT/run.json" <<PY
+import json, sys
+json.dump({"date": "$DATE", "commit": "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- .. || echo '+changes')",
+           "quick": bool("${QUICK:-}"), "load_before": "$LOAD_BEFORE", "load_after": "$LOAD_AFTER",
+           "machine": "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+                      + ", $(free -g | awk '/Mem:/ {print $2}') GiB, Linux",
+           "swift": "$(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')"}, open(sys.argv[1], "w"))
+PY
+if [[ -n ${QUICK:-} ]]; then
+  python3 report.py "$REPORT"
+else
+  python3 report.py "$REPORT" --into BENCHMARKS.md
+fi

@@ -9,8 +9,10 @@ shared machine the steadier of the two, as time spent waiting for a core is not 
     e.g. … .build/release/entlc Benchmarks/out/batch-rules.entl Benchmarks/out/states-4.jsonl "--entitlement e0" 5
 
 With ENTLC_BEFORE=PATH (an entlc built from an earlier commit), that binary runs too, interleaved
-with the others, for a before/after measured side by side.
+with the others, for a before/after measured side by side. With FIGURES=FILE, the medians are also
+written to FILE as JSON (Benchmarks/run.sh reads them for the summary).
 """
+import json
 import os
 import resource
 import statistics
@@ -80,3 +82,9 @@ print(f"\nentlc takes **{e / s:.1f}×** the time of parsing alone, **{cpu:.1f}×
 if before:
     print(f"Before: **{b / s:.1f}×** ({median('before', 1) / median('simdjson', 1):.1f}× CPU time); "
           f"this build is **{b / e:.2f}×** as fast ({median('before', 1) / median('entlc', 1):.2f}× by CPU time).")
+
+if os.environ.get("FIGURES"):
+    with open(os.environ["FIGURES"], "w") as f:
+        json.dump({"simdjson_ms": s * 1000, "entlc_ms": e * 1000, "simdjson_cpu_ms": median("simdjson", 1) * 1000,
+                   "entlc_cpu_ms": median("entlc", 1) * 1000, "mb": size / 1e6, "runs": runs,
+                   "pysimdjson": version("pysimdjson")}, f, indent=2, sort_keys=True)

@@ -45,7 +45,7 @@ enum TestCommand {
             let total = runner.run(filter: nil).count
             Terminal.emitError("entlc: no tests ran: " + (filter.map { total == 0
                 ? "the rule set has no `test` blocks (and no test matches `\($0)`)"
-                : "no test description contains `\($0)` (the rule set has \(total) test\(total == 1 ? "" : "s"))" }
+                : "no test description contains `\($0)` (the rule set has \(total.counted("test")))" }
                 ?? "the rule set has no `test` blocks") + "\n")
             return .no
         }
@@ -80,13 +80,16 @@ enum TestCommand {
         var files: [String] = []
         for o in outcomes where !files.contains(o.file) { files.append(o.file) }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"entlc\" tests=\"\(outcomes.count)\" failures=\"\(failed)\" errors=\"0\" time=\"\(seconds(elapsed))\">\n"
+        out += "<testsuites name=\"entlc\" tests=\"\(outcomes.count)\" failures=\"\(failed)\" errors=\"0\" "
+            + "time=\"\(seconds(elapsed))\">\n"
         for file in files {
             let tests = outcomes.filter { $0.file == file }
             let suiteFailed = tests.filter { !$0.passed }.count
-            out += "  <testsuite name=\"\(xml(file))\" tests=\"\(tests.count)\" failures=\"\(suiteFailed)\" errors=\"0\">\n"
+            out += "  <testsuite name=\"\(xml(file))\" tests=\"\(tests.count)\" failures=\"\(suiteFailed)\" "
+                + "errors=\"0\">\n"
             for t in tests {
-                out += "    <testcase name=\"\(xml(t.name))\" classname=\"\(xml(file))\" file=\"\(xml(file))\" line=\"\(t.location.line)\""
+                out += "    <testcase name=\"\(xml(t.name))\" classname=\"\(xml(file))\" file=\"\(xml(file))\" "
+                    + "line=\"\(t.location.line)\""
                 if t.passed {
                     out += "/>\n"
                     continue
@@ -97,9 +100,10 @@ enum TestCommand {
                         + xml("\(file):\(t.location): cannot run: \(error)") + "</failure>\n"
                 }
                 for f in t.failures {
-                    out += "      <failure message=\"\(xml("expected \(f.expected), got \(f.actual)"))\" type=\"expectation\">"
-                        + xml("\(f.file):\(f.location): \(f.expectation)\nexpected: \(f.expected)\nactual:   \(f.actual)")
-                        + "</failure>\n"
+                    let message = xml("expected \(f.expected), got \(f.actual)")
+                    let body = xml("\(f.file):\(f.location): \(f.expectation)\n"
+                                   + "expected: \(f.expected)\nactual:   \(f.actual)")
+                    out += "      <failure message=\"\(message)\" type=\"expectation\">\(body)</failure>\n"
                 }
                 out += "    </testcase>\n"
             }

@@ -35,7 +35,8 @@ enum EvalText {
     /// "  unlock with: pro_monthly, pro_annual", or that no single purchase would do.
     static func unlock(_ products: [String]?) -> String {
         guard let products else { return "" }
-        return products.isEmpty ? "  no single purchase unlocks it\n" : "  unlock with: \(products.joined(separator: ", "))\n"
+        return products.isEmpty ? "  no single purchase unlocks it\n"
+            : "  unlock with: \(products.joined(separator: ", "))\n"
     }
 
     static func feature(_ f: FeatureResult, _ evaluation: Evaluation) -> String {
@@ -50,7 +51,9 @@ enum EvalText {
             line += "unlimited \(feature.unit(2))"
         } else {
             let balance = f.balance ?? 0
-            let total = certain.reduce(Int64(0)) { $0.addingSaturating(($1.allowance ?? 0).addingSaturating($1.carried)) }
+            let total = certain.reduce(Int64(0)) {
+                $0.addingSaturating(($1.allowance ?? 0).addingSaturating($1.carried))
+            }
             let intervals = Set(certain.map { $0.interval?.noun ?? "" })
             let period = intervals.count == 1 && !(intervals.first ?? "").isEmpty ? " this \(intervals.first!)" : ""
             line += certain.isEmpty ? "\(feature.amount(balance)) left"
@@ -79,7 +82,9 @@ enum EvalText {
         }
         // The first line already says what is left and needed; an undetermined result also says
         // what it depends on.
-        if f.decision == .undetermined, let r = f.reason.firstRange(of: "it depends on") { out += "  \(f.reason[r.lowerBound...])\n" }
+        if f.decision == .undetermined, let r = f.reason.firstRange(of: "it depends on") {
+            out += "  \(f.reason[r.lowerBound...])\n"
+        }
         if let shortfall = f.shortfall { out += "  short by \(feature.amount(shortfall))\n" }
         return out + unlock(f.unlockedBy) + validUntil(f.validUntil)
     }

@@ -36,7 +36,7 @@ enum ExplainCommand {
     static func known(_ raw: String, option: String) throws(CLIError) -> String {
         let code = raw.uppercased()
         if DiagnosticCatalog.explanation(code) != nil { return code }
-        let hint = Suggestions.closest(to: code, among: DiagnosticCatalog.codes.map(\.id)).map { " (did you mean `\($0)`?)" } ?? ""
+        let hint = Suggestions.didYouMean(code, among: DiagnosticCatalog.codes.map(\.id))
         throw CLIError("\(option): unknown code `\(raw)`\(hint); `entlc explain` lists them")
     }
 }

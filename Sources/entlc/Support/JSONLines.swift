@@ -39,7 +39,7 @@ enum JSONLines {
     /// a few lines; from then on a block holds as many lines as give about `blockOutputBytes` of
     /// output (`size`: a result's bytes) at the last wave's rate, at most `blockLines`. A wave's
     /// blocks and results are kept for the next (`reset` empties a result; `initial` makes the
-    /// first of each slot): buffers made anew each block were most of the run's page faults.
+    /// first of each slot), so their pages are faulted in once per run, not once per block.
     static func process<Result: ~Copyable>(_ path: String, jobs: Int, initial: @escaping @Sendable () -> Result,
                                            reset: @escaping @Sendable (inout Result) -> Void,
                                            line: @escaping @Sendable (Line, Int, inout Result) -> Void,
@@ -54,7 +54,8 @@ enum JSONLines {
         while true {
             var blocks: [Block] = []
             var paused = false
-            while blocks.count < wave, !paused, let block = try reader.nextBlock(lines: linesPerBlock, paused: &paused) {
+            while blocks.count < wave, !paused,
+                  let block = try reader.nextBlock(lines: linesPerBlock, paused: &paused) {
                 blocks.append(block)
             }
             if blocks.isEmpty { break }
@@ -132,7 +133,7 @@ enum JSONLines {
                 fd = STDIN_FILENO
             } else {
                 fd = open(path, O_RDONLY)
-                guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(FileSystem.lastError())") }
+                guard fd >= 0 else { throw FileSystem.readError(path) }
             }
         }
 
@@ -224,14 +225,11 @@ enum JSONLines {
 
         /// Reads the next chunk; false at the end of the input.
         private mutating func fill() throws(CLIError) -> Bool {
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n < 0, errno == EINTR { continue }
-                guard n >= 0 else { throw CLIError("cannot read `\(path)`: \(FileSystem.lastError())") }
-                (start, end) = (0, n)
-                if n == 0 { atEnd = true }
-                return n > 0
-            }
+            let n = chunk.withUnsafeMutableBytes { FileSystem.readRetrying(fd, into: $0.baseAddress, count: $0.count) }
+            guard n >= 0 else { throw FileSystem.readError(path) }
+            (start, end) = (0, n)
+            if n == 0 { atEnd = true }
+            return n > 0
         }
     }
 

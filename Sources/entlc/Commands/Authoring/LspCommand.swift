@@ -46,8 +46,9 @@ enum LspCommand {
             var framer = MessageFramer()
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-                if n < 0, errno == EINTR { continue }
+                let n = buffer.withUnsafeMutableBytes {
+                    FileSystem.readRetrying(STDIN_FILENO, into: $0.baseAddress, count: $0.count)
+                }
                 guard n > 0 else { break }
                 framer.append(buffer[0..<n])
                 while let frame = framer.next() { inbox.push(.frame(frame)) }

@@ -28,21 +28,25 @@ enum StateCheckCommand {
 
         """,
         options: [
-            OptionSpec(name: "--rules", takesValue: true, repeatable: true), OptionSpec(name: "--env", takesValue: true),
+            OptionSpec(name: "--rules", takesValue: true, repeatable: true),
+            OptionSpec(name: "--env", takesValue: true),
             OptionSpec(name: "--strict"), OptionSpec(name: "--format", takesValue: true),
         ],
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
-        guard !args.positionals.isEmpty else { throw CLIError("give the state files to check (or `-` for standard input)") }
+        guard !args.positionals.isEmpty else {
+            throw CLIError("give the state files to check (or `-` for standard input)")
+        }
         let format = try args.choice("--format", in: ["text", "json"]) ?? "text"
-        let environment = try args.choice("--env", in: Environment.allCases.map(\.rawValue)).flatMap(Environment.init)
+        let environment = try args.environment()
         let graph = args.has("--rules") ? try RuleLoader.compile(args.all("--rules")).graph : nil
         let strict = args.has("--strict")
         var reports: [JSONValue] = []
         var allValid = true
         for path in args.positionals {
-            let (error, warnings) = check(try FileSystem.contents(ofInput: path), graph: graph, environment: environment)
+            let bytes = try FileSystem.contents(ofInput: path)
+            let (error, warnings) = check(bytes, graph: graph, environment: environment)
             let valid = error == nil && !(strict && !warnings.isEmpty)
             allValid = allValid && valid
             if format == "json" {
@@ -60,7 +64,8 @@ enum StateCheckCommand {
     }
 
     /// The error that makes a state unusable, or its warnings (the rules' ones when given).
-    static func check(_ bytes: [UInt8], graph: RuleGraph?, environment: Environment?) -> (error: String?, warnings: [String]) {
+    static func check(_ bytes: [UInt8], graph: RuleGraph?,
+                      environment: Environment?) -> (error: String?, warnings: [String]) {
         let state: PurchaseState
         do {
             state = try PurchaseState(json: bytes)
@@ -69,7 +74,8 @@ enum StateCheckCommand {
         }
         guard let graph else { return (nil, state.warnings.map(\.description)) }
         do throws(EvaluationError) {
-            let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: state.now ?? .now())
+            let evaluation = try Evaluation(graph: graph, state: state, environment: environment,
+                                            at: state.now ?? .now())
             return (nil, evaluation.warnings.map(\.description))
         } catch {
             return (error.message, state.warnings.map(\.description))

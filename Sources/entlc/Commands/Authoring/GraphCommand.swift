@@ -27,13 +27,13 @@ enum GraphCommand {
               (or not signed by a trusted key).
 
         """,
-        options: [RuleLoader.graphOption, OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--env", takesValue: true)]
-            + RuleLoader.trustOptions,
+        options: [RuleLoader.graphOption, OptionSpec(name: "--format", takesValue: true),
+                  OptionSpec(name: "--env", takesValue: true)] + RuleLoader.trustOptions,
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["dot", "mermaid", "json"]) ?? "dot"
-        let environment = try args.choice("--env", in: ["live", "test"]).flatMap(Environment.init(rawValue:)) ?? .live
+        let environment = try args.environment() ?? .live
         let graph = try RuleLoader.graph(args)
         let picture = GraphPicture(graph, environment: environment)
         switch format {

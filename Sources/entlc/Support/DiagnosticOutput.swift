@@ -21,9 +21,13 @@ enum DiagnosticOutput {
         for d in diagnostics {
             out += renderer.render(d) + "\n"
         }
-        out += DiagnosticRenderer.summary(errors: diagnostics.errorCount, warnings: diagnostics.warningCount,
-                                          files: sources.count) + "\n"
-        return out
+        return out + summary(diagnostics, files: sources.count)
+    }
+
+    /// `1 error, 2 warnings in 3 files` and a newline: the last line of text and annotations.
+    private static func summary(_ diagnostics: [Diagnostic], files: Int) -> String {
+        DiagnosticRenderer.summary(errors: diagnostics.errorCount, warnings: diagnostics.warningCount, files: files)
+            + "\n"
     }
 
     /// `{"diagnostics":[…],"errors":N,"warnings":N}` with the keys of docs/cli.md.
@@ -36,8 +40,9 @@ enum DiagnosticOutput {
     }
 
     static func json(_ d: Diagnostic) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("severity", .string(d.severity.rawValue)), ("code", .string(d.code.id)),
-                                                           ("message", .string(d.message))]
+        var members: [(key: String, value: JSONValue)] = [
+            ("severity", .string(d.severity.rawValue)), ("code", .string(d.code.id)), ("message", .string(d.message)),
+        ]
         members += position(d.file, d.range)
         if let help = d.help { members.append(("help", .string(help))) }
         members.append(("notes", .array(d.notes.map { note in
@@ -86,18 +91,24 @@ enum DiagnosticOutput {
         let driver: JSONValue = .object([("name", .string("entlc")), ("version", .string(EntlCLI.version)),
                                          ("rules", .array(rules))])
         return .object([
-            ("$schema", .string("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")),
+            ("$schema", .string(sarifSchema)),
             ("version", .string("2.1.0")),
-            ("runs", .array([.object([("tool", .object([("driver", driver)])), ("columnKind", .string("unicodeCodePoints")),
+            ("runs", .array([.object([("tool", .object([("driver", driver)])),
+                                      ("columnKind", .string("unicodeCodePoints")),
                                       ("results", .array(results))])])),
         ])
     }
 
+    private static let sarifSchema =
+        "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
     private static func physicalLocation(_ file: String, _ range: SourceRange) -> JSONValue {
         .object([
             ("artifactLocation", .object([("uri", .string(uri(file)))])),
-            ("region", .object([("startLine", .int(Int64(range.start.line))), ("startColumn", .int(Int64(range.start.column))),
-                                ("endLine", .int(Int64(range.end.line))), ("endColumn", .int(Int64(range.end.column)))])),
+            ("region", .object([
+                ("startLine", .int(Int64(range.start.line))), ("startColumn", .int(Int64(range.start.column))),
+                ("endLine", .int(Int64(range.end.line))), ("endColumn", .int(Int64(range.end.column))),
+            ])),
         ])
     }
 
@@ -107,7 +118,8 @@ enum DiagnosticOutput {
         var out = ""
         for byte in (path == "<stdin>" ? "stdin" : path).utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
@@ -126,8 +138,7 @@ enum DiagnosticOutput {
     /// GitHub Actions workflow commands, one per diagnostic, then the text summary:
     /// `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=E201::message`.
     static func github(_ diagnostics: [Diagnostic], files: Int) -> String {
-        githubAnnotations(diagnostics)
-            + DiagnosticRenderer.summary(errors: diagnostics.errorCount, warnings: diagnostics.warningCount, files: files) + "\n"
+        githubAnnotations(diagnostics) + summary(diagnostics, files: files)
     }
 
     /// One `::error`, `::warning` or `::notice` command per diagnostic.
@@ -156,12 +167,5 @@ enum DiagnosticOutput {
 
     private static func escapeProperty(_ s: String) -> String {
         escapeData(s).replacingAll(":", "%3A").replacingAll(",", "%2C")
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced (no Foundation).
-    func replacingAll(_ target: String, _ replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

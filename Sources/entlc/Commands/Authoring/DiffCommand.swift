@@ -42,22 +42,21 @@ enum DiffCommand {
         options: [
             OptionSpec(name: "--since", takesValue: true), OptionSpec(name: "--states", takesValue: true),
             OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--format", takesValue: true),
-            OptionSpec(name: "--env", takesValue: true), OptionSpec(name: "--allow", takesValue: true, repeatable: true),
+            OptionSpec(name: "--env", takesValue: true),
+            OptionSpec(name: "--allow", takesValue: true, repeatable: true),
         ],
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["text", "json", "github", "sarif"]) ?? "text"
-        let environments = try args.choice("--env", in: ["live", "test"])
-            .map { [EnvironmentName(rawValue: $0)!] } ?? EnvironmentName.allCases
-        let since = try args.value("--since").map { text throws(CLIError) -> Instant in
-            guard let i = Instant(rfc3339: text) else { throw CLIError("--since: \"\(text)\" is not an RFC 3339 instant") }
-            return i
-        } ?? Instant(seconds: Instant.now().seconds)
+        let environments = try args.environmentNames()
+        let since = try args.instant("--since") ?? Instant(seconds: Instant.now().seconds)
         var allowed: Set<String> = []
         for raw in args.all("--allow") {
             let code = try ExplainCommand.known(raw, option: "--allow")
-            guard code.hasPrefix("D4") else { throw CLIError("--allow \(code): only breaking changes (D4xx) can be allowed") }
+            guard code.hasPrefix("D4") else {
+                throw CLIError("--allow \(code): only breaking changes (D4xx) can be allowed")
+            }
             allowed.insert(code)
         }
         guard args.positionals.count == 2 else {
@@ -71,7 +70,8 @@ enum DiffCommand {
                                     allowed: allowed)
         let impact = try args.value("--states").map { path throws(CLIError) in
             try Impact.measure(path, old: Compiler.graph(of: old), new: Compiler.graph(of: new),
-                               environment: environments.count == 1 ? Environment(rawValue: environments[0].rawValue) : nil,
+                               environment: environments.count == 1
+                                   ? Environment(rawValue: environments[0].rawValue) : nil,
                                jobs: try EvalCommand.parseJobs(args))
         }
         let sources = new.sources + old.sources.filter { s in !new.sources.contains { $0.path == s.path } }
@@ -89,7 +89,7 @@ enum DiffCommand {
             let rendered = DiagnosticOutput.render(diagnostics, format: format, sources: sources, color: false)
             if format == "text" { Terminal.emitError(rendered) } else { Terminal.emit(rendered) }
             let n = diagnostics.errorCount
-            throw CLIError("cannot compare: \(side) (`\(path)`) does not compile (\(n) error\(n == 1 ? "" : "s"))")
+            throw CLIError("cannot compare: \(side) (`\(path)`) does not compile (\(n.counted("error")))")
         }
         return checked
     }
@@ -97,7 +97,7 @@ enum DiffCommand {
     /// `2 breaking changes, 3 other changes`
     static func summary(_ diff: RuleDiff) -> String {
         let breaking = diff.breaking.count, other = diff.findings.count - breaking
-        return "\(breaking) breaking change\(breaking == 1 ? "" : "s"), \(other) other change\(other == 1 ? "" : "s")"
+        return "\(breaking.counted("breaking change")), \(other.counted("other change"))"
     }
 
     private static func emit(_ diff: RuleDiff, impact: Impact?, since: Instant, sources: [SourceFile], format: String) {
@@ -114,8 +114,8 @@ enum DiffCommand {
         case "sarif":
             Terminal.emit(DiagnosticOutput.sarif(diff.findings).pretty + "\n")
         case "github":
-            Terminal.emit(DiagnosticOutput.githubAnnotations(diff.findings) + summary(diff) + " as of \(since.rfc3339)\n"
-                          + (impact.map { "\n" + $0.text } ?? ""))
+            Terminal.emit(DiagnosticOutput.githubAnnotations(diff.findings) + summary(diff)
+                          + " as of \(since.rfc3339)\n" + (impact.map { "\n" + $0.text } ?? ""))
         default:
             let renderer = DiagnosticRenderer(sources: sources, color: Terminal.stdoutWantsColor)
             var out = ""
@@ -238,9 +238,11 @@ struct Impact: Sendable {
         if rows.isEmpty { out += "  no customer gains or loses anything, and no balance changes\n" }
         for key in rows.keys.sorted() {
             let row = rows[key]!
-            for (word, group) in [("lose", row.lost), ("gain", row.gained), ("change balance", row.balanceChanged)] where group.count > 0 {
+            let groups = [("lose", row.lost), ("gain", row.gained), ("change balance", row.balanceChanged)]
+            for (word, group) in groups where group.count > 0 {
                 let more = group.count > group.customers.count ? ", …" : ""
-                out += "  \(key.kind) \(key.name): \(Int64(group.count).grouped) \(word) (\(group.customers.joined(separator: ", "))\(more))\n"
+                out += "  \(key.kind) \(key.name): \(Int64(group.count).grouped) \(word) "
+                    + "(\(group.customers.joined(separator: ", "))\(more))\n"
             }
         }
         if errorCount > 0 {
@@ -263,7 +265,9 @@ struct Impact: Sendable {
                                 ("lost", group(row.lost)), ("balance_changed", group(row.balanceChanged))])
             })),
             ("errors", .int(Int64(errorCount))),
-            ("first_errors", .array(errors.map { .object([("line", .int(Int64($0.line))), ("error", .string($0.message))]) })),
+            ("first_errors", .array(errors.map {
+                .object([("line", .int(Int64($0.line))), ("error", .string($0.message))])
+            })),
         ])
     }
 }

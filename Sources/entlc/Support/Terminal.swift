@@ -33,25 +33,13 @@ enum Terminal {
     }
 
     static func emit(bytes: UnsafeBufferPointer<UInt8>) {
-        writeFully(STDOUT_FILENO, bytes)
+        // A closed pipe ends the output: nothing more to do.
+        FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(bytes))
     }
 
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { writeFully(fd, $0) }
-    }
-
-    private static func writeFully(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) {
-        guard let base = buffer.baseAddress else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(fd, base + offset, buffer.count - offset)
-            if n <= 0 {
-                if n < 0, errno == EINTR { continue }
-                return  // a closed pipe: nothing more to do
-            }
-            offset += n
-        }
+        text.withUTF8 { _ = FileSystem.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     /// Reads all of standard input.

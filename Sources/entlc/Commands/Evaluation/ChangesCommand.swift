@@ -38,8 +38,8 @@ enum ChangesCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
-        let environment = try args.choice("--env", in: ["live", "test"]).flatMap(Environment.init(rawValue:))
-        let at = try args.value("--at").map { text throws(CLIError) in try instant(text, "--at") }
+        let environment = try args.environment()
+        let at = try args.instant("--at")
         let pair = (args.value("--from"), args.value("--to"))
         let span = (args.value("--state"), args.value("--from-time"), args.value("--to-time"))
         let usesPair = pair.0 != nil || pair.1 != nil
@@ -64,18 +64,14 @@ enum ChangesCommand {
                 throw CLIError("give --state, --from-time and --to-time together")
             }
             let state = try load(path)
-            let (from, to) = (try instant(t1, "--from-time"), try instant(t2, "--to-time"))
+            let from = try ParsedArguments.instant(t1, option: "--from-time")
+            let to = try ParsedArguments.instant(t2, option: "--to-time")
             events = try evaluating { () throws(EvaluationError) -> [ChangeEvent] in
                 try Changes.timeline(graph: graph, state: state, environment: environment, from: from, to: to)
             }
         }
         Terminal.emit(events.map { $0.json.compact + "\n" }.joined())
         return .success
-    }
-
-    static func instant(_ text: String, _ option: String) throws(CLIError) -> Instant {
-        guard let i = Instant(rfc3339: text) else { throw CLIError("\(option): \"\(text)\" is not an RFC 3339 instant") }
-        return i
     }
 
     /// Runs an evaluation, turning its error into the job's.

@@ -7,20 +7,25 @@ import EntlRuntime
 /// recorded.
 enum EvalConsume {
     static func run(_ path: String, _ options: EvalCommand.Options, id: String?) throws(CLIError) -> ExitCode {
-        guard path != "-" else { throw CLIError("--consume records the use in the state file; it cannot write to standard input") }
+        guard path != "-" else {
+            throw CLIError("--consume records the use in the state file; it cannot write to standard input")
+        }
         guard case .feature(let feature, let amount) = options.query else {
             throw CLIError("--consume goes with --feature F [--amount N]")
         }
-        guard EvalCommand.kind(of: feature, in: options.graph).map({ $0 == .singleUse || $0 == .credits }) ?? false else {
+        let kind = EvalCommand.kind(of: feature, in: options.graph)
+        guard kind.map({ $0 == .singleUse || $0 == .credits }) ?? false else {
             throw CLIError("--consume records a use of a single-use feature or credit system; `\(feature)` is not one")
         }
         guard options.overrides.isEmpty else {
-            throw CLIError("--override does not go with --consume: the recorded state would not say why the use was allowed")
+            throw CLIError("--override does not go with --consume: "
+                           + "the recorded state would not say why the use was allowed")
         }
         // A file that cannot be written is refused before anything is decided or printed.
         let target = try FileSystem.writableTarget(path)
         return try FileSystem.withLockedFile(target) { bytes throws(CLIError) -> ExitCode in
-            let state = try StateFile.decode(bytes, path: path, options.decoding, reportWarnings: options.format == "text")
+            let state = try StateFile.decode(bytes, path: path, options.decoding,
+                                             reportWarnings: options.format == "text")
             let at = options.at ?? state.now ?? .now()
             let decision: Consumption.Decision
             let envelope: Evaluation
@@ -28,8 +33,9 @@ enum EvalConsume {
                 // Under --strict, what the rules cannot make sense of in the state stops it first.
                 envelope = try Evaluation(graph: options.graph, state: state, environment: options.environment, at: at,
                                           strict: options.decoding.strict)
-                decision = try Consumption.decide(graph: options.graph, state: state, environment: options.environment,
-                                                  feature: feature, amount: amount, id: id, at: at, explain: options.explain,
+                decision = try Consumption.decide(graph: options.graph, state: state,
+                                                  environment: options.environment, feature: feature,
+                                                  amount: amount, id: id, at: at, explain: options.explain,
                                                   unlock: options.unlock)
             } catch {
                 throw CLIError("\(StateFile.name(path)): \(error.message)")
@@ -37,7 +43,8 @@ enum EvalConsume {
             if options.format == "text" { EvalCommand.reportRuleSetWarnings(envelope, path: path) }
             EvalCommand.emit([.feature(decision.result)], envelope, options)
             if let first = decision.retryOf {
-                Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (usage[\(first)]); nothing recorded\n")
+                Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (usage[\(first)]); "
+                                   + "nothing recorded\n")
             }
             guard let record = decision.record else { return decision.result.allowed ? .success : .no }
             let updated: [UInt8]

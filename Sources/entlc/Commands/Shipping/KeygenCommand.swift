@@ -58,7 +58,7 @@ enum KeygenCommand {
             try FileSystem.writeAtomically(publicPath, Array(key.publicKey.pemRepresentation.utf8), mode: 0o644,
                                            replace: replace)
         } catch {
-            if !replace { unlink(path) }  // no private key without its public key
+            if !replace { FileSystem.remove(path) }  // no private key without its public key
             throw error
         }
         Terminal.emitError("wrote private key \(path) (keep it secret) and public key \(publicPath)\n")

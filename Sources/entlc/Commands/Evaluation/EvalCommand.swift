@@ -67,10 +67,12 @@ enum EvalCommand {
             OptionSpec(name: "--state", takesValue: true), OptionSpec(name: "--states", takesValue: true),
             OptionSpec(name: "--feature", takesValue: true), OptionSpec(name: "--amount", takesValue: true),
             OptionSpec(name: "--product", takesValue: true), OptionSpec(name: "--entitlement", takesValue: true),
-            OptionSpec(name: "--all"), OptionSpec(name: "--at", takesValue: true), OptionSpec(name: "--env", takesValue: true),
+            OptionSpec(name: "--all"), OptionSpec(name: "--at", takesValue: true),
+            OptionSpec(name: "--env", takesValue: true),
             OptionSpec(name: "--override", takesValue: true, repeatable: true),
             OptionSpec(name: "--format", takesValue: true), OptionSpec(name: "--explain"),
-            OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"), OptionSpec(name: "--fail-on-error"), OptionSpec(name: "--consume"),
+            OptionSpec(name: "--jobs", takesValue: true), OptionSpec(name: "--strict"),
+            OptionSpec(name: "--fail-on-error"), OptionSpec(name: "--consume"),
             OptionSpec(name: "--id", takesValue: true), RuleLoader.graphOption, OptionSpec(name: "--unlock"),
         ] + RuleLoader.trustOptions,
         run: run)
@@ -98,12 +100,9 @@ enum EvalCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["text", "json"]) ?? "text"
-        let environment = try args.choice("--env", in: ["live", "test"]).flatMap(Environment.init(rawValue:))
+        let environment = try args.environment()
         let query = try parseQuery(args)
-        let at = try args.value("--at").map { text throws(CLIError) -> Instant in
-            guard let i = Instant(rfc3339: text) else { throw CLIError("--at: \"\(text)\" is not an RFC 3339 instant") }
-            return i
-        }
+        let at = try args.instant("--at")
         let overrides = try parseOverrides(args.all("--override"))
         let graph = try RuleLoader.graph(args)
         try validate(query, in: graph, environment: environment)
@@ -113,14 +112,21 @@ enum EvalCommand {
         }
         let options = Options(graph: graph, query: query, format: format, environment: environment, at: at,
                               overrides: overrides, explain: args.has("--explain"),
-                              unlock: args.has("--unlock") || args.value("--states") == nil, decoding: StateDecodingOptions(strict: args.has("--strict")))
+                              unlock: args.has("--unlock") || args.value("--states") == nil,
+                              decoding: StateDecodingOptions(strict: args.has("--strict")))
 
         switch (args.value("--state"), args.value("--states")) {
-        case (nil, nil): throw CLIError("give the customer state with --state FILE (or - for standard input), or --states FILE.jsonl")
+        case (nil, nil):
+            throw CLIError("give the customer state with --state FILE (or - for standard input), "
+                           + "or --states FILE.jsonl")
         case (_?, _?): throw CLIError("give either --state or --states, not both")
         case (nil, let batch?):
-            if args.value("--format") == "text" { throw CLIError("--states writes JSON lines; --format text is not available") }
-            if args.has("--consume") { throw CLIError("--consume records a use in one state file; it does not go with --states") }
+            if args.value("--format") == "text" {
+                throw CLIError("--states writes JSON lines; --format text is not available")
+            }
+            if args.has("--consume") {
+                throw CLIError("--consume records a use in one state file; it does not go with --states")
+            }
             return try runBatch(batch, options, jobs: try parseJobs(args), failOnError: args.has("--fail-on-error"))
         case (let path?, nil):
             if args.value("--jobs") != nil { throw CLIError("--jobs goes with --states") }
@@ -200,7 +206,9 @@ enum EvalCommand {
 
     static func parseJobs(_ args: ParsedArguments) throws(CLIError) -> Int {
         guard let text = args.value("--jobs") else { return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-        guard let n = Int(text), n >= 1, n <= 256 else { throw CLIError("--jobs: \"\(text)\" is not an integer from 1 to 256") }
+        guard let n = Int(text), n >= 1, n <= 256 else {
+            throw CLIError("--jobs: \"\(text)\" is not an integer from 1 to 256")
+        }
         return n
     }
 
@@ -222,18 +230,18 @@ enum EvalCommand {
     static func validate(_ query: Query, in graph: RuleGraph, environment: Environment?) throws(CLIError) {
         let graphs = environment.map { [graph[$0]] } ?? [graph.live, graph.test]
         let kinds: [(noun: String, option: String, names: (EnvironmentGraph) -> [String])] = [
-            ("feature", "--feature", { $0.features.map(\.name) }), ("product", "--product", { $0.products.map(\.name) }),
+            ("feature", "--feature", { $0.features.map(\.name) }),
+            ("product", "--product", { $0.products.map(\.name) }),
             ("entitlement", "--entitlement", { $0.entitlements.map(\.name) }),
         ]
         func check(_ name: String, _ noun: String) throws(CLIError) {
             let all = graphs.flatMap(kinds.first { $0.noun == noun }!.names)
             guard !all.contains(name) else { return }
             for other in kinds where other.noun != noun && graphs.flatMap(other.names).contains(name) {
-                throw CLIError("`\(name)` is \(other.noun == "entitlement" ? "an" : "a") \(other.noun), not \(noun == "entitlement" ? "an" : "a") \(noun); "
-                               + "ask with \(other.option) \(name)")
+                throw CLIError("`\(name)` is \(other.noun == "entitlement" ? "an" : "a") \(other.noun), "
+                               + "not \(noun == "entitlement" ? "an" : "a") \(noun); ask with \(other.option) \(name)")
             }
-            let hint = Suggestions.closest(to: name, among: all).map { " (did you mean `\($0)`?)" } ?? ""
-            throw CLIError("unknown \(noun) `\(name)`\(hint)")
+            throw CLIError("unknown \(noun) `\(name)`\(Suggestions.didYouMean(name, among: all))")
         }
         switch query {
         case .feature(let f, _): try check(f, "feature")
@@ -244,12 +252,13 @@ enum EvalCommand {
     }
 
     /// `--override P=V` must name a product (of the given environment, or of some environment).
-    static func validate(_ overrides: [(String, Override)], in graph: RuleGraph, environment: Environment?) throws(CLIError) {
+    static func validate(_ overrides: [(String, Override)], in graph: RuleGraph,
+                         environment: Environment?) throws(CLIError) {
         let graphs = environment.map { [graph[$0]] } ?? [graph.live, graph.test]
         for (product, value) in overrides where !graphs.contains(where: { $0.productIndex[product] != nil }) {
             let all = graphs.flatMap { $0.products.map(\.name) }
-            let hint = Suggestions.closest(to: product, among: all).map { " (did you mean `\($0)`?)" } ?? ""
-            throw CLIError("--override \(product)=\(value.rawValue): unknown product `\(product)`\(hint)")
+            throw CLIError("--override \(product)=\(value.rawValue): unknown product `\(product)`"
+                           + Suggestions.didYouMean(product, among: all))
         }
     }
 
@@ -260,7 +269,8 @@ enum EvalCommand {
         let env = environment ?? state.environment ?? .live
         for (product, value) in overrides {
             guard graph[env].productIndex[product] != nil else {
-                throw CLIError("--override \(product)=\(value.rawValue): no product `\(product)` in environment \(env.rawValue)")
+                throw CLIError("--override \(product)=\(value.rawValue): "
+                               + "no product `\(product)` in environment \(env.rawValue)")
             }
             state.setOverride(product, value)
         }
@@ -275,22 +285,25 @@ enum EvalCommand {
         }
     }
 
-    /// One JSON object per input line, in order; a line that cannot be evaluated yields
-    /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any `jobs`.
     /// A batch block's output and what its lines came to.
     struct BatchBlock: ~Copyable {
         var out: JSONBytes
         var lines = 0, errors = 0, warnings = 0
     }
 
-    static func runBatch(_ path: String, _ options: Options, jobs: Int, failOnError: Bool) throws(CLIError) -> ExitCode {
+    /// One JSON object per input line, in order; a line that cannot be evaluated yields
+    /// `{"line": N, "error": "…"}` and the others go on. The output is byte-identical for any
+    /// `jobs`.
+    static func runBatch(_ path: String, _ options: Options, jobs: Int,
+                         failOnError: Bool) throws(CLIError) -> ExitCode {
         // One instant for every line that gives none (`now`), printed in each result's `at`.
         let clock = Instant.now()
         var (lines, errors, warnings) = (0, 0, 0)
         // A block's output is written in place, line after line, into a buffer reserved for 2 KB
         // a line (a line of one entitlement is about 500 bytes; pages are resident only once
         // written, and a buffer that grows copies what it holds).
-        try JSONLines.process(path, jobs: jobs, initial: { BatchBlock(out: JSONBytes(capacity: JSONLines.blockLines * 2048)) },
+        let initial = { @Sendable in BatchBlock(out: JSONBytes(capacity: JSONLines.blockLines * 2048)) }
+        try JSONLines.process(path, jobs: jobs, initial: initial,
                               reset: { $0.out.removeAll(); ($0.lines, $0.errors, $0.warnings) = (0, 0, 0) },
                               line: { line, number, block in
             block.lines += 1
@@ -304,8 +317,7 @@ enum EvalCommand {
             errors += block.errors
             warnings += block.warnings
         })
-        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-        Terminal.emitError("\(count(lines, "line")), \(count(errors, "error")), \(count(warnings, "warning"))\n")
+        Terminal.emitError("\(lines.counted("line")), \(errors.counted("error")), \(warnings.counted("warning"))\n")
         return failOnError && errors > 0 ? .no : .success
     }
 

@@ -29,7 +29,9 @@ enum FmtCommand {
         let sources = try RuleLoader.load(args.positionals)
         let diff = args.has("--diff")
         let check = args.has("--check") || diff
-        if args.has("--stdout"), check { throw CLIError("--stdout writes the formatted text; it does not go with --check or --diff") }
+        if args.has("--stdout"), check {
+            throw CLIError("--stdout writes the formatted text; it does not go with --check or --diff")
+        }
         let toStdout = args.has("--stdout") || (sources.count == 1 && sources[0].path == "<stdin>")
         var unparsable: [SourceFile] = []
         var changed: [String] = []
@@ -43,8 +45,8 @@ enum FmtCommand {
                 guard bytes != source.bytes else { continue }
                 changed.append(source.path)
                 if diff {
-                    Terminal.emit(UnifiedDiff.render(path: source.path, old: String(decoding: source.bytes, as: UTF8.self),
-                                                     new: formatted))
+                    let old = String(decoding: source.bytes, as: UTF8.self)
+                    Terminal.emit(UnifiedDiff.render(path: source.path, old: old, new: formatted))
                 }
             } else if toStdout {
                 Terminal.emit(formatted)

@@ -40,8 +40,7 @@ enum CheckCommand {
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
         let format = try args.choice("--format", in: ["text", "json", "sarif", "github"]) ?? "text"
-        let environments = try args.choice("--env", in: ["live", "test"])
-            .map { [EnvironmentName(rawValue: $0)!] } ?? EnvironmentName.allCases
+        let environments = try args.environmentNames()
         let allow = try codes(args.all("--allow"), option: "--allow", warningsOnly: true)
         let deny = try codes(args.all("--deny"), option: "--deny", warningsOnly: false)
         let sources = try RuleLoader.load(args.positionals)
@@ -52,7 +51,8 @@ enum CheckCommand {
             if deny.contains(d.code.id) { d.severity = .error }
             return d
         }
-        Terminal.emit(DiagnosticOutput.render(diagnostics, format: format, sources: sources, color: Terminal.stdoutWantsColor))
+        Terminal.emit(DiagnosticOutput.render(diagnostics, format: format, sources: sources,
+                                              color: Terminal.stdoutWantsColor))
         if diagnostics.hasErrors { return .no }
         if args.has("--deny-warnings"), diagnostics.warningCount > 0 { return .no }
         return .success

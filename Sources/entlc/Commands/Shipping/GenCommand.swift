@@ -51,7 +51,7 @@ enum GenCommand {
         } catch {
             Terminal.emitError(error.description + "\n")
             let count = error.collisions.count
-            throw CLIError("cannot generate identifiers (\(count) collision\(count == 1 ? "" : "s"))")
+            throw CLIError("cannot generate identifiers (\(count.counted("collision")))")
         }
         try FileSystem.writeOutput(args.value("--output") ?? "-", Array(text.utf8))
         return .success

@@ -9,7 +9,11 @@ enum UnifiedDiff {
 
     static func lines(_ text: String) -> [Line] {
         var out = text.split(separator: "\n", omittingEmptySubsequences: false).map { Line(text: $0, newline: true) }
-        if out.last?.text.isEmpty == true { out.removeLast() } else if !out.isEmpty { out[out.count - 1].newline = false }
+        if out.last?.text.isEmpty == true {
+            out.removeLast()
+        } else if !out.isEmpty {
+            out[out.count - 1].newline = false
+        }
         return out
     }
 
@@ -25,13 +29,18 @@ enum UnifiedDiff {
         let max = n + m
         guard max > 0 else { return [] }
         let offset = max + 1
+        /// Whether the furthest path on diagonal `k` after `d` differences comes from diagonal
+        /// `k + 1` (an insertion) rather than from `k − 1` (a deletion).
+        func fromAbove(_ v: [Int], _ k: Int, _ d: Int) -> Bool {
+            k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])
+        }
         var v = [Int](repeating: 0, count: 2 * max + 3)
         var trace: [[Int]] = []
         var found = false
         outer: for d in 0...min(max, maxDifferences) {
             trace.append(v)
             for k in stride(from: -d, through: d, by: 2) {
-                var x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])) ? v[offset + k + 1] : v[offset + k - 1] + 1
+                var x = fromAbove(v, k, d) ? v[offset + k + 1] : v[offset + k - 1] + 1
                 var y = x - k
                 while x < n, y < m, a[x] == b[y] {
                     x += 1
@@ -53,7 +62,7 @@ enum UnifiedDiff {
         for d in stride(from: trace.count - 1, through: 0, by: -1) {
             let v = trace[d]
             let k = x - y
-            let previousK = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])) ? k + 1 : k - 1
+            let previousK = fromAbove(v, k, d) ? k + 1 : k - 1
             let previousX = d == 0 ? 0 : v[offset + previousK]
             let previousY = previousX - previousK
             while x > previousX, y > previousY {

@@ -1,3 +1,4 @@
+import EntlRuntime
 import EntlSupport
 import EntlSyntax
 
@@ -32,10 +33,34 @@ struct ParsedArguments {
     func choice(_ name: String, in allowed: [String]) throws(CLIError) -> String? {
         guard let v = value(name) else { return nil }
         guard allowed.contains(v) else {
-            let hint = Suggestions.closest(to: v, among: allowed).map { " (did you mean `\($0)`?)" } ?? ""
-            throw CLIError("invalid value `\(v)` for \(name)\(hint); expected one of: \(allowed.joined(separator: ", "))")
+            throw CLIError("invalid value `\(v)` for \(name)\(Suggestions.didYouMean(v, among: allowed)); "
+                           + "expected one of: \(allowed.joined(separator: ", "))")
         }
         return v
+    }
+
+    /// `--env live|test`: the environment to evaluate in, nil when not given.
+    func environment() throws(CLIError) -> Environment? {
+        try choice("--env", in: Environment.allCases.map(\.rawValue)).flatMap(Environment.init(rawValue:))
+    }
+
+    /// `--env live|test`: the environments of a rule set to check or compare, both when not given.
+    func environmentNames() throws(CLIError) -> [EnvironmentName] {
+        try choice("--env", in: EnvironmentName.allCases.map(\.rawValue)).map { [EnvironmentName(rawValue: $0)!] }
+            ?? EnvironmentName.allCases
+    }
+
+    /// The instant an option gives (RFC 3339), nil when it is not given.
+    func instant(_ name: String) throws(CLIError) -> Instant? {
+        try value(name).map { text throws(CLIError) in try ParsedArguments.instant(text, option: name) }
+    }
+
+    /// An option's text as an instant (RFC 3339), or an error naming the option.
+    static func instant(_ text: String, option: String) throws(CLIError) -> Instant {
+        guard let instant = Instant(rfc3339: text) else {
+            throw CLIError("\(option): \"\(text)\" is not an RFC 3339 instant")
+        }
+        return instant
     }
 
     /// Parses `args` against `options`. `-` and anything not starting with `--` is positional;
@@ -66,8 +91,7 @@ struct ParsedArguments {
                 inline = String(arg[arg.index(after: eq)...])
             }
             guard let spec = byName[name] else {
-                let hint = Suggestions.closest(to: name, among: options.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
-                throw CLIError("unknown option `\(name)`\(hint)")
+                throw CLIError("unknown option `\(name)`\(Suggestions.didYouMean(name, among: options.map(\.name)))")
             }
             name = spec.name
             if spec.takesValue {

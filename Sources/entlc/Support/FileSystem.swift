@@ -1,7 +1,3 @@
-import EntlCompiler
-import EntlRuntime
-import EntlSyntax
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -10,7 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// Reads files and walks directories with POSIX calls (no Foundation: fast start-up).
+/// The file system through POSIX calls (no Foundation: fast start-up): reading files and
+/// descriptors, walking directories for rule files, locking a file while it is read and
+/// replaced, and atomic writes. The only place entlc opens, reads or writes a path.
 enum FileSystem {
     enum Kind { case file, directory, other }
 
@@ -26,6 +24,36 @@ enum FileSystem {
 
     static func lastError() -> String {
         String(cString: strerror(errno)).lowercased()
+    }
+
+    /// "cannot read `PATH`: REASON", the reason being the last call's `errno`.
+    static func readError(_ path: String) -> CLIError {
+        ReadError(path: path, reason: lastError()).cliError
+    }
+
+    /// `read(2)` retried while a signal interrupts it: the bytes read, 0 at the end, or -1 with
+    /// `errno` set.
+    static func readRetrying(_ fd: Int32, into buffer: UnsafeMutableRawPointer?, count: Int) -> Int {
+        while true {
+            let n = read(fd, buffer, count)
+            if n < 0, errno == EINTR { continue }
+            return n
+        }
+    }
+
+    /// Writes all of `buffer` to `fd`, retrying after signals; false when a write fails (a
+    /// closed pipe, a full disk), with `errno` set.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, base + offset, buffer.count - offset)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
     }
 
     /// Why a file could not be read ("no such file or directory").
@@ -68,8 +96,7 @@ enum FileSystem {
         var out = [UInt8](unsafeUninitializedCapacity: max(size + 1, 1 << 16)) { buffer, count in
             count = 0
             while count < buffer.count {
-                let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
-                if n < 0, errno == EINTR { continue }
+                let n = readRetrying(fd, into: buffer.baseAddress! + count, count: buffer.count - count)
                 if n < 0 { failed = true }
                 if n <= 0 { return }
                 count += n
@@ -81,30 +108,30 @@ enum FileSystem {
         // The buffer filled up (a pipe, or a growing file): read on in chunks.
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
+            let n = chunk.withUnsafeMutableBytes { readRetrying(fd, into: $0.baseAddress, count: $0.count) }
             if n < 0 { return nil }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])
         }
     }
 
-    /// Runs `body` with the bytes of `path` while holding an exclusive lock on the file (`flock`), so
-    /// another `entlc` doing the same waits. A writer replaces the file by renaming a new one over
-    /// it, so after the lock is granted the path must still be the locked file; if not, lock again.
+    /// Runs `body` with the bytes of `path` while holding an exclusive lock on the file (`flock`),
+    /// so another `entlc` doing the same waits. A writer replaces the file by renaming a new one
+    /// over it, so after the lock is granted the path must still be the locked file; if not, lock
+    /// again.
     static func withLockedFile<T>(_ path: String, _ body: ([UInt8]) throws(CLIError) -> T) throws(CLIError) -> T {
         while true {
             let fd = open(path, O_RDONLY)
-            guard fd >= 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            guard fd >= 0 else { throw readError(path) }
             defer { close(fd) }
             while flock(fd, LOCK_EX) != 0 {
                 guard errno == EINTR else { throw CLIError("cannot lock `\(path)`: \(lastError())") }
             }
             var locked = stat(), current = stat()
-            guard fstat(fd, &locked) == 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
-            guard stat(path, &current) == 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            guard fstat(fd, &locked) == 0 else { throw readError(path) }
+            guard stat(path, &current) == 0 else { throw readError(path) }
             guard locked.st_ino == current.st_ino, locked.st_dev == current.st_dev else { continue }
-            guard let bytes = readAll(fd) else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+            guard let bytes = readAll(fd) else { throw readError(path) }
             return try body(bytes)
         }
     }
@@ -137,7 +164,7 @@ enum FileSystem {
     static func writableTarget(_ path: String) throws(CLIError) -> String {
         let target = resolvingLinks(path)
         var info = stat()
-        guard stat(target, &info) == 0 else { throw CLIError("cannot read `\(path)`: \(lastError())") }
+        guard stat(target, &info) == 0 else { throw readError(path) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw CLIError("cannot write `\(path)`: not a regular file") }
         guard access(target, W_OK) == 0, info.st_mode & 0o222 != 0 else {
             throw CLIError("cannot write `\(path)`: the file is read-only (nothing was changed)")
@@ -157,17 +184,9 @@ enum FileSystem {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
         let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var ok = true
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { ok = false; return }
-                offset += n
-            }
-        }
-        // Keep the original file's permissions and owner; a new file gets the usual ones (0666 less the umask).
+        var ok = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        // Keep the original file's permissions and owner; a new file gets the usual ones (0666
+        // less the umask).
         var info = stat()
         if let mode {
             fchmod(fd, mode)
@@ -202,6 +221,11 @@ enum FileSystem {
         }
     }
 
+    /// Removes a file this command wrote (a write that must not stay without its companion).
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
     /// A command's output: to standard output for `-`, else to the file, atomically.
     static func writeOutput(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
         if path == "-" {
@@ -214,7 +238,8 @@ enum FileSystem {
     /// Every `*.entl` file below `directory` (only those directly in it unless `recursive`; at
     /// most `limit`), in sorted path order. Hidden entries (`.git`, `.build`) are skipped;
     /// symbolic links to directories are not followed (no cycles).
-    static func ruleFiles(in directory: String, recursive: Bool = true, limit: Int = .max) throws(CLIError) -> [String] {
+    static func ruleFiles(in directory: String, recursive: Bool = true,
+                          limit: Int = .max) throws(CLIError) -> [String] {
         var found: [String] = []
         var pending = [directory]
         while let dir = pending.popLast(), found.count < limit {
@@ -237,69 +262,5 @@ enum FileSystem {
             }
         }
         return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-}
-
-/// Turns the RULES arguments (files, directories, `-`) into source files in rule-set order.
-enum RuleLoader {
-    static func load(_ arguments: [String]) throws(CLIError) -> [SourceFile] {
-        guard !arguments.isEmpty else { throw CLIError("no rule files given (pass files, directories or `-`)") }
-        var sources: [SourceFile] = []
-        var seen: Set<String> = []
-        func add(_ path: String, _ bytes: [UInt8]) {
-            if seen.insert(path).inserted { sources.append(SourceFile(path: path, bytes: bytes)) }
-        }
-        for argument in arguments {
-            if argument == "-" {
-                add("<stdin>", Terminal.readStandardInput())
-                continue
-            }
-            switch FileSystem.kind(argument) {
-            case nil:
-                throw CLIError("cannot read `\(argument)`: \(FileSystem.lastError())")
-            case .directory:
-                let files = try FileSystem.ruleFiles(in: argument)
-                guard !files.isEmpty else { throw CLIError("no `.entl` files in directory `\(argument)`") }
-                for f in files { add(f, try FileSystem.contents(of: f)) }
-            case .file, .other:
-                add(argument, try FileSystem.contents(of: argument))
-            }
-        }
-        return sources
-    }
-}
-
-extension RuleLoader {
-    /// Loads and compiles a rule set for the commands that run it. Rules with errors fail the
-    /// job (exit 2): their diagnostics go to standard error.
-    static func compile(_ arguments: [String]) throws(CLIError) -> (graph: RuleGraph, checked: CheckedRuleSet) {
-        let sources = try load(arguments)
-        // Running rules needs no lints (`entlc check` reports them).
-        let compilation = Compiler.compile(sources, lint: false)
-        guard let graph = compilation.graph else {
-            let diagnostics = compilation.checked.sortedDiagnostics
-            Terminal.emitError(DiagnosticOutput.text(diagnostics, sources: sources, color: false))
-            throw CLIError("the rules do not compile (\(diagnostics.errorCount) error\(diagnostics.errorCount == 1 ? "" : "s"))")
-        }
-        return (graph, compilation.checked)
-    }
-}
-
-extension RuleLoader {
-    /// The option that names a built graph (`entlc build`) instead of rule files.
-    static let graphOption = OptionSpec(name: "--graph", takesValue: true)
-
-    /// The rule graph a running command evaluates: the artifact `--graph FILE` names (checked by
-    /// the runtime's decoder, no compiler involved; with `--trusted-key`, only if signed), or the
-    /// RULES compiled.
-    static func graph(_ args: ParsedArguments) throws(CLIError) -> RuleGraph {
-        guard let path = args.value("--graph") else {
-            guard !args.has("--trusted-key"), !args.has("--signature") else {
-                throw CLIError("--trusted-key and --signature apply to a built graph (--graph FILE), not to RULES")
-            }
-            return try compile(args.positionals).graph
-        }
-        guard args.positionals.isEmpty else { throw CLIError("give either RULES or --graph FILE, not both") }
-        return try artifact(path, args).0.graph
     }
 }
