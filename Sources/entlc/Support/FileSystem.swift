@@ -169,6 +169,11 @@ enum FileSystem {
         guard access(target, W_OK) == 0, info.st_mode & 0o222 != 0 else {
             throw CLIError("cannot write `\(path)`: the file is read-only (nothing was changed)")
         }
+        // The new file is made beside it and renamed over it: its directory must be writable too.
+        let directory = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
+        guard access(directory.isEmpty ? "/" : directory, W_OK | X_OK) == 0 else {
+            throw CLIError("cannot write `\(path)`: its directory is not writable (nothing was changed)")
+        }
         return target
     }
 

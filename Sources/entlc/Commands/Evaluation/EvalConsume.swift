@@ -40,6 +40,17 @@ enum EvalConsume {
             } catch {
                 throw CLIError("\(StateFile.name(path)): \(error.message)")
             }
+            // The use is written before the answer is printed: a caller that reads "allowed" can
+            // rely on it being recorded (a write that fails is exit 2 with nothing printed).
+            if let record = decision.record {
+                let updated: [UInt8]
+                do throws(StateError) {
+                    updated = try PurchaseState.appendingUsage(record, toJSON: bytes)
+                } catch {
+                    throw CLIError("\(StateFile.name(path)): \(error)")
+                }
+                try FileSystem.writeAtomically(target, updated)
+            }
             if options.format == "text" { EvalCommand.reportRuleSetWarnings(envelope, path: path) }
             EvalCommand.emit([.feature(decision.result)], envelope, options)
             if let first = decision.retryOf {
@@ -47,13 +58,6 @@ enum EvalConsume {
                                    + "nothing recorded\n")
             }
             guard let record = decision.record else { return decision.result.allowed ? .success : .no }
-            let updated: [UInt8]
-            do throws(StateError) {
-                updated = try PurchaseState.appendingUsage(record, toJSON: bytes)
-            } catch {
-                throw CLIError("\(StateFile.name(path)): \(error)")
-            }
-            try FileSystem.writeAtomically(target, updated)
             Terminal.emitError("entlc: recorded usage[\(state.usage.count)] in \(path): "
                                + String(decoding: record.json, as: UTF8.self) + "\n")
             return .success
