@@ -16,7 +16,7 @@ FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$OUT/modules")
 
 module() {  # name, source dir
   swiftc "${FLAGS[@]}" -wmo -module-name "$1" -emit-module -emit-module-path "$OUT/modules/$1.swiftmodule" \
-    -c "$ROOT/Sources/$2"/*.swift $(find "$ROOT/Sources/$2" -mindepth 2 -name '*.swift') -o "$OUT/modules/$1.o"
+    -c $(find "$ROOT/Sources/$2" -name '*.swift' | sort) -o "$OUT/modules/$1.o"
 }
 echo "compiling EntlSupport, EntlSyntax, EntlRuntime, EntlCompiler, EntlImport (fuzzer + address sanitizer)…" >&2
 module EntlSupport EntlSupport
