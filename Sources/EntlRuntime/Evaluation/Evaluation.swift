@@ -57,6 +57,8 @@ public struct Evaluation: Sendable {
         return usageFeature.indices.filter { usageFeature[$0] == feature }
     }
 
+    func instant(of record: UsageRecord) -> Instant { record.at ?? at }
+
     /// The store a purchase came from: its own `store`, or the store whose id it matched; none
     /// when it names the product by its rule-set name (a name wins over ids, docs/state.md).
     func store(of j: Int) -> String? {

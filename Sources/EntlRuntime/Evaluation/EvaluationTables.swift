@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What an evaluation resolves once (§2): per state purchase its product and standing, the
 /// matched purchases grouped by product, per product its standing, per usage record its feature,
 /// the memo of entitlement values and the replays of credit components — every table in one
@@ -316,70 +308,5 @@ final class EvaluationTables: @unchecked Sendable {
             count += 1
             return values + i
         }
-    }
-}
-
-/// The lock of an evaluation's tables, in their allocation. On Linux a spin lock, taken with one
-/// atomic exchange when free (a pthread mutex cost some 30 instructions to lock and 20 to unlock,
-/// a tenth of a cold check's evaluation); a waiter yields the processor until it is free (the
-/// sections it guards are short, except resolving a long usage log).
-struct TablesLock {
-    #if canImport(Glibc) || canImport(Musl)
-    typealias Word = pthread_spinlock_t
-    #else
-    typealias Word = pthread_mutex_t
-    #endif
-
-    private let word: UnsafeMutablePointer<Word>
-
-    /// Initializes the lock at `word`.
-    init(_ word: UnsafeMutablePointer<Word>) {
-        self.word = word
-        #if canImport(Glibc) || canImport(Musl)
-        pthread_spin_init(word, Int32(PTHREAD_PROCESS_PRIVATE))
-        #else
-        word.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(word, nil)
-        #endif
-    }
-
-    @inline(__always)
-    func lock() {
-        #if canImport(Glibc) || canImport(Musl)
-        while pthread_spin_trylock(word) != 0 { sched_yield() }
-        #else
-        pthread_mutex_lock(word)
-        #endif
-    }
-
-    @inline(__always)
-    func unlock() {
-        #if canImport(Glibc) || canImport(Musl)
-        pthread_spin_unlock(word)
-        #else
-        pthread_mutex_unlock(word)
-        #endif
-    }
-
-    func destroy() {
-        #if canImport(Glibc) || canImport(Musl)
-        pthread_spin_destroy(word)
-        #else
-        pthread_mutex_destroy(word)
-        #endif
-    }
-}
-
-/// Byte offsets of typed tables in one allocation, each aligned for its type.
-struct StorageLayout {
-    private(set) var size = 0
-    private(set) var alignment = 1
-
-    mutating func place<T>(_: T.Type, _ count: Int) -> Int {
-        let a = MemoryLayout<T>.alignment
-        let offset = (size + a - 1) & ~(a - 1)
-        size = offset + MemoryLayout<T>.stride * count
-        alignment = max(alignment, a)
-        return offset
     }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A source of one customer's purchase state, shaped after the SDKs apps already use
 /// (RevenueCat's `CustomerInfo` and its listener): a snapshot, and change observation.
 public protocol PurchaseTracker: AnyObject, Sendable {
@@ -23,66 +15,6 @@ public protocol UsageRecording: PurchaseTracker {
     /// record it returns (if any) before anything else can read or change the state, then notifies
     /// observers (outside the critical section). Returns what `decide` returned.
     func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T
-}
-
-/// A registration made by `PurchaseTracker.observe`; `cancel()` (or deinit) stops it.
-public final class TrackerObservation: Sendable {
-    private let onCancel: Locked<(@Sendable () -> Void)?>
-
-    public init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Locked(onCancel)
-    }
-
-    public func cancel() {
-        let action = onCancel.withLock { value -> (@Sendable () -> Void)? in
-            defer { value = nil }
-            return value
-        }
-        action?()
-    }
-
-    deinit { cancel() }
-}
-
-/// A value behind a mutex (no Foundation: the runtime stays embeddable).
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private var mutex = pthread_mutex_t()
-
-    init(_ value: Value) {
-        self.value = value
-        pthread_mutex_init(&mutex, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    /// Runs `body` on the value under the mutex; its typed error, if any, passes through.
-    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body(&value)
-    }
-}
-
-/// Observers of a tracker, called outside the lock.
-final class ObserverList: Sendable {
-    private let handlers = Locked<(next: Int, all: [Int: @Sendable (PurchaseState) -> Void])>((0, [:]))
-
-    func add(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
-        let id = handlers.withLock { h -> Int in
-            h.next += 1
-            h.all[h.next] = handler
-            return h.next
-        }
-        return TrackerObservation { [weak self] in
-            self?.handlers.withLock { _ = $0.all.removeValue(forKey: id) }
-        }
-    }
-
-    func notify(_ state: PurchaseState) {
-        let current = handlers.withLock { $0.all.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in current { handler(state) }
-    }
 }
 
 /// A tracker holding a `PurchaseState`, e.g. decoded from docs/state.md JSON; `update` replaces it
@@ -201,14 +133,5 @@ extension DebugPurchaseTracker: UsageRecording {
             for (product, value) in overrides { s.setOverride(product, value) }
             return try decide(s)
         }
-    }
-}
-
-extension Instant {
-    /// The system clock (UTC).
-    public static func now() -> Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Instant(seconds: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
     }
 }

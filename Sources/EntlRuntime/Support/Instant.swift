@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A point in time: seconds and nanoseconds since 1970-01-01T00:00:00Z, proleptic Gregorian UTC.
 ///
 /// Parsed from and printed as RFC 3339 (`2026-11-22T12:00:00Z`; fractional seconds printed only
@@ -234,5 +242,14 @@ public enum CivilDate {
         let d = Int(doy - (153 * mp + 2) / 5 + 1)
         let m = Int(mp < 10 ? mp + 3 : mp - 9)
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
+
+extension Instant {
+    /// The system clock (UTC).
+    public static func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Instant(seconds: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
     }
 }
