@@ -98,9 +98,5 @@ public enum Ed25519 {
     }
 }
 
-/// Why bytes or text are not a usable key: one line, no final period.
-public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+/// Why bytes or text are not a usable key: one line, no final period, no place.
+public typealias KeyFormatError = InputError<Ed25519>

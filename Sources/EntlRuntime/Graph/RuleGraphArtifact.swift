@@ -80,17 +80,7 @@ public struct RuleGraphArtifact: Sendable {
 }
 
 /// Why an artifact was refused: where (`live.entitlements[2].constraint[4]`) and what.
-public struct RuleGraphArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-}
+public typealias RuleGraphArtifactError = InputError<RuleGraphArtifact>
 
 // MARK: - Writing
 

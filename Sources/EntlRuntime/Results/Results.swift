@@ -9,14 +9,8 @@ public enum Via: String, Sendable, Hashable {
 }
 
 /// Something the evaluator could not do (unknown name, ambiguous store id, override of a product
-/// that does not exist). The message is one line, ready to print.
-public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-
-    public init(_ message: String) { self.message = message }
-
-    public var description: String { message }
-}
+/// that does not exist). The message is one line, ready to print; there is no separate place.
+public typealias EvaluationError = InputError<Evaluation>
 
 /// Why a result is what it is, in one line. Formed when read: most checks never read it, and
 /// forming the text cost a third of a boolean check. A fixed text costs nothing; a formed one, the

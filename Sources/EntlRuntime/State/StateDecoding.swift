@@ -1,18 +1,8 @@
 /// A state that cannot be used (or, in `PurchaseState.warnings`, a key that was not understood),
 /// with the place that says why:
-/// `purchases[3].expires_at: "2026-13-01" is not an RFC 3339 instant`.
-public struct StateError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `purchases[3].expires_at`, or a `line:column` for JSON syntax errors, or empty.
-    public var path: String
-    public var message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-}
+/// `purchases[3].expires_at: "2026-13-01" is not an RFC 3339 instant`. Its path is
+/// `purchases[3].expires_at`, a `line:column` for JSON syntax errors, or empty.
+public typealias StateError = InputError<PurchaseState>
 
 /// How much one state may hold: a state beyond these is refused with a located error rather
 /// than evaluated slowly (a server can lower them for untrusted input).
