@@ -16,7 +16,7 @@ public final class EntitlementMonitor: Sendable {
     private let continuation: AsyncStream<ChangeEvent>.Continuation
     private let clock: @Sendable () -> Instant
     private let current = Locked<[EvaluationResult]>([])
-    private let handlers = Locked<(next: Int, all: [Int: @Sendable ([ChangeEvent]) -> Void])>((0, [:]))
+    private let observers = ObserverList<[ChangeEvent]>()
     private let observation = Locked<TrackerObservation?>(nil)
     /// Errors from evaluations triggered by tracker changes (an override of an unknown product…).
     private let failure = Locked<EvaluationError?>(nil)
@@ -55,14 +55,7 @@ public final class EntitlementMonitor: Sendable {
     /// Calls `handler` with each non-empty batch of events until the observation is cancelled.
     @discardableResult
     public func onChange(_ handler: @escaping @Sendable ([ChangeEvent]) -> Void) -> TrackerObservation {
-        let id = handlers.withLock { h -> Int in
-            h.next += 1
-            h.all[h.next] = handler
-            return h.next
-        }
-        return TrackerObservation { [weak self] in
-            self?.handlers.withLock { _ = $0.all.removeValue(forKey: id) }
-        }
+        observers.add(handler)
     }
 
     /// Re-evaluates now (or at `at`) and delivers what changed since the last evaluation.
@@ -77,8 +70,7 @@ public final class EntitlementMonitor: Sendable {
         let events = Changes.between(old, new, at: instant)
         guard !events.isEmpty else { return [] }
         for e in events { continuation.yield(e) }
-        let callbacks = handlers.withLock { $0.all.sorted { $0.key < $1.key }.map(\.value) }
-        for callback in callbacks { callback(events) }
+        observers.notify(events)
         return events
     }
 }

@@ -17,11 +17,12 @@ public final class TrackerObservation: Sendable {
     deinit { cancel() }
 }
 
-/// Observers of a tracker, called outside the lock.
-final class ObserverList: Sendable {
-    private let handlers = Locked<(next: Int, all: [Int: @Sendable (PurchaseState) -> Void])>((0, [:]))
+/// The handlers told of each change (a tracker's new state, a monitor's events), in the order they
+/// were added, called outside the lock; each stays until its observation is cancelled.
+final class ObserverList<Value>: Sendable {
+    private let handlers = Locked<(next: Int, all: [Int: @Sendable (Value) -> Void])>((0, [:]))
 
-    func add(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+    func add(_ handler: @escaping @Sendable (Value) -> Void) -> TrackerObservation {
         let id = handlers.withLock { h -> Int in
             h.next += 1
             h.all[h.next] = handler
@@ -32,8 +33,8 @@ final class ObserverList: Sendable {
         }
     }
 
-    func notify(_ state: PurchaseState) {
+    func notify(_ value: Value) {
         let current = handlers.withLock { $0.all.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in current { handler(state) }
+        for handler in current { handler(value) }
     }
 }

@@ -21,7 +21,7 @@ public protocol UsageRecording: PurchaseTracker {
 /// and notifies observers.
 public final class JSONPurchaseTracker: UsageRecording {
     private let state: Locked<PurchaseState>
-    private let observers = ObserverList()
+    private let observers = ObserverList<PurchaseState>()
 
     public init(_ state: PurchaseState = PurchaseState()) {
         self.state = Locked(state)
@@ -75,7 +75,7 @@ public final class JSONPurchaseTracker: UsageRecording {
 public final class DebugPurchaseTracker: PurchaseTracker {
     public let base: any PurchaseTracker
     private let overrides = Locked<[(product: String, value: Override)]>([])
-    private let observers = ObserverList()
+    private let observers = ObserverList<PurchaseState>()
     private let baseObservation = Locked<TrackerObservation?>(nil)
 
     public init(wrapping base: any PurchaseTracker) {
