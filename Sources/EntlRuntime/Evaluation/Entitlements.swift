@@ -182,6 +182,20 @@ extension Evaluation {
         return result
     }
 
+    /// The fields of `result` that name purchase `j` (`pu`) and its terms: product, store, renewal,
+    /// ownership, period.
+    @inline(__always)
+    private func report(_ j: Int, _ pu: Purchase, into result: inout EntitlementResult) {
+        let p = Int(purchaseProduct[j])
+        result.product = graph.products[p].name
+        result.displayName = graph.products[p].displayName
+        result.store = store(of: j)
+        result.storeProductID = storeProductID(of: j)
+        result.willRenew = willRenew(j)
+        result.ownership = pu.ownership
+        result.period = periodName(p)
+    }
+
     private func entitlement(_ e: Int, into result: inout EntitlementResult) {
         let truth = entitlementValue(e).0
         result.name = graph.entitlements[e].name
@@ -203,15 +217,8 @@ extension Evaluation {
             result.status = .active
         case .purchase(let j)?:
             let pu = state.purchases[j]
-            let p = Int(purchaseProduct[j])
-            result.product = graph.products[p].name
-            result.displayName = graph.products[p].displayName
-            result.store = store(of: j)
-            result.storeProductID = storeProductID(of: j)
-            result.willRenew = willRenew(j)
+            report(j, pu, into: &result)
             result.inGracePeriod = pu.status == .pastDue
-            result.ownership = pu.ownership
-            result.period = periodName(p)
             result.isTrial = pu.status == .trialing
             result.trialEnd = result.isTrial ? pu.expiresAt : nil
             result.status = switch pu.status {
@@ -223,17 +230,9 @@ extension Evaluation {
         case nil where truth != .true:
             // Inactive (or undetermined): report the purchase that ended most recently.
             if let j = mostRecentlyEnded(e) {
-                let pu = state.purchases[j]
-                let p = Int(purchaseProduct[j])
-                result.product = graph.products[p].name
-                result.displayName = graph.products[p].displayName
-                result.store = store(of: j)
-                result.storeProductID = storeProductID(of: j)
+                report(j, state.purchases[j], into: &result)
                 // Never an end after `t`: a purchase its status ended before its dates reports none.
                 result.expiresAt = accessEnd(j).instant.flatMap { $0 <= at ? $0 : nil }
-                result.willRenew = willRenew(j)
-                result.ownership = pu.ownership
-                result.period = periodName(p)
             }
         case nil:
             result.status = .active  // active with no purchase behind it (`everyone`, a `not`): nothing to report
