@@ -35,7 +35,9 @@ public struct SHA256: Sendable, BlockHash {
         pad()
         var out: [UInt8] = []
         for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+            }
         }
         return out
     }
@@ -81,6 +83,7 @@ public struct SHA256: Sendable, BlockHash {
             let t2 = s0 &+ majority
             (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
         }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
     }
 }

@@ -69,8 +69,8 @@ extension Evaluation {
                     }
                 }
                 guard let source = last, source.truth != .false else { continue }
-                body(Candidate(grant: g, certain: source.truth == .true, product: source.product, purchase: source.purchase,
-                               quantity: 1, behindNoPurchase: source.product == nil))
+                body(Candidate(grant: g, certain: source.truth == .true, product: source.product,
+                               purchase: source.purchase, quantity: 1, behindNoPurchase: source.product == nil))
             }
         }
     }

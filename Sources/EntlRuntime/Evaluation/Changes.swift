@@ -17,7 +17,8 @@ public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
 
         public var isLifecycle: Bool {
             switch self {
-            case .entitlementActivated, .entitlementDeactivated, .featureUnlocked, .featureLocked, .balanceChanged: false
+            case .entitlementActivated, .entitlementDeactivated, .featureUnlocked, .featureLocked, .balanceChanged:
+                false
             default: true
             }
         }
@@ -83,12 +84,14 @@ public enum Changes {
             switch (before, r) {
             case (.entitlement(let a), .entitlement(let b)):
                 if a.allowed != b.allowed {
-                    events.append(ChangeEvent(kind: b.allowed ? .entitlementActivated : .entitlementDeactivated, name: b.name, at: at))
+                    events.append(ChangeEvent(kind: b.allowed ? .entitlementActivated : .entitlementDeactivated,
+                                              name: b.name, at: at))
                 }
                 events += lifecycle(a, b, at: at)
             case (.feature(let a), .feature(let b)):
                 if a.allowed != b.allowed {
-                    events.append(ChangeEvent(kind: b.allowed ? .featureUnlocked : .featureLocked, name: b.name, at: at))
+                    events.append(ChangeEvent(kind: b.allowed ? .featureUnlocked : .featureLocked, name: b.name,
+                                              at: at))
                 }
                 if b.kind.isMetered, a.balance != b.balance || a.unlimited != b.unlimited {
                     events.append(ChangeEvent(kind: .balanceChanged, name: b.name, at: at, oldBalance: a.balance,
@@ -150,8 +153,9 @@ public enum Changes {
     /// `to`, and every difference is reported at the instant it happens. Window boundaries that
     /// change no balance (a full window renewing itself) are stepped over, so the cost grows
     /// with the changes, not with the number of windows in the span.
-    public static func timeline(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, from: Instant,
-                                to: Instant, maxSteps: Int = Changes.maxSteps) throws(EvaluationError) -> [ChangeEvent] {
+    public static func timeline(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil,
+                                from: Instant, to: Instant,
+                                maxSteps: Int = Changes.maxSteps) throws(EvaluationError) -> [ChangeEvent] {
         guard from <= to else { throw EvaluationError("the start \(from) is after the end \(to)") }
         var evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: from)
         var results = evaluation.all()

@@ -151,7 +151,8 @@ extension Evaluation {
             for j in purchases(of: behind.product) where admits(behind.date, j) {
                 if isDatedLater(j) {
                     next = earliest(next, state.purchases[j].purchasedAt)
-                } else if truth != .true, state.purchases[j].status != .unknown, let end = accessEnd(j).instant, end > at {
+                } else if truth != .true, state.purchases[j].status != .unknown, let end = accessEnd(j).instant,
+                          end > at {
                     next = earliest(next, end)
                 }
             }
@@ -201,7 +202,8 @@ extension Evaluation {
         result.name = graph.entitlements[e].name
         result.decision = truth.decision
         result.inBillingRetry = anyPurchaseBehind(e, withStatus: .billingRetry)
-        result.validUntil = earliest(nextChange(watching: graph.entitlements[e].watchedProducts), changeBehind(e, truth))
+        result.validUntil = earliest(nextChange(watching: graph.entitlements[e].watchedProducts),
+                                     changeBehind(e, truth))
         let anyOwned = graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
@@ -246,7 +248,9 @@ extension Evaluation {
                 : result.product != nil ? .expired : .neverPurchased
         }
         if unlocks, truth != .true {
-            result.unlockedBy = unlockingProducts(graph.entitlements[e].unlockCandidates) { $0.entitlementValue(e).0 == .true }
+            result.unlockedBy = unlockingProducts(graph.entitlements[e].unlockCandidates) {
+                $0.entitlementValue(e).0 == .true
+            }
         }
 
         switch truth {
@@ -275,8 +279,9 @@ extension Evaluation {
             for b in graph.entitlements[e].behind {
                 guard let date = b.date else { continue }
                 let admitted = purchases(of: b.product, date)
-                result.explanation.append("  purchases of `\(graph.products[b.product].name)` made \(date.before ? "before" : "since") "
-                                          + "\(date.instant): " + (admitted.isEmpty ? "none" : Evaluation.purchaseList(admitted)))
+                result.explanation.append("  purchases of `\(graph.products[b.product].name)` made "
+                                          + "\(date.before ? "before" : "since") \(date.instant): "
+                                          + (admitted.isEmpty ? "none" : Evaluation.purchaseList(admitted)))
             }
             result.explanation += explainProducts(graph.entitlements[e].watchedProducts)
         }

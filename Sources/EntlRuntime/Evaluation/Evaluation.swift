@@ -223,13 +223,15 @@ public struct Evaluation: Sendable {
         case (nil, .unknown):
             let unknown = purchases(of: p, .unknown), held = s.quantity, consumable = kind == .consumable
             reason = Reason(formed: {
-                (consumable ? "\(held) held for certain; " : "") + "the status of \(Evaluation.purchaseList(unknown)) is unknown"
+                (consumable ? "\(held) held for certain; " : "")
+                    + "the status of \(Evaluation.purchaseList(unknown)) is unknown"
             })
         case (nil, .false): reason = purchases(of: p).isEmpty ? "no purchase" : "no purchase is owned now"
         }
         var result = ProductResult(name: graph.products[p].name, decision: s.truth.decision,
-                                   quantity: kind == .consumable ? s.quantity : nil, validUntil: nextChange(watching: [p]),
-                                   reason: "", explanation: explains ? explainProducts([p]) : [])
+                                   quantity: kind == .consumable ? s.quantity : nil,
+                                   validUntil: nextChange(watching: [p]), reason: "",
+                                   explanation: explains ? explainProducts([p]) : [])
         result.why = reason
         return result
     }
@@ -248,7 +250,8 @@ public struct Evaluation: Sendable {
             if let o = products[p].override { lines.append("  product `\(name)`: overridden to \(o.rawValue)") }
             if own.isEmpty, products[p].override == nil { lines.append("  product `\(name)`: no purchases") }
             for j in own {
-                lines.append("  product `\(name)` ← purchase #\(j) \(describePurchase(j)): \(standings[j].description(of: state.purchases[j]))")
+                let standing = standings[j].description(of: state.purchases[j])
+                lines.append("  product `\(name)` ← purchase #\(j) \(describePurchase(j)): \(standing)")
             }
         }
         return lines

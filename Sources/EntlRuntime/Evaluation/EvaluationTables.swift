@@ -129,15 +129,18 @@ final class EvaluationTables: @unchecked Sendable {
                     }
                     switch standing {
                     case .owned:
-                        product.pointee.ownedEnd = product.pointee.ownedCount == 0 ? end : max(product.pointee.ownedEnd, end)
+                        product.pointee.ownedEnd = product.pointee.ownedCount == 0
+                            ? end : max(product.pointee.ownedEnd, end)
                         product.pointee.ownedCount += 1
                         if kind == .consumable {
-                            product.pointee.ownedQuantity = product.pointee.ownedQuantity.addingSaturating(purchase.pointee.quantity)
+                            product.pointee.ownedQuantity =
+                                product.pointee.ownedQuantity.addingSaturating(purchase.pointee.quantity)
                         }
                     case .unknown:
                         product.pointee.unknownCount += 1
                         if kind == .consumable {
-                            product.pointee.unknownQuantity = product.pointee.unknownQuantity.addingSaturating(purchase.pointee.quantity)
+                            product.pointee.unknownQuantity =
+                                product.pointee.unknownQuantity.addingSaturating(purchase.pointee.quantity)
                         }
                     default:
                         break
@@ -194,7 +197,8 @@ final class EvaluationTables: @unchecked Sendable {
                 // runs, and comparing two names costs less than a lookup.
                 var last: (record: Int, feature: Int32)?
                 for i in usage.indices {
-                    if let l = last, usage[l.record].isEvent == usage[i].isEvent, usage[l.record].name == usage[i].name {
+                    if let l = last, usage[l.record].isEvent == usage[i].isEvent,
+                       usage[l.record].name == usage[i].name {
                         usageFeature[i] = l.feature
                     } else {
                         let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]

@@ -61,14 +61,17 @@ public final class Evaluator: Sendable {
     public func evaluation(at: Instant = .now(), explain: Bool = false, unlock: Bool = false) throws(EvaluationError)
         -> Evaluation
     {
-        try Evaluation(graph: graph, state: tracker.snapshot, environment: environment, at: at, explain: explain, unlock: unlock)
+        try Evaluation(graph: graph, state: tracker.snapshot, environment: environment, at: at, explain: explain,
+                       unlock: unlock)
     }
 
     /// The cached answer to a question at `at`, or a fresh one (then cached until its `validUntil`).
     private func answer<R>(_ key: Key, at: Instant, wrap: (R) -> EvaluationResult, unwrap: (EvaluationResult) -> R?,
                            _ compute: (Evaluation) throws(EvaluationError) -> R) throws(EvaluationError) -> R {
         let (generation, hit) = cache.withLock { c -> (UInt64, EvaluationResult?) in
-            guard let e = c.entries[key], e.from <= at, e.until.map({ at < $0 }) ?? true else { return (c.generation, nil) }
+            guard let e = c.entries[key], e.from <= at, e.until.map({ at < $0 }) ?? true else {
+                return (c.generation, nil)
+            }
             return (c.generation, e.result)
         }
         if let hit, let r = unwrap(hit) { return r }
@@ -113,9 +116,8 @@ public final class Evaluator: Sendable {
     /// any one of which, bought now, would allow `requiredBalance` units of it; nil when it is
     /// allowed already. Computed fresh (one evaluation per product that can matter), not cached:
     /// what a purchase would do depends on the instant it is made (`purchased before` dates).
-    public func unlockingProducts(feature: String, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
-        -> [String]?
-    {
+    public func unlockingProducts(feature: String, requiredBalance: Int64 = 1,
+                                  at: Instant = .now()) throws(EvaluationError) -> [String]? {
         try evaluation(at: at, unlock: true).feature(feature, required: requiredBalance).unlockedBy
     }
 
@@ -135,18 +137,18 @@ public final class Evaluator: Sendable {
     /// (the check as it was just before that use, at its instant), marked `replayed`. The same `id`
     /// for another feature or amount throws: ids are idempotency keys, unique per customer. A
     /// first call that was denied recorded nothing, so its retry is a new check.
-    public func consume(feature: String, amount: Int64 = 1, id: String? = nil, at: Instant = .now()) throws(EvaluationError)
-        -> FeatureResult
-    {
+    public func consume(feature: String, amount: Int64 = 1, id: String? = nil,
+                        at: Instant = .now()) throws(EvaluationError) -> FeatureResult {
         guard let recorder = tracker as? any UsageRecording else {
             throw EvaluationError("the tracker cannot record usage (it does not conform to UsageRecording)")
         }
         guard graph.live.featureIndex[feature] != nil || graph.test.featureIndex[feature] != nil else {
             throw EvaluationError("unknown feature `\(feature)`")
         }
-        return try recorder.recordUsage { (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
-            let decision = try Consumption.decide(graph: graph, state: state, environment: environment, feature: feature,
-                                                  amount: amount, id: id, at: at)
+        return try recorder.recordUsage {
+            (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
+            let decision = try Consumption.decide(graph: graph, state: state, environment: environment,
+                                                  feature: feature, amount: amount, id: id, at: at)
             return (decision.result, decision.record)
         }
     }

@@ -108,14 +108,17 @@ extension Evaluation {
             trail.append("feature `\(graph.features[f].name)` (\(graph.features[f].kind.rawValue)), \(required) needed")
             for s in direct.sources {
                 let amount = s.allowance.map(String.init) ?? "unlimited"
-                let per = s.interval.map { " per \($0.rawValue)" } ?? (graph.features[f].kind == .continuous ? "" : " once")
-                trail.append("  grant from \(s.kind) `\(s.grant)`\(s.product.map { $0 == s.grant ? "" : " (\($0))" } ?? ""): "
-                             + "\(amount)\(per)\(s.certain ? "" : " (uncertain)")"
-                             + (s.windowStart.map { ", window \($0) – \(s.resetsAt.map(\.description) ?? "")" } ?? ""))
+                let per = s.interval.map { " per \($0.rawValue)" }
+                    ?? (graph.features[f].kind == .continuous ? "" : " once")
+                let product = s.product.map { $0 == s.grant ? "" : " (\($0))" } ?? ""
+                let window = s.windowStart.map { ", window \($0) – \(s.resetsAt.map(\.description) ?? "")" } ?? ""
+                trail.append("  grant from \(s.kind) `\(s.grant)`\(product): "
+                             + "\(amount)\(per)\(s.certain ? "" : " (uncertain)")" + window)
             }
             trail += direct.trail
+            let high = direct.high.map(String.init) ?? "unlimited"
             trail.append("  balance: \(direct.low.map(String.init) ?? "unlimited")"
-                         + (direct.hasUncertain ? " (up to \(direct.high.map(String.init) ?? "unlimited") if unknown purchases count)" : ""))
+                         + (direct.hasUncertain ? " (up to \(high) if unknown purchases count)" : ""))
         }
         // The reasons capture the graph (one reference) and numbers, never the evaluation.
         let graph = self.graph
@@ -138,9 +141,10 @@ extension Evaluation {
             let systemFeature = graph.features[route.system]
             let covers = system.low.map { $0 >= need } ?? true
             if explains {
-                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(graph.features[f].unit(route.amount)) = "
-                             + "\(route.credits) credits, so the \(shortfall) \(graph.features[f].unit(shortfall)) missing cost \(need); "
-                             + "balance \(system.low.map(String.init) ?? "unlimited")")
+                let feature = graph.features[f]
+                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
+                             + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing "
+                             + "cost \(need); balance \(system.low.map(String.init) ?? "unlimited")")
                 trail += system.trail
             }
             if result.creditSystem == nil || covers {
@@ -154,13 +158,15 @@ extension Evaluation {
                 let payer = route.system
                 result.why = Reason(formed: {
                     "\(graph.features[f].amount(low)) left, so \(graph.features[payer].amount(need)) from "
-                        + "`\(graph.features[payer].name)` pay for " + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
+                        + "`\(graph.features[payer].name)` pay for "
+                        + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
                 })
                 break
             }
             // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
             if let high = direct.high, high < required {
-                let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+                let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits,
+                                                                                   dividedBy: route.amount)
                 if system.high.map({ $0 >= optimisticNeed }) ?? true { uncertain = true }
             }
         }
@@ -171,7 +177,8 @@ extension Evaluation {
             var payable: Int64 = 0
             for route in graph.features[f].creditRoutes {
                 let credits = meteredBalance(route.system, sources: false).low ?? .max
-                payable = max(payable, credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
+                payable = max(payable,
+                              credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
             let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
@@ -179,7 +186,8 @@ extension Evaluation {
             result.why = Reason(formed: {
                 var reason = "\(graph.features[f].amount(low)) left, \(required.grouped) needed"
                 if let system, let need {
-                    reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) credits needed"
+                    reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) "
+                        + "credits needed"
                 }
                 return reason + depends
             })

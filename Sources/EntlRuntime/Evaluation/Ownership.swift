@@ -95,7 +95,8 @@ public enum PurchaseStanding: Sendable, Hashable {
             }
         case .ignored(let why):
             switch why {
-            case .environment(let e, let evaluating): "ignored (environment \(e.rawValue), evaluating \(evaluating.rawValue))"
+            case .environment(let e, let evaluating):
+                "ignored (environment \(e.rawValue), evaluating \(evaluating.rawValue))"
             case .noStoreID: "ignored (no product has \(purchase.store ?? "") id \"\(purchase.product)\")"
             case .noProduct: "ignored (no product is named or has a store id \"\(purchase.product)\")"
             }
@@ -207,7 +208,8 @@ struct OwnershipResolver {
 
     /// `expires_at`, or for a non-renewing product with a duration, `purchased_at + duration`.
     @inline(__always)
-    static func effectiveExpiry(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?) -> Instant? {
+    static func effectiveExpiry(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind,
+                                _ duration: CalendarStep?) -> Instant? {
         if let e = purchase.pointee.expiresAt { return e }
         if kind == .nonRenewing, let d = duration, let bought = purchase.pointee.purchasedAt {
             return bought.adding(d)
@@ -219,8 +221,8 @@ struct OwnershipResolver {
     /// earlier instant of an evaluation at a later one (§5, "what paid for a use stays paid"): an
     /// `expired` or `billing_retry` purchase was owned then within its dates, like an active one.
     @inline(__always)
-    static func standing(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?, at t: Instant,
-                         past: Bool = false) -> PurchaseStanding {
+    static func standing(_ purchase: UnsafePointer<Purchase>, _ kind: ProductKind, _ duration: CalendarStep?,
+                         at t: Instant, past: Bool = false) -> PurchaseStanding {
         switch purchase.pointee.status {
         case .revoked: return .notOwned(.status(.revoked))
         case .expired where !past, .billingRetry where !past: return .notOwned(.status(purchase.pointee.status))
@@ -239,7 +241,9 @@ struct OwnershipResolver {
             if let grace = purchase.pointee.graceUntil, t >= grace { return .notOwned(.graceEnded(grace)) }
             return .owned
         case .active, .trialing, .expired, .billingRetry:
-            if let e = effectiveExpiry(purchase, kind, duration), t >= e { return .notOwned(.expired(purchase.pointee.status, e)) }
+            if let e = effectiveExpiry(purchase, kind, duration), t >= e {
+                return .notOwned(.expired(purchase.pointee.status, e))
+            }
             return .owned
         case .canceled:
             guard let e = effectiveExpiry(purchase, kind, duration) else { return .notOwned(.canceledWithoutExpiry) }

@@ -5,7 +5,8 @@ extension Evaluation {
     /// subscription runs one billing period (a non-renewing product its `duration`).
     func boughtNow(_ p: Int) -> Purchase {
         let end = graph.products[p].kind == .subscription ? graph.products[p].period.map { at.adding($0.step) } : nil
-        return Purchase(product: graph.products[p].name, status: .active, purchasedAt: at, expiresAt: end, environment: environment)
+        return Purchase(product: graph.products[p].name, status: .active, purchasedAt: at, expiresAt: end,
+                        environment: environment)
     }
 
     /// The products among `candidates` (declaration order) any one of which, bought now on top of
@@ -16,8 +17,8 @@ extension Evaluation {
             guard products[p].override == nil else { return false }
             var state = self.state
             state.purchases.append(boughtNow(p))
-            guard let e = try? Evaluation(graph, state: state, environment: environment, at: at, explain: false, unlock: false)
-            else { return false }
+            guard let e = try? Evaluation(graph, state: state, environment: environment, at: at, explain: false,
+                                          unlock: false) else { return false }
             return allows(e)
         }.map { graph.products[$0].name }
     }

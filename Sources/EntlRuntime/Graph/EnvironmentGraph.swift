@@ -62,7 +62,8 @@ public final class EnvironmentGraph: Sendable {
         // Conversions in credit-system declaration order, so each feature's routes are too.
         for system in features.indices {
             for c in features[system].conversions {
-                features[c.feature].creditRoutes.append(CreditRoute(system: system, amount: c.amount, credits: c.credits))
+                let route = CreditRoute(system: system, amount: c.amount, credits: c.credits)
+                features[c.feature].creditRoutes.append(route)
             }
         }
 
@@ -109,7 +110,8 @@ public final class EnvironmentGraph: Sendable {
             // can allow what is not allowed — unless credits are involved: losing a grant can turn
             // a use that spilled into a credit system into overage, leaving credits for later
             // uses, so there every watched product can matter.
-            let credits = !features[i].creditRoutes.isEmpty || (componentOf[i] >= 0 && components[componentOf[i]].count > 1)
+            let credits = !features[i].creditRoutes.isEmpty
+                || (componentOf[i] >= 0 && components[componentOf[i]].count > 1)
             features[i].unlockCandidates = credits ? features[i].watchedProducts : ownPositive[i].sorted()
         }
 
@@ -119,7 +121,8 @@ public final class EnvironmentGraph: Sendable {
         self.entitlementOrder = entitlementOrder
         self.storeIDs = storeIDs
         self.productIndex = Dictionary(products.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-        self.entitlementIndex = Dictionary(entitlements.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.entitlementIndex = Dictionary(entitlements.enumerated().map { ($1.name, $0) },
+                                           uniquingKeysWith: { a, _ in a })
         self.featureIndex = Dictionary(features.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         var events: [String: Int] = [:]
         for (i, f) in features.enumerated() {
@@ -171,7 +174,8 @@ public final class EnvironmentGraph: Sendable {
         private mutating func collect(_ c: Constraint, negated: Bool, nested: [NamedProducts]) {
             switch c {
             case .product(let p), .atLeast(let p, _):
-                if negated { negative.insert(BehindProduct(product: p)) } else { positive.insert(BehindProduct(product: p)) }
+                let behind = BehindProduct(product: p)
+                if negated { negative.insert(behind) } else { positive.insert(behind) }
             case .purchased(let p, let date):
                 let behind = BehindProduct(product: p, date: date)
                 if negated { negative.insert(behind) } else { positive.insert(behind) }
@@ -200,7 +204,8 @@ public final class EnvironmentGraph: Sendable {
             return x
         }
         for (system, f) in features.enumerated() where f.kind == .credits {
-            for c in f.conversions where features.indices.contains(c.feature) && features[c.feature].kind == .singleUse {
+            for c in f.conversions
+            where features.indices.contains(c.feature) && features[c.feature].kind == .singleUse {
                 let (a, b) = (root(system), root(c.feature))
                 if a != b { parent[max(a, b)] = min(a, b) }
             }

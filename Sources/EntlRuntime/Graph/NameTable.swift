@@ -78,7 +78,8 @@ struct NameTable: Sendable {
             var i = Int(h.value) & (count - 1)
             while slots[i].value >= 0 { i = (i + 1) & (count - 1) }
             let head = key.withUnsafeBytes { ByteBuffer.paddedWords($0.baseAddress, min($0.count, 16)) }
-            slots[i] = Slot(head: head, start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value, value: Int32(value))
+            slots[i] = Slot(head: head, start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value,
+                            value: Int32(value))
             bytes.append(contentsOf: key)
         }
         self.bytes = bytes
@@ -88,7 +89,9 @@ struct NameTable: Sendable {
     }
 
     subscript(_ name: String) -> Int? {
-        if let decided = name.utf8.withContiguousStorageIfAvailable({ $0.count <= 16 ? answer(short: $0) : answer($0, nil) }) ?? nil {
+        if let decided = name.utf8.withContiguousStorageIfAvailable({
+            $0.count <= 16 ? answer(short: $0) : answer($0, nil)
+        }) ?? nil {
             return decided
         }
         guard case .names(let dictionary) = fallback else { return nil }
@@ -163,12 +166,14 @@ struct NameTable: Sendable {
         guard n >= 8 else { return ByteBuffer.paddedWord(x, n) == ByteBuffer.paddedWord(y, n) }
         var i = 0
         while i + 8 < n {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
                 return false
             }
             i += 8
         }
-        return x.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        return x.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            == y.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
     }
 
     /// A hash of byte strings taken eight bytes at a time (a multiply and a shift per word, with

@@ -171,8 +171,9 @@ public struct Feature: Sendable {
     public var unlockCandidates: [Int]
 
     /// `creditRoutes` and `watchedProducts` are derived when the graph is linked (`EnvironmentGraph.init`).
-    public init(name: String, displayName: String?, docs: String?, kind: FeatureKind, event: String?, unitSingular: String?,
-                unitPlural: String?, requires: Constraint?, grants: [Grant], conversions: [Conversion]) {
+    public init(name: String, displayName: String?, docs: String?, kind: FeatureKind, event: String?,
+                unitSingular: String?, unitPlural: String?, requires: Constraint?, grants: [Grant],
+                conversions: [Conversion]) {
         self.name = name
         self.displayName = displayName
         self.docs = docs

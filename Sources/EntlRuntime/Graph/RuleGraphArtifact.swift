@@ -58,12 +58,14 @@ public struct RuleGraphArtifact: Sendable {
         }
         let document = try ArtifactNode(root, .root).object(["format", "format_version", "compiler", "sha256", "graph"])
         guard try document.member("format").string() == RuleGraphArtifact.formatName else {
-            throw RuleGraphArtifactError(path: "format", message: "not an entl rule graph (expected \"\(RuleGraphArtifact.formatName)\")")
+            throw RuleGraphArtifactError(path: "format", message: "not an entl rule graph "
+                                             + "(expected \"\(RuleGraphArtifact.formatName)\")")
         }
         let version = try document.member("format_version").int(1...Int64(Int32.max))
         guard version <= Int64(RuleGraphArtifact.formatVersion) else {
-            throw RuleGraphArtifactError(path: "format_version", message: "format version \(version) was built by a newer entlc; "
-                                         + "this runtime reads version \(RuleGraphArtifact.formatVersion) (update EntlRuntime)")
+            throw RuleGraphArtifactError(path: "format_version",
+                                         message: "format version \(version) was built by a newer entlc; this runtime "
+                                             + "reads version \(RuleGraphArtifact.formatVersion) (update EntlRuntime)")
         }
         compiler = try document.member("compiler").string()
         sha256 = try document.member("sha256").string()
@@ -72,8 +74,9 @@ public struct RuleGraphArtifact: Sendable {
         content.value.write(into: &written, indent: false, level: 0)
         let actual = SHA256.hexDigest(written)
         guard actual == sha256 else {
-            throw RuleGraphArtifactError(path: "sha256", message: "the digest does not match the content (the file is corrupt or was "
-                                         + "edited): expected \(sha256), computed \(actual)")
+            throw RuleGraphArtifactError(path: "sha256",
+                                         message: "the digest does not match the content (the file is corrupt or was "
+                                             + "edited): expected \(sha256), computed \(actual)")
         }
         graph = try ArtifactDecoder.graph(content)
     }
@@ -93,8 +96,8 @@ enum ArtifactEncoder {
         .object([
             ("products", .array(e.products.map(product))),
             ("entitlements", .array(e.entitlements.map { en in
-                .object([("name", .string(en.name)), ("display_name", .string(en.displayName)), ("docs", .string(en.docs)),
-                         ("constraint", program(en.program))])
+                .object([("name", .string(en.name)), ("display_name", .string(en.displayName)),
+                         ("docs", .string(en.docs)), ("constraint", program(en.program))])
             })),
             ("features", .array(e.features.map(feature))),
             ("entitlement_order", .array(e.entitlementOrder.map { .int(Int64($0)) })),
@@ -105,7 +108,8 @@ enum ArtifactEncoder {
         .object([
             ("name", .string(p.name)), ("display_name", .string(p.displayName)), ("docs", .string(p.docs)),
             ("kind", .string(p.kind.rawValue)), ("period", .string(p.period?.rawValue)), ("group", .string(p.group)),
-            ("duration", p.duration.map { .object([("months", .int($0.months)), ("seconds", .int($0.seconds))]) } ?? .null),
+            ("duration", p.duration.map { .object([("months", .int($0.months)), ("seconds", .int($0.seconds))]) }
+                ?? .null),
             ("store_ids", .array(p.storeIDs.map { .object([("store", .string($0.store)), ("id", .string($0.id))]) })),
         ])
     }
@@ -118,7 +122,8 @@ enum ArtifactEncoder {
             ("requires", f.requires.map { program($0.program) } ?? .null),
             ("grants", .array(f.grants.map(grant))),
             ("conversions", .array(f.conversions.map {
-                .object([("feature", .int(Int64($0.feature))), ("amount", .int($0.amount)), ("credits", .int($0.credits))])
+                .object([("feature", .int(Int64($0.feature))), ("amount", .int($0.amount)),
+                         ("credits", .int($0.credits))])
             })),
         ])
     }
@@ -150,7 +155,8 @@ enum ArtifactEncoder {
             case .entitlement(let e): .array([.string("entitlement"), .int(Int64(e))])
             case .atLeast(let p, let n): .array([.string("at_least"), .int(Int64(p)), .int(n)])
             case .purchased(let p, let date):
-                .array([.string(date.before ? "purchased_before" : "purchased_since"), .int(Int64(p)), .string(date.instant.rfc3339)])
+                .array([.string(date.before ? "purchased_before" : "purchased_since"), .int(Int64(p)),
+                        .string(date.instant.rfc3339)])
             case .everyone: .array([.string("everyone")])
             case .not: .array([.string("not")])
             case .and(let n): .array([.string("and"), .int(Int64(n))])
@@ -200,14 +206,17 @@ struct ArtifactNode {
         self.place = place
     }
 
-    func fail(_ message: String) -> RuleGraphArtifactError { RuleGraphArtifactError(path: place.description, message: message) }
+    func fail(_ message: String) -> RuleGraphArtifactError {
+        RuleGraphArtifactError(path: place.description, message: message)
+    }
 
     var isNull: Bool { value == .null }
 
     /// An object with exactly these members (each once, no others).
     func object(_ keys: [String]) throws(RuleGraphArtifactError) -> ArtifactNode {
         guard case .object(let members) = value else { throw fail("expected an object") }
-        guard members.count != keys.count || zip(members, keys).contains(where: { $0.key != $1 }) else { return self }  // as written
+        // The members exactly in `keys`' order, as `entlc build` writes them: nothing more to check.
+        guard members.count != keys.count || zip(members, keys).contains(where: { $0.key != $1 }) else { return self }
         var seen = [Bool](repeating: false, count: keys.count)
         for m in members {
             guard let k = keys.firstIndex(of: m.key) else { throw fail("unknown member `\(m.key)`") }
@@ -267,10 +276,12 @@ struct ArtifactNode {
         return Int(n)
     }
 
-    func rawValue<E: RawRepresentable & CaseIterable>(_: E.Type) throws(RuleGraphArtifactError) -> E where E.RawValue == String {
+    func rawValue<E: RawRepresentable & CaseIterable>(_: E.Type) throws(RuleGraphArtifactError) -> E
+    where E.RawValue == String {
         let s = try string()
         guard let e = E(rawValue: s) else {
-            throw fail("unknown value \"\(s)\" (expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")))")
+            let expected = E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw fail("unknown value \"\(s)\" (expected one of \(expected))")
         }
         return e
     }

@@ -47,7 +47,9 @@ struct ComponentReplay {
     /// Whether candidate `i` pays for a use charged under `reading` (0: the state read at `t`).
     @inline(__always)
     func pays(_ i: Int, reading: Int32) -> Bool {
-        guard reading != 0, let readings else { return candidates[i].present && (candidates[i].certain || !certainOnly) }
+        guard reading != 0, let readings else {
+            return candidates[i].present && (candidates[i].certain || !certainOnly)
+        }
         return readings.pays(i, reading: Int(reading), certainOnly: certainOnly)
     }
 
@@ -55,7 +57,9 @@ struct ComponentReplay {
     /// counted ones cannot).
     private func unlimited(_ m: Int, reading: Int32) -> Bool {
         if reading == 0 { return members[m].unlimited }
-        return members[m].candidates.contains { candidates[$0].grant.amount == .unlimited && pays($0, reading: reading) }
+        return members[m].candidates.contains {
+            candidates[$0].grant.amount == .unlimited && pays($0, reading: reading)
+        }
     }
 
     /// Moves a member's ledgers that pay at `reading` and exist at `instant` to the window
@@ -87,7 +91,8 @@ struct ComponentReplay {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: members[m].ledgers.count) { buffer in
             var count = 0
             for i in members[m].ledgers
-            where ledgers[i].balance > 0 && pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+            where ledgers[i].balance > 0 && pays(ledgers[i].source, reading: reading)
+                && ledgers[i].exists(at: instant) {
                 buffer.initializeElement(at: count, to: i)
                 count += 1
             }
@@ -119,7 +124,8 @@ struct ComponentReplay {
     /// `grantName`, a feature by `featureName` and an amount of a member by `systemUnit`; else
     /// nothing.
     func run(_ events: UnsafeBufferPointer<UseEvent>, routes: [[Route]], at t: Instant, explain: Bool,
-             grantName: (Int) -> String, featureName: (Int) -> String, systemUnit: (Int, Int64) -> String) -> [[String]] {
+             grantName: (Int) -> String, featureName: (Int) -> String,
+             systemUnit: (Int, Int64) -> String) -> [[String]] {
         var trails: [[String]] = explain ? Array(repeating: [], count: members.count) : []
         for event in events {
             let m = event.member
@@ -129,13 +135,15 @@ struct ComponentReplay {
             if rest > 0, unlimited(m, reading: event.reading) { rest = 0 }
             var paid = ""
             if rest > 0, !routes[m].isEmpty {
-                let payments = spill(rest, routes[m], at: event.at, reading: event.reading, explain: explain, grantName: grantName)
+                let payments = spill(rest, routes[m], at: event.at, reading: event.reading, explain: explain,
+                                     grantName: grantName)
                 rest = payments.rest
                 if explain {
                     for p in payments.paid {
                         let systemName = featureName(members[p.system].feature)
                         paid += "; \(p.credits) \(systemUnit(p.system, p.credits)) from `\(systemName)`"
-                        trails[p.system].append("  \(event.at): \(p.credits) for \(p.units) `\(featureName(members[m].feature))`"
+                        let feature = featureName(members[m].feature)
+                        trails[p.system].append("  \(event.at): \(p.credits) for \(p.units) `\(feature)`"
                                                 + (p.parts.isEmpty ? "" : " ← " + p.parts.joined(separator: ", ")))
                     }
                 }
@@ -171,7 +179,8 @@ struct ComponentReplay {
                        grantName: (Int) -> String) -> (rest: Int64, paid: [Payment]) {
         var paid: [Payment] = []
         func pay(_ credits: Int64, for units: Int64, from system: Int) {
-            let parts = take(credits, from: system, at: instant, reading: reading, explain: explain, grantName: grantName).parts
+            let parts = take(credits, from: system, at: instant, reading: reading, explain: explain,
+                             grantName: grantName).parts
             if explain { paid.append(Payment(system: system, credits: credits, units: units, parts: parts)) }
         }
         for route in routes {

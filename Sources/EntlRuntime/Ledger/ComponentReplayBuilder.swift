@@ -54,7 +54,8 @@ extension Evaluation {
 
         let members = graph.components[c]
         let replays = ComponentReplays.allocate(
-            members: members.count, candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count))
+            members: members.count,
+            candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count))
         // Every member's grant instances, member after member (a component has a few members): its
         // candidates at `t`, then those that were candidates only at earlier uses' instants. And
         // the members as both replays start them.
@@ -100,10 +101,11 @@ extension Evaluation {
                 }
                 start.members[m].ledgers = first..<made
             }
-            let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates, certainOnly: certainOnly,
-                                    readings: marked)
+            let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates,
+                                    certainOnly: certainOnly, readings: marked)
             let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
-                               grantName: { sourceName(candidates[$0]).name }, featureName: { graph.features[$0].name }) { m, n in
+                               grantName: { sourceName(candidates[$0]).name },
+                               featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
             }
             return (r, trails)
@@ -121,8 +123,8 @@ extension Evaluation {
         for l in all.ledgers where candidates[l.source].present && l.exists(at: at) {
             if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
         }
-        replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain, inputsChange: inputsChange,
-                       trails: trails)
+        replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain,
+                       inputsChange: inputsChange, trails: trails)
         return replays
     }
 }

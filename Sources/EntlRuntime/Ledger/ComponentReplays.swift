@@ -32,11 +32,13 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
             object.withUnsafeMutablePointerToElements { words in
                 let raw = UnsafeMutableRawPointer(words)
                 let members = (raw + membersAt).bindMemory(to: ComponentReplay.Member.self, capacity: 2 * m)
-                let candidates = UnsafeMutableBufferPointer(start: (raw + candidatesAt).bindMemory(to: Candidate.self, capacity: n),
-                                                            count: n)
-                func replay(_ start: UnsafeMutablePointer<ComponentReplay.Member>, certainOnly: Bool) -> ComponentReplay {
-                    ComponentReplay(members: UnsafeMutableBufferPointer(start: start, count: m), ledgers: .init(start: nil, count: 0),
-                                    candidates: candidates, certainOnly: certainOnly, readings: nil)
+                let candidates = UnsafeMutableBufferPointer(
+                    start: (raw + candidatesAt).bindMemory(to: Candidate.self, capacity: n), count: n)
+                func replay(_ start: UnsafeMutablePointer<ComponentReplay.Member>,
+                            certainOnly: Bool) -> ComponentReplay {
+                    ComponentReplay(members: UnsafeMutableBufferPointer(start: start, count: m),
+                                    ledgers: .init(start: nil, count: 0), candidates: candidates,
+                                    certainOnly: certainOnly, readings: nil)
                 }
                 return Header(candidates: candidates, low: replay(members, certainOnly: true),
                               high: replay(members + m, certainOnly: false))
@@ -46,12 +48,14 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
     }
 
     /// Room for `low` ledgers of the first replay and `high` of the second, in one block.
-    func placeLedgers(low: Int, high: Int) -> (low: UnsafeMutableBufferPointer<Ledger>, high: UnsafeMutableBufferPointer<Ledger>) {
+    func placeLedgers(low: Int, high: Int)
+        -> (low: UnsafeMutableBufferPointer<Ledger>, high: UnsafeMutableBufferPointer<Ledger>) {
         let block = UnsafeMutableRawPointer.allocate(byteCount: max(1, (low + high) * MemoryLayout<Ledger>.stride),
                                                      alignment: MemoryLayout<Ledger>.alignment)
         withUnsafeMutablePointerToHeader { $0.pointee.ledgerBlock = block }
         let ledgers = block.bindMemory(to: Ledger.self, capacity: low + high)
-        return (UnsafeMutableBufferPointer(start: ledgers, count: low), UnsafeMutableBufferPointer(start: ledgers + low, count: high))
+        return (UnsafeMutableBufferPointer(start: ledgers, count: low),
+                UnsafeMutableBufferPointer(start: ledgers + low, count: high))
     }
 
     deinit {

@@ -42,8 +42,8 @@ public enum Consumption {
             answer.replayed = true
             return Decision(result: answer, record: nil, retryOf: first)
         }
-        var result = try Evaluation(graph: graph, state: state, environment: environment, at: at, explain: explain, unlock: unlock)
-            .feature(feature, required: amount)
+        var result = try Evaluation(graph: graph, state: state, environment: environment, at: at, explain: explain,
+                                    unlock: unlock).feature(feature, required: amount)
         guard result.allowed else { return Decision(result: result, record: nil) }
         let record = UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id)
         if let pushed = try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
@@ -58,8 +58,8 @@ public enum Consumption {
                 })
             case .itself:
                 result.why = Reason(formed: {
-                    "recording \(units) at \(at) would leave it uncovered once \(at) is in the past: a purchase that pays for "
-                        + "it now has ended, and the grants it had then are spent"
+                    "recording \(units) at \(at) would leave it uncovered once \(at) is in the past: a purchase "
+                        + "that pays for it now has ended, and the grants it had then are spent"
                 })
             }
             return Decision(result: result, record: nil)
@@ -98,7 +98,8 @@ public enum Consumption {
                                nanoseconds: instant.nanoseconds == 999_999_999 ? 0 : instant.nanoseconds + 1)
             let before = try Evaluation(graph: graph, state: state, environment: environment, at: just)
             let after = try Evaluation(graph: graph, state: with, environment: environment, at: just)
-            for m in members where after.feature(m, required: 1).overage ?? 0 > before.feature(m, required: 1).overage ?? 0 {
+            for m in members
+            where after.feature(m, required: 1).overage ?? 0 > before.feature(m, required: 1).overage ?? 0 {
                 return true
             }
             return false
@@ -117,11 +118,12 @@ public enum Consumption {
     /// The answer a consumption recorded as `state.usage[record]` got: the check on the state as
     /// it was before that record was appended, at the record's instant (`clock` when it has none).
     public static func recordedAnswer(graph: RuleGraph, state: PurchaseState, environment: Environment?, record: Int,
-                                      feature: String, amount: Int64, clock: Instant) throws(EvaluationError) -> FeatureResult {
+                                      feature: String, amount: Int64,
+                                      clock: Instant) throws(EvaluationError) -> FeatureResult {
         var before = state
         before.usage.removeSubrange(record...)
-        return try Evaluation(graph: graph, state: before, environment: environment, at: state.usage[record].at ?? clock)
-            .feature(feature, required: amount)
+        return try Evaluation(graph: graph, state: before, environment: environment,
+                              at: state.usage[record].at ?? clock).feature(feature, required: amount)
     }
 }
 

@@ -51,7 +51,8 @@ extension Evaluation {
                 sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l]))
             }
             for l in high.members[m].ledgers
-            where uncertain && candidates[high.ledgers[l].source].present && !candidates[high.ledgers[l].source].certain {
+            where uncertain && candidates[high.ledgers[l].source].present
+                && !candidates[high.ledgers[l].source].certain {
                 sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
             }
             for i in range where candidates[i].present && candidates[i].grant.amount == .unlimited {
@@ -60,7 +61,7 @@ extension Evaluation {
             }
         }
         // With every candidate certain, `high` is `low` (its figures are not computed twice). Built
-        // in one expression: filled in field by field, the outcome was copied when returned.
+        // in one expression, so the outcome is not copied when returned.
         let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
         return MeteredOutcome(
             low: lowBalance, high: uncertain ? high.balance(m, at: at) : lowBalance,
@@ -73,23 +74,25 @@ extension Evaluation {
     }
 
     /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
-    /// as `balanceSource`: a source returned by a call was copied into its array, then destroyed.
+    /// as `balanceSource`, so a source is built where it is appended, not returned and copied.
     @inline(__always)
     private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
         let exists = l.exists(at: at)
-        return balanceSource(c, allowance: l.allowance, carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
+        return balanceSource(c, allowance: l.allowance,
+                             carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
                              used: exists ? l.used : 0, remaining: exists ? l.balance : 0,
                              windowStart: exists ? l.currentStart : nil, resetsAt: exists ? l.currentEnd.instant : nil,
                              interval: c.grant.interval)
     }
 
     @inline(__always)
-    private func balanceSource(_ c: Candidate, allowance: Int64?, carried: Int64 = 0, used: Int64 = 0, remaining: Int64?,
-                               windowStart: Instant? = nil, resetsAt: Instant? = nil, interval: Interval?) -> BalanceSource {
+    private func balanceSource(_ c: Candidate, allowance: Int64?, carried: Int64 = 0, used: Int64 = 0,
+                               remaining: Int64?, windowStart: Instant? = nil, resetsAt: Instant? = nil,
+                               interval: Interval?) -> BalanceSource {
         let (name, kind) = sourceName(c)
-        return BalanceSource(grant: name, kind: kind, product: c.product.map { graph.products[$0].name }, allowance: allowance,
-                             carried: carried, used: used, remaining: remaining, windowStart: windowStart, resetsAt: resetsAt,
-                             interval: interval, certain: c.certain)
+        return BalanceSource(grant: name, kind: kind, product: c.product.map { graph.products[$0].name },
+                             allowance: allowance, carried: carried, used: used, remaining: remaining,
+                             windowStart: windowStart, resetsAt: resetsAt, interval: interval, certain: c.certain)
     }
 
     /// §5 continuous: the sum of allowances minus the latest level at or before `t`.

@@ -35,7 +35,7 @@ extension Evaluation {
     /// (declaration order, then state order), and notes which instances were candidates (and
     /// certain) at each reading.
     func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
-                              first: Int, count: inout Int, marks: inout [(instance: Int, reading: Int, certain: Bool)]) {
+                      first: Int, count: inout Int, marks: inout [(instance: Int, reading: Int, certain: Bool)]) {
         var then: [[Candidate]] = []
         for reading in readings {
             var seen: [Candidate] = []
@@ -88,7 +88,8 @@ extension Evaluation {
             for p in watched where products[p].override == nil {
                 for j in purchases(of: p) {
                     let (bought, end) = cuts(j)
-                    if bought.map({ $0 > first.at && $0 <= at }) ?? false || end.map({ $0 > first.at && $0 <= at }) ?? false
+                    if bought.map({ $0 > first.at && $0 <= at }) ?? false
+                        || end.map({ $0 > first.at && $0 <= at }) ?? false
                         || stood(j, at: first.at) != rank(standings[j]) {
                         same = false
                     }

@@ -178,7 +178,8 @@ extension Evaluation {
     /// `{"at", "environment", "customer", "warnings"?, "results": [...]}`; `warnings` (the state's
     /// unknown keys, and what the rule set cannot make sense of) only when there are some.
     /// `warnings`: the evaluation's (`self.warnings`), when the caller has them already.
-    public func encode<S: JSONSink & ~Copyable>(_ results: [EvaluationResult], warnings: [StateError]? = nil, to s: inout S) {
+    public func encode<S: JSONSink & ~Copyable>(_ results: [EvaluationResult], warnings: [StateError]? = nil,
+                                                to s: inout S) {
         s.beginObject()
         s.key("at")
         s.instant(at)
@@ -215,7 +216,8 @@ extension Evaluation {
 
     /// The compact JSON of `results` and a newline, written to `sink` (the batch path: no
     /// intermediate tree, no copy).
-    public func writeJSONLine(_ results: [EvaluationResult], warnings: [StateError]? = nil, into sink: inout JSONBytes) {
+    public func writeJSONLine(_ results: [EvaluationResult], warnings: [StateError]? = nil,
+                              into sink: inout JSONBytes) {
         encode(results, warnings: warnings, to: &sink)
         sink.endLine()
     }

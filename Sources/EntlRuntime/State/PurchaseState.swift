@@ -15,9 +15,9 @@ public struct PurchaseState: Sendable, Equatable {
     /// (did you mean `status`?)`). Not part of the state: `==` ignores them.
     public var warnings: [StateError]
 
-    public init(customer: String? = nil, customerSince: Instant? = nil, now: Instant? = nil, environment: Environment? = nil,
-                purchases: [Purchase] = [], usage: [UsageRecord] = [], overrides: [(product: String, value: Override)] = [],
-                warnings: [StateError] = []) {
+    public init(customer: String? = nil, customerSince: Instant? = nil, now: Instant? = nil,
+                environment: Environment? = nil, purchases: [Purchase] = [], usage: [UsageRecord] = [],
+                overrides: [(product: String, value: Override)] = [], warnings: [StateError] = []) {
         self.customer = customer
         self.customerSince = customerSince
         self.now = now
@@ -76,8 +76,9 @@ public struct Purchase: Sendable, Equatable {
     public var environment: Environment
 
     public init(product: String, store: String? = nil, status: PurchaseStatus = .active, purchasedAt: Instant? = nil,
-                periodStart: Instant? = nil, expiresAt: Instant? = nil, graceUntil: Instant? = nil, willRenew: Bool? = nil,
-                ownership: Ownership = .purchased, quantity: Int64 = 1, environment: Environment = .live) {
+                periodStart: Instant? = nil, expiresAt: Instant? = nil, graceUntil: Instant? = nil,
+                willRenew: Bool? = nil, ownership: Ownership = .purchased, quantity: Int64 = 1,
+                environment: Environment = .live) {
         self.product = product
         self.store = store
         self.status = status

@@ -14,7 +14,8 @@ public protocol UsageRecording: PurchaseTracker {
     /// Calls `decide` with the current state while no other change can happen; appends the usage
     /// record it returns (if any) before anything else can read or change the state, then notifies
     /// observers (outside the critical section). Returns what `decide` returned.
-    func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T
+    func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
 }
 
 /// A tracker holding a `PurchaseState`, e.g. decoded from docs/state.md JSON; `update` replaces it
@@ -57,8 +58,11 @@ public final class JSONPurchaseTracker: UsageRecording {
         observers.notify(newState)
     }
 
-    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T {
-        let (answer, recorded) = try state.withLock { (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
+    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
+        let (answer, recorded) = try state.withLock {
+            (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
             let (answer, record) = try decide(s)
             guard let record else { return (answer, nil) }
             s.usage.append(record)
@@ -123,7 +127,9 @@ public final class DebugPurchaseTracker: PurchaseTracker {
 extension DebugPurchaseTracker: UsageRecording {
     /// Records through the wrapped tracker, deciding on its state with these overrides applied.
     /// The wrapped tracker must record usage too.
-    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?)) throws(EvaluationError) -> T {
+    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
         guard let base = base as? any UsageRecording else {
             throw EvaluationError("the tracker under this debug tracker cannot record usage")
         }

@@ -49,9 +49,8 @@ extension PurchaseState {
     }
 
     /// Reads state JSON into `state`, an empty state (a state returned would be copied, twice).
-    private static func read(_ bytes: ArraySlice<UInt8>, _ options: StateDecodingOptions, into state: inout PurchaseState)
-        throws(StateError)
-    {
+    private static func read(_ bytes: ArraySlice<UInt8>, _ options: StateDecodingOptions,
+                             into state: inout PurchaseState) throws(StateError) {
         do {
             try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) in
                 var reader = StateReader(scanner, options: options)

@@ -1,8 +1,8 @@
 extension StateReader {
-    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage", "overrides",
-                                   "$schema"])
-    static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at", "grace_until",
-                                      "will_renew", "ownership", "quantity", "environment"])
+    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage",
+                                   "overrides", "$schema"])
+    static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at",
+                                      "grace_until", "will_renew", "ownership", "quantity", "environment"])
     static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
     /// An object whose keys are names (overrides): none is known.
     static let noKeys = KeySet([])
@@ -17,7 +17,8 @@ extension StateReader {
         guard s.peek() == UInt8(ascii: "{") else {
             let e = mismatch("an object")
             if e.isSyntax { throw e }
-            throw DecodeError(path: "", message: "the state must be a JSON object, found " + e.message.dropFirst("expected an object, found ".count))
+            let found = e.message.dropFirst("expected an object, found ".count)
+            throw DecodeError(path: "", message: "the state must be a JSON object, found " + found)
         }
         try members(StateReader.stateKeys) { (r, known, key) throws(DecodeError) in
             switch known {
@@ -102,7 +103,8 @@ extension StateReader {
         case (let a?, nil): kind = .amount(a)
         case (nil, let l?): kind = .level(l)
         case (_?, _?): throw DecodeError(path: "", message: "give \"amount\" or \"level\", not both")
-        case (nil, nil): throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
+        case (nil, nil):
+            throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
         }
         switch (feature, event) {
         case (let f?, nil): u.name = f

@@ -73,7 +73,13 @@ struct JSONLayout {
         var inString = false, escaped = false
         for (i, b) in text.enumerated() {
             if inString {
-                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
             } else if b == UInt8(ascii: "\"") {
                 inString = true
             } else if b == byte {
@@ -93,7 +99,8 @@ extension PurchaseState {
     public static func appendingUsage(_ record: UsageRecord, toJSON bytes: [UInt8]) throws(StateError) -> [UInt8] {
         let edit: (range: Range<Int>, text: [UInt8])
         do {
-            edit = try JSONScanner.scan(bytes) { (s: inout JSONScanner) throws(JSONSyntaxError) -> (Range<Int>, [UInt8]) in
+            edit = try JSONScanner.scan(bytes) {
+                (s: inout JSONScanner) throws(JSONSyntaxError) -> (Range<Int>, [UInt8]) in
                 try usageInsertion(record, &s)
             }
         } catch {
@@ -142,7 +149,8 @@ extension PurchaseState {
                         elementEnd = s.index
                     } while try s.more(closing: UInt8(ascii: "]"), "]")
                     let neighbour = JSONLayout(of: Array(s.bytes[elementStart..<elementEnd]))
-                    return (elementEnd..<elementEnd, [UInt8(ascii: ",")] + spacing(before: elementStart) + record.json(in: neighbour))
+                    return (elementEnd..<elementEnd,
+                            [UInt8(ascii: ",")] + spacing(before: elementStart) + record.json(in: neighbour))
                 }
                 if s.matches(key, "usage"), s.peek() == UInt8(ascii: "n") {
                     // `"usage": null` becomes an array holding the record.
@@ -156,12 +164,13 @@ extension PurchaseState {
             } while try s.more(closing: UInt8(ascii: "}"), "}")
         } else {
             let layout = outerLayout()
-            return (s.index..<s.index, Array("\"usage\":".utf8) + (layout.spaceAfterColon ? [0x20] : []) + [UInt8(ascii: "[")]
-                + record.json(in: layout) + [UInt8(ascii: "]")])
+            return (s.index..<s.index, Array("\"usage\":".utf8) + (layout.spaceAfterColon ? [0x20] : [])
+                + [UInt8(ascii: "[")] + record.json(in: layout) + [UInt8(ascii: "]")])
         }
         guard let end = lastMemberEnd else { throw s.error("the state must be a JSON object") }
         let layout = outerLayout()
         return (end..<end, [UInt8(ascii: ",")] + spacing(before: lastMemberStart) + Array("\"usage\":".utf8)
-            + (layout.spaceAfterColon ? [0x20] : []) + [UInt8(ascii: "[")] + record.json(in: layout) + [UInt8(ascii: "]")])
+            + (layout.spaceAfterColon ? [0x20] : []) + [UInt8(ascii: "[")] + record.json(in: layout)
+            + [UInt8(ascii: "]")])
     }
 }

@@ -12,7 +12,9 @@ extension StateReader {
             precondition(names.count <= 64 && names.allSatisfy { $0.utf8.count <= 16 })
             self.names = names
             let sorted = names.indices.sorted { (names[$0].utf8.count, $0) < (names[$1].utf8.count, $1) }
-            entries = sorted.map { i in Array(names[i].utf8).withUnsafeBufferPointer { (i, ByteBuffer.paddedWords($0.baseAddress, $0.count)) } }
+            entries = sorted.map { i in
+                Array(names[i].utf8).withUnsafeBufferPointer { (i, ByteBuffer.paddedWords($0.baseAddress, $0.count)) }
+            }
             starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
         }
 
@@ -46,7 +48,8 @@ extension StateReader {
             #if _endian(little)
             guard let base = bytes.baseAddress, quote + 17 < bytes.count else { return nil }
             let raw = UnsafeRawPointer(base + quote + 1)
-            let first = raw.loadUnaligned(as: UInt64.self), second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let first = raw.loadUnaligned(as: UInt64.self)
+            let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
             let length: Int
             if let end = JSONScanner.plainRunStop(first) {
                 length = end

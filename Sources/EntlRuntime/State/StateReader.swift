@@ -200,7 +200,8 @@ struct StateReader {
         guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
         // The common form, read in place: its 20 bytes, checked, are a plain JSON string.
         if s.index + 22 <= s.bytes.count, s.bytes[s.index + 21] == UInt8(ascii: "\""),
-           let instant = Instant.parseWholeSecondsUTC(UnsafeBufferPointer(rebasing: s.bytes[(s.index + 1)..<(s.index + 21)])) {
+           let instant = Instant.parseWholeSecondsUTC(
+               UnsafeBufferPointer(rebasing: s.bytes[(s.index + 1)..<(s.index + 21)])) {
             s.index += 22
             return instant
         }
@@ -223,11 +224,15 @@ struct StateReader {
         if digits.isEmpty { return 0 }
         if negative { throw DecodeError(path: "", message: "\(raw()) is negative") }
         guard exponent >= 0 else { throw DecodeError(path: "", message: "\(raw()) is not a whole number") }
-        guard digits.count + exponent <= 16 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
+        guard digits.count + exponent <= 16 else {
+            throw DecodeError(path: "", message: "\(raw()) is larger than 10^15")
+        }
         var value: Int64 = 0
         for d in digits { value = value * 10 + Int64(d - 0x30) }
         for _ in 0..<exponent { value *= 10 }
-        guard value <= 1_000_000_000_000_000 else { throw DecodeError(path: "", message: "\(raw()) is larger than 10^15") }
+        guard value <= 1_000_000_000_000_000 else {
+            throw DecodeError(path: "", message: "\(raw()) is larger than 10^15")
+        }
         return value
     }
 

@@ -30,24 +30,28 @@ extension Evaluation {
                 stores = known
                 if !known.contains(store) {
                     let suggestion = Suggestions.closest(to: store, among: known.sorted())
-                    found.append(StateError(path: place + ".store", message: "no product of the rules has an id at store `\(store)`"
-                                            + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                    found.append(StateError(path: place + ".store",
+                                            message: "no product of the rules has an id at store `\(store)`"
+                                                + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
                 }
             }
             if let bought = purchase.purchasedAt, let expiry = purchase.expiresAt, bought > expiry {
-                found.append(StateError(path: place + ".purchased_at", message: "\(bought) is after its own `expires_at` \(expiry)"))
+                found.append(StateError(path: place + ".purchased_at",
+                                        message: "\(bought) is after its own `expires_at` \(expiry)"))
             }
-            guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else { continue }
+            guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else {
+                continue
+            }
             let status = purchase.status
             if status == .active || status == .trialing, purchase.expiresAt == nil {
-                found.append(StateError(path: place + ".expires_at",
-                                        message: "a subscription `\(status.rawValue)` without an `expires_at` never ends"))
+                found.append(StateError(path: place + ".expires_at", message: "a subscription `\(status.rawValue)` "
+                                            + "without an `expires_at` never ends"))
             } else if status == .canceled, purchase.expiresAt == nil {
-                found.append(StateError(path: place + ".expires_at",
-                                        message: "a subscription `canceled` without an `expires_at` has no paid period: it is not owned"))
+                found.append(StateError(path: place + ".expires_at", message: "a subscription `canceled` without an "
+                                            + "`expires_at` has no paid period: it is not owned"))
             } else if status == .pastDue, purchase.graceUntil == nil {
-                found.append(StateError(path: place + ".grace_until",
-                                        message: "a subscription `past_due` without a `grace_until` keeps access with no end"))
+                found.append(StateError(path: place + ".grace_until", message: "a subscription `past_due` without a "
+                                            + "`grace_until` keeps access with no end"))
             }
         }
     }
@@ -74,22 +78,22 @@ extension Evaluation {
             let feature = graph.features[f]
             switch (record.kind, feature.kind) {
             case (.amount, .continuous):
-                found.append(StateError(path: place + ".amount",
-                                        message: "`\(feature.name)` is a continuous feature: its usage is a `level`, not an `amount`"))
+                found.append(StateError(path: place + ".amount", message: "`\(feature.name)` is a continuous feature: "
+                                            + "its usage is a `level`, not an `amount`"))
             case (.level, .singleUse), (.level, .credits):
-                found.append(StateError(path: place + ".level",
-                                        message: "`\(feature.name)` is used up, not held: its usage is an `amount`, not a `level`"))
+                found.append(StateError(path: place + ".level", message: "`\(feature.name)` is used up, not held: "
+                                            + "its usage is an `amount`, not a `level`"))
             case (.level, .boolean), (.amount, .boolean):
-                found.append(StateError(path: place + ".feature", message: "`\(feature.name)` is a boolean feature: it has no usage"))
+                found.append(StateError(path: place + ".feature",
+                                        message: "`\(feature.name)` is a boolean feature: it has no usage"))
             default:
                 break
             }
             if let first = conflictOf[i] {
                 let earlier = state.usage[first]
-                found.append(StateError(path: place + ".id",
-                                        message: "\"\(record.id ?? "")\" was used for usage[\(first)] (\(earlier.name), "
-                                            + "\(earlier.kind)); ids are unique per customer, so this record counts as "
-                                            + "another use"))
+                found.append(StateError(path: place + ".id", message: "\"\(record.id ?? "")\" was used for "
+                                            + "usage[\(first)] (\(earlier.name), \(earlier.kind)); ids are unique per "
+                                            + "customer, so this record counts as another use"))
             }
         }
     }

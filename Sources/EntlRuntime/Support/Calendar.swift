@@ -50,7 +50,8 @@ struct CalendarParts: Sendable, Hashable {
         }
         let year = Instant.floorDiv(totalMonths, 12)
         let month = Int(totalMonths - year * 12) + 1
-        let newDays = CivilDate.toDays(year: year, month: month, day: min(day, CivilDate.daysIn(year: year, month: month)))
+        let newDays = CivilDate.toDays(year: year, month: month,
+                                       day: min(day, CivilDate.daysIn(year: year, month: month)))
         return Instant(seconds: newDays * 86_400 + secondOfDay, nanoseconds: nanoseconds).clamped
     }
 }

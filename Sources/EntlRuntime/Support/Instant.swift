@@ -30,7 +30,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let i = Instant(rfc3339: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not an RFC 3339 instant"))
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "\"\(text)\" is not an RFC 3339 instant"))
         }
         self = i
     }
@@ -82,8 +83,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
             at < b.count && (b[at] == x || (y != 0 && b[at] == y))
         }
         guard let year = digits(0, 4), byte(4, 0x2D), let month = digits(5, 2), byte(7, 0x2D), let day = digits(8, 2),
-              byte(10, 0x54, 0x74), let hour = digits(11, 2), byte(13, 0x3A), let minute = digits(14, 2), byte(16, 0x3A),
-              let second = digits(17, 2)
+              byte(10, 0x54, 0x74), let hour = digits(11, 2), byte(13, 0x3A), let minute = digits(14, 2),
+              byte(16, 0x3A), let second = digits(17, 2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(year: Int64(year), month: month),
               hour <= 23, minute <= 59, second <= 59
@@ -106,7 +107,9 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
             i += 1
         } else if byte(i, 0x2B, 0x2D) {
             let sign = b[i] == 0x2D ? -1 : 1
-            guard let oh = digits(i + 1, 2), byte(i + 3, 0x3A), let om = digits(i + 4, 2), oh <= 23, om <= 59 else { return nil }
+            guard let oh = digits(i + 1, 2), byte(i + 3, 0x3A), let om = digits(i + 4, 2), oh <= 23, om <= 59 else {
+                return nil
+            }
             offsetSeconds = sign * (oh * 3600 + om * 60)
             i += 6
         } else {
@@ -130,7 +133,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         let w2 = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
         /// The word with its digit bytes (where `digits` has 0xFF) made 0…9; nil unless each of
         /// them is a digit and each other byte is as in `punctuation` (`T` and `Z` in either case).
-        @inline(__always) func digits(_ word: UInt64, _ digits: UInt64, _ punctuation: UInt64, caseless: UInt64) -> UInt64? {
+        @inline(__always)
+        func digits(_ word: UInt64, _ digits: UInt64, _ punctuation: UInt64, caseless: UInt64) -> UInt64? {
             guard (word | caseless) & ~digits == punctuation else { return nil }
             let d = (word ^ (0x3030_3030_3030_3030 & digits)) & digits
             let sixes = 0x0606_0606_0606_0606 & digits
@@ -176,7 +180,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
             let year = (0...9999).contains(y) ? Int(y) : 0
             two(0, year / 100); two(2, year % 100)
             t[4] = 0x2D; two(5, m); t[7] = 0x2D; two(8, d); t[10] = 0x54
-            two(11, secondOfDay / 3600); t[13] = 0x3A; two(14, secondOfDay % 3600 / 60); t[16] = 0x3A; two(17, secondOfDay % 60)
+            two(11, secondOfDay / 3600); t[13] = 0x3A; two(14, secondOfDay % 3600 / 60); t[16] = 0x3A
+            two(17, secondOfDay % 60)
             var end = 19
             if nanoseconds != 0 {
                 t[end] = 0x2E

@@ -162,13 +162,15 @@ struct JSONScanner {
 
     mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, UnsafeBufferPointer(rebasing: bytes[index..<(index + w.count)]).elementsEqual(w),
+        guard index + w.count <= bytes.count,
+              UnsafeBufferPointer(rebasing: bytes[index..<(index + w.count)]).elementsEqual(w),
               index + w.count == bytes.count || !JSONScanner.isLetter(bytes[index + w.count])
         else {
             // Name the whole word that stands here: `tru`, `nope`, `not`.
             var end = index
             while end < bytes.count, end - index < 40, JSONScanner.isLetter(bytes[end]) { end += 1 }
-            let found = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<max(end, index + 1)]), as: UTF8.self)
+            let found = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<max(end, index + 1)]),
+                               as: UTF8.self)
             let close = found.count < w.count && w.starts(with: found.utf8)
             throw error("unexpected `\(found)`, expected " + (close ? "`\(word)`" : "a value"))
         }
@@ -198,7 +200,9 @@ struct JSONScanner {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard isDigit(index) else { throw error("invalid number: digits expected in the exponent") }
             while isDigit(index) { index += 1 }
         }
@@ -232,7 +236,8 @@ struct JSONScanner {
         let v = UInt64(littleEndian: word)
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func below(_ v: UInt64, _ n: UInt64) -> UInt64 { (v &- ones &* n) & ~v & highs }
-        let stop = (nonASCII ? 0 : v & highs) | below(v ^ (ones &* 0x22), 1) | below(v ^ (ones &* 0x5C), 1) | below(v, 0x20)
+        let stop = (nonASCII ? 0 : v & highs) | below(v ^ (ones &* 0x22), 1) | below(v ^ (ones &* 0x5C), 1)
+            | below(v, 0x20)
         return stop == 0 ? nil : stop.trailingZeroBitCount >> 3
     }
 
@@ -271,7 +276,8 @@ struct JSONScanner {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                              bytes[index + 1] == UInt8(ascii: "u")
                         else { throw error("unpaired surrogate in \\u escape") }
                         index += 2
                         let low = try hex4()
