@@ -10,7 +10,7 @@
 /// column stays below 2^111 and its carry below 2^60, and `carried()` after any operation
 /// restores the bound.
 ///
-/// Constant time: no operation branches on or indexes by a value; `select`, `isZero` and
+/// Constant time: no operation branches on or indexes by a value; `select`, `isZeroMask` and
 /// `isNegative` use masks. (Swift makes no promise about the machine code; this is what is asked
 /// of it, the way the reference C implementations ask it of their compilers.)
 struct FieldElement: Sendable {

@@ -313,7 +313,7 @@ func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
 }
 
 /// State indices of purchases: a run of `EvaluationTables.byProduct`, read as `Int`s (a plain
-/// collection: the generic lazy map it replaces cost more than the search that finds the run).
+/// collection: a generic lazy map would cost more than the search that finds the run).
 struct PurchaseIndices: RandomAccessCollection {
     let run: UnsafeBufferPointer<Int32>
     let startIndex: Int

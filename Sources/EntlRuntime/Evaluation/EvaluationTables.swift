@@ -1,8 +1,8 @@
 /// What an evaluation resolves once (§2): per state purchase its product and standing, the
 /// matched purchases grouped by product, per product its standing, per usage record its feature,
 /// the memo of entitlement values and the replays of credit components — every table in one
-/// allocation. An `Array` per table cost an allocation, a release and a generic-metadata lookup in
-/// the Swift runtime each, which was most of what building an evaluation cost.
+/// allocation (an `Array` per table would cost an allocation, a release and a generic-metadata
+/// lookup in the Swift runtime each).
 ///
 /// The tables are written by `init` and only read afterwards, except the memo, the replays and the
 /// usage records' features, which are filled on first use under the lock (an `Evaluation` is
@@ -14,7 +14,7 @@ final class EvaluationTables: @unchecked Sendable {
     let purchaseProduct: UnsafeBufferPointer<Int32>
     let standings: UnsafeBufferPointer<PurchaseStanding>
     /// Per state purchase: when it stops counting by itself (§2 rules 5–8; `.never` when it names
-    /// no product). Queries ask often; reading it from the purchase copied the purchase.
+    /// no product). Queries ask often, and reading it from the purchase would copy the purchase.
     let ends: UnsafeBufferPointer<End>
     /// The matched purchases' state indices, sorted by (product, index): each product's purchases
     /// are one contiguous run.
@@ -48,9 +48,9 @@ final class EvaluationTables: @unchecked Sendable {
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
         var layout = StorageLayout()
         // Few products touched (by purchases or overrides) of many: only theirs are kept, sorted, not
-        // one standing per product of the graph (which was most of building a small evaluation).
-        // A graph of a few products keeps them all: each standing read then costs no search (a
-        // cold metered check over four products, three touched, took 540 fewer instructions).
+        // one standing per product of the graph (setting those up would outweigh the rest of a small
+        // evaluation). A graph of a few products keeps them all: each standing read then costs no
+        // search.
         let touchedAtMost = purchaseCount + state.overrides.count
         let sparse = touchedAtMost <= ProductStandings.sparseLimit && g.products.count > ProductStandings.sparseLimit
         let productSlots = sparse ? touchedAtMost : g.products.count
@@ -300,7 +300,7 @@ final class EvaluationTables: @unchecked Sendable {
                 if keys[i - 1] == Int32(p) { return values + (i - 1) }
                 i -= 1
             }
-            // At most `sparseLimit` trivial values: moved up one by one (a call to memmove cost more).
+            // At most `sparseLimit` trivial values: moved up one by one (cheaper than a call to memmove).
             var k = count
             while k > i {
                 keys[k] = keys[k - 1]

@@ -1,6 +1,7 @@
+/// §4: the decisions on features and credit systems. A boolean feature is allowed by a grant whose
+/// source counts or by its requirement; a metered one by its balance (§5), or by credits paying the
+/// shortfall, in the declaration order of the systems.
 extension Evaluation {
-    // MARK: - Decisions
-
     public func feature(_ f: Int, required: Int64) -> FeatureResult {
         var result = FeatureResult()
         feature(f, required: required, into: &result)

@@ -48,7 +48,7 @@ public final class EnvironmentGraph: Sendable {
     /// components.
     ///
     /// PRECONDITION: every index is in range and `entitlementOrder` is a topological order of the
-    /// entitlements (the checker or `RuleGraphArtifact.decode` has made sure).
+    /// entitlements (the checker or `ArtifactDecoder` has made sure).
     public init(products: [Product], entitlements: [Entitlement], features: [Feature], entitlementOrder: [Int]) {
         var storeIDs: [String: [String: Int]] = [:]
         for (index, product) in products.enumerated() {

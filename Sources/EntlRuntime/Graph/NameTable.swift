@@ -3,10 +3,11 @@
 /// with a cheap hash (a word at a time), built once per graph.
 ///
 /// The standard dictionary hashes a `String` with SipHash and compares by canonical equivalence,
-/// which is most of a cold check's time. Comparing bytes agrees with it on ASCII, so this table
-/// holds the ASCII keys and answers ASCII queries; everything else goes to the dictionary it was
-/// built from: a query that is not ASCII, and a miss when some key is not ASCII (it might be
-/// canonically equal to an ASCII query, as KELVIN SIGN is to `K`). Same answers, always.
+/// which costs far more than hashing and comparing bytes. Comparing bytes agrees with it on ASCII,
+/// so this table holds the ASCII keys and answers ASCII queries; everything else goes to the
+/// dictionary it was built from: a query that is not ASCII, and a miss when some key is not ASCII
+/// (it might be canonically equal to an ASCII query, as KELVIN SIGN is to `K`). Same answers,
+/// always.
 ///
 /// A key may be a pair (`store`, `id`), looked up in a nested dictionary: its bytes are the
 /// first's, a 0 byte, the second's, and only pairs whose first part has no 0 byte are in the
@@ -177,8 +178,8 @@ struct NameTable: Sendable {
     }
 
     /// A hash of byte strings taken eight bytes at a time (a multiply and a shift per word, with
-    /// the length), noting whether they were all ASCII. Byte-at-a-time FNV-1a was a chain of one
-    /// multiply per byte: most of a lookup.
+    /// the length), noting whether they were all ASCII (byte-at-a-time FNV-1a would be a chain of
+    /// one multiply per byte).
     struct Hash {
         private var state: UInt64 = 0xcbf2_9ce4_8422_2325
         private var seen: UInt64 = 0

@@ -1,5 +1,5 @@
 /// The compiled rule set: what the evaluator runs. `entlc build` writes it as an artifact and
-/// `RuleGraphArtifact.decode` loads one, checked, without the compiler.
+/// `RuleGraphArtifact(bytes:)` loads one, checked, without the compiler.
 ///
 /// Each environment has its own self-contained view with dense indices (declaration order):
 /// products, entitlements, and features (credit systems included, as features of kind

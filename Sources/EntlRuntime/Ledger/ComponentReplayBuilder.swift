@@ -1,3 +1,6 @@
+/// §5: a credit component's replays built from an evaluation: its uses at or before `t` in time
+/// order, every member's grant instances (with those that paid for earlier uses only), a ledger
+/// per counted instance, and the two replays over certain and over all candidates.
 extension Evaluation {
     /// The ledger of a candidate: windows anchored at its purchase's `period_start` (else
     /// `purchased_at`), and it exists from `purchased_at`; with no purchase behind it, anchored at

@@ -1,7 +1,8 @@
 /// A credit component's replays at `t` (§5), kept by an evaluation: each member's outcome is
 /// read from them. Two allocations: the candidates and each replay's members are plain values in
-/// the object's own storage, the ledgers in one block it owns (an array each cost an allocation
-/// and a release; one block for all was past the sizes the allocator keeps at hand per thread).
+/// the object's own storage, the ledgers in one block it owns (an array each would cost an
+/// allocation and a release; one block for everything would be past the sizes the allocator keeps
+/// at hand per thread).
 final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
     struct Header {
         /// Every member's candidate grants, member after member (what the ledgers' sources index).
@@ -64,7 +65,7 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
     }
 
     // The header read and written in place: `header` is a class property, and each access to it
-    // was checked for exclusivity at run time.
+    // is checked for exclusivity at run time.
     var candidates: UnsafeMutableBufferPointer<Candidate> { withUnsafeMutablePointerToHeader { $0.pointee.candidates } }
     var low: ComponentReplay { withUnsafeMutablePointerToHeader { $0.pointee.low } }
     var high: ComponentReplay { withUnsafeMutablePointerToHeader { $0.pointee.high } }

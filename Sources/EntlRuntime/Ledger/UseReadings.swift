@@ -29,6 +29,8 @@ struct UseReadings {
     }
 }
 
+/// §5 "what paid for a use stays paid": the readings of the state at earlier uses' instants, and
+/// the grant instances they add to a component.
 extension Evaluation {
     /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
     /// that were candidates at the other `readings` only, keeps them in consumption-order ties

@@ -13,8 +13,8 @@ public enum Via: String, Sendable, Hashable {
 public typealias EvaluationError = InputError<Evaluation>
 
 /// Why a result is what it is, in one line. Formed when read: most checks never read it, and
-/// forming the text cost a third of a boolean check. A fixed text costs nothing; a formed one, the
-/// closure that captures its parts. Two reasons are equal when their texts are.
+/// forming the text would be a large part of a check's work. A fixed text costs nothing; a formed
+/// one, the closure that captures its parts. Two reasons are equal when their texts are.
 public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral {
     private enum Form {
         case fixed(StaticString)
@@ -34,8 +34,8 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     public init(formed text: @escaping @Sendable () -> String) { form = .formed(text) }
 
     /// "8,800 calls left, 1 needed" (or "unlimited calls"): why metered feature `f` is allowed from
-    /// its own balance, formed when read. The most common reason, so it has its own form (formed
-    /// by a closure, it cost an allocation per result).
+    /// its own balance, formed when read. The most common reason, so it has its own form (a
+    /// closure would cost an allocation per result).
     init(left: Int64?, required: Int64, feature f: Int, of graph: EnvironmentGraph) {
         form = .left(graph, feature: Int32(f), left: left, required: required)
     }

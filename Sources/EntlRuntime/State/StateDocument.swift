@@ -1,3 +1,4 @@
+/// docs/state.md: the state object, its purchases and usage records, read into their slots.
 extension StateReader {
     static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage",
                                    "overrides", "$schema"])

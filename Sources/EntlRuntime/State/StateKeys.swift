@@ -1,3 +1,4 @@
+/// The keys and enumeration values the decoder matches as bytes.
 extension StateReader {
     /// The keys an object may have (at most 64, each at most 16 bytes), matched as bytes: the
     /// candidates of the key's length, each compared as two words.

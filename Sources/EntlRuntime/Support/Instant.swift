@@ -222,8 +222,7 @@ public enum CivilDate {
     public static func toDays(year: Int64, month: Int, day: Int) -> Int64 {
         if year >= 1, year <= 1_000_000, month >= 1, month <= 12, day >= 1, day <= 31 {
             // The same count without eras for a year from 1 (a year from March, as below, then
-            // from 0): unsigned division by a constant needs no sign fix-up (a third of a decoded
-            // state's instants were here).
+            // from 0): unsigned division by a constant needs no sign fix-up.
             let y = UInt64(month <= 2 ? year - 1 : year), m = UInt64(month <= 2 ? month + 9 : month - 3)
             let days = 365 &* y &+ y / 4 &- y / 100 &+ y / 400 &+ (153 &* m &+ 2) / 5 &+ UInt64(day) &- 1
             return Int64(days) - 719_468

@@ -27,9 +27,9 @@ final class Locked<Value>: @unchecked Sendable {
 }
 
 /// The lock of an evaluation's tables, in their allocation. On Linux a spin lock, taken with one
-/// atomic exchange when free (a pthread mutex cost some 30 instructions to lock and 20 to unlock,
-/// a tenth of a cold check's evaluation); a waiter yields the processor until it is free (the
-/// sections it guards are short, except resolving a long usage log).
+/// atomic exchange when free (a pthread mutex costs several times as much, and a cold check takes
+/// the lock several times); a waiter yields the processor until it is free (the sections it guards
+/// are short, except resolving a long usage log).
 struct TablesLock {
     #if canImport(Glibc) || canImport(Musl)
     typealias Word = pthread_spinlock_t
