@@ -1,3 +1,7 @@
+/// Something the evaluator could not do (unknown name, ambiguous store id, override of a product
+/// that does not exist). The message is one line, ready to print; there is no separate place.
+public typealias EvaluationError = InputError<Evaluation>
+
 /// One evaluation: a pure function of (graph, state, environment, instant). Construction resolves
 /// the purchases, computes ownership (§2) and entitlements (§3) once; queries (§4–§6) are then
 /// answered from those tables. Same inputs, same results.

@@ -29,7 +29,15 @@ public final class EnvironmentGraph: Sendable {
     let componentMember: [Int]
     /// Per component, per member: the credit systems that can pay for it, as members, in
     /// declaration order (none for a credit system).
-    let componentRoutes: [[[ComponentReplay.Route]]]
+    let componentRoutes: [[[MemberRoute]]]
+
+    /// A credit system that can pay for a member of a credit component, as a member of it:
+    /// `amount` of the member cost `credits` (where `ComponentReplay` spills a use's rest).
+    struct MemberRoute: Sendable {
+        var member: Int
+        var amount: Int64
+        var credits: Int64
+    }
 
     /// The name indices as `NameTable`s, for the lookups every evaluation makes.
     let productNames: NameTable, entitlementNames: NameTable, featureNames: NameTable
@@ -143,7 +151,7 @@ public final class EnvironmentGraph: Sendable {
         self.componentRoutes = components.map { members in
             members.map { f in
                 features[f].kind == .credits ? [] : features[f].creditRoutes.map { r in
-                    ComponentReplay.Route(member: componentMember[r.system], amount: r.amount, credits: r.credits)
+                    MemberRoute(member: componentMember[r.system], amount: r.amount, credits: r.credits)
                 }
             }
         }

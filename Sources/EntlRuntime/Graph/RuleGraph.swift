@@ -58,14 +58,12 @@ public enum Interval: String, Sendable, CaseIterable {
     }
 }
 
-/// A calendar length: months (day clamped at month ends) or seconds, never both.
-public struct CalendarStep: Sendable, Hashable {
-    public var months: Int64
-    public var seconds: Int64
-
-    public init(months: Int64, seconds: Int64) {
-        self.months = months
-        self.seconds = seconds
+extension Windows {
+    /// Calendar-aligned windows, for grants with no purchase date: months (and quarters,
+    /// half-years, years) start on the 1st of January/…, weeks on Monday, days at 00:00 UTC.
+    public static func calendarAligned(_ interval: Interval) -> Windows {
+        // 1970-01-05 was a Monday.
+        Windows(anchor: Instant(seconds: interval == .week ? 4 * 86_400 : 0), step: interval.step)
     }
 }
 

@@ -17,12 +17,8 @@ struct UseEvent {
 /// Its members and ledgers are plain values in the storage of the `ComponentReplays` that holds
 /// it, and valid while that object lives.
 struct ComponentReplay {
-    /// A credit system that can pay for a member: `amount` of the member cost `credits`.
-    struct Route: Sendable {
-        var member: Int
-        var amount: Int64
-        var credits: Int64
-    }
+    /// A credit system that can pay for a member, linked with the graph.
+    typealias Route = EnvironmentGraph.MemberRoute
 
     struct Member {
         var feature: Int

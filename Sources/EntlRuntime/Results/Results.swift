@@ -8,10 +8,6 @@ public enum Via: String, Sendable, Hashable {
     case direct, credits
 }
 
-/// Something the evaluator could not do (unknown name, ambiguous store id, override of a product
-/// that does not exist). The message is one line, ready to print; there is no separate place.
-public typealias EvaluationError = InputError<Evaluation>
-
 /// Why a result is what it is, in one line. Formed when read: most checks never read it, and
 /// forming the text would be a large part of a check's work. A fixed text costs nothing; a formed
 /// one, the closure that captures its parts. Two reasons are equal when their texts are.

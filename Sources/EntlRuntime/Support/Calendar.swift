@@ -1,3 +1,14 @@
+/// A calendar length: months (day clamped at month ends) or seconds, never both.
+public struct CalendarStep: Sendable, Hashable {
+    public var months: Int64
+    public var seconds: Int64
+
+    public init(months: Int64, seconds: Int64) {
+        self.months = months
+        self.seconds = seconds
+    }
+}
+
 /// Calendar arithmetic on instants (proleptic Gregorian, UTC) and reset windows.
 extension Instant {
     /// The latest representable instant; arithmetic that would pass it stops there.
@@ -69,13 +80,6 @@ public struct Windows: Sendable, Hashable {
         self.anchor = anchor
         self.step = step
         self.anchorParts = CalendarParts(anchor)
-    }
-
-    /// Calendar-aligned windows, for grants with no purchase date: months (and quarters,
-    /// half-years, years) start on the 1st of January/…, weeks on Monday, days at 00:00 UTC.
-    public static func calendarAligned(_ interval: Interval) -> Windows {
-        // 1970-01-05 was a Monday.
-        Windows(anchor: Instant(seconds: interval == .week ? 4 * 86_400 : 0), step: interval.step)
     }
 
     public func start(_ k: Int64) -> Instant {
