@@ -23,14 +23,14 @@ final class EvaluationTables: @unchecked Sendable {
     /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
     /// it names none or is a retry; resolved on first use (`usage(in:)`, under `lock`): a query
     /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
-    private let usageFeature: UnsafeMutableBufferPointer<Int32>
+    let usageFeature: UnsafeMutableBufferPointer<Int32>
     /// Retried usage records (the `id` of an earlier record, for the same use): (record, the first
     /// record with it).
-    @exclusivity(unchecked) private var retries: [(record: Int, first: Int)] = []
+    @exclusivity(unchecked) var retries: [(record: Int, first: Int)] = []
     /// Records repeating the `id` of an earlier record for another use: (record, the first record
     /// with it). They count, with a warning.
-    @exclusivity(unchecked) private var conflicts: [(record: Int, first: Int)] = []
-    @exclusivity(unchecked) private var usageResolved = false
+    @exclusivity(unchecked) var conflicts: [(record: Int, first: Int)] = []
+    @exclusivity(unchecked) var usageResolved = false
 
     /// Entitlement values, filled on first use (under `lock`).
     private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
@@ -38,7 +38,7 @@ final class EvaluationTables: @unchecked Sendable {
     /// is initialized at the first replay (`componentsReady`).
     private let components: UnsafeMutableBufferPointer<ComponentReplays?>
     @exclusivity(unchecked) private var componentsReady = false
-    private let lock: TablesLock
+    let lock: TablesLock
     private let storage: UnsafeMutableRawPointer
 
     /// `past`: the state is read at an earlier instant of a later evaluation (§5).
@@ -178,49 +178,6 @@ final class EvaluationTables: @unchecked Sendable {
         if componentsReady { for c in components.indices { components[c] = nil } }
         lock.destroy()
         storage.deallocate()
-    }
-
-    /// Per usage record its feature, and the retried records, resolved against `g` (the graph
-    /// the tables were built for) on first use.
-    func usage(in g: EnvironmentGraph) -> (features: UnsafeBufferPointer<Int32>, retries: [(record: Int, first: Int)],
-                                           conflicts: [(record: Int, first: Int)]) {
-        lock.lock()
-        defer { lock.unlock() }
-        if !usageResolved {
-            // §5: a record names a feature by name or event (`feature`), or by event only
-            // (`event`). Ids are unique per customer: a record repeating the `id` of the first
-            // record with it is a retry (counted once) when it names the same feature with the
-            // same amount, else a conflict, which counts.
-            var firstWithID: [String: Int] = [:]
-            state.usage.withUnsafeBufferPointer { usage in
-                // The last record looked up: a log names a few features over and over, often in
-                // runs, and comparing two names costs less than a lookup.
-                var last: (record: Int, feature: Int32)?
-                for i in usage.indices {
-                    if let l = last, usage[l.record].isEvent == usage[i].isEvent,
-                       usage[l.record].name == usage[i].name {
-                        usageFeature[i] = l.feature
-                    } else {
-                        let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
-                        usageFeature[i] = Int32(f ?? -1)
-                        last = (i, usageFeature[i])
-                    }
-                    guard let id = usage[i].id else { continue }
-                    guard let first = firstWithID[id] else {
-                        firstWithID[id] = i
-                        continue
-                    }
-                    if usageFeature[i] == usageFeature[first], usage[i].kind == usage[first].kind {
-                        retries.append((i, first))
-                        usageFeature[i] = -1
-                    } else {
-                        conflicts.append((i, first))
-                    }
-                }
-            }
-            usageResolved = true
-        }
-        return (UnsafeBufferPointer(usageFeature), retries, conflicts)
     }
 
     /// Runs `body` on the memo of entitlement values under the lock.
