@@ -388,7 +388,7 @@ extension ReferenceEvaluator {
         }
         let hasOverage = candidates(me, at: t).contains { $0.grant.overage }
         return Balance(low: certain.balances[me], high: everything.balances[me],
-                       overage: certain.balances[me] == nil ? 0 : certain.overage[me], nextChange: changes.min(),
+                       overage: certain.overage[me], nextChange: changes.min(),
                        overdrawn: certain.overdraft[me].overdrawn, hasOverage: hasOverage,
                        overdraftLow: certain.overdraft[me].left, overdraftHigh: everything.overdraft[me].left)
     }

@@ -1,0 +1,76 @@
+/// Watches a customer: re-evaluates whenever the `PurchaseTracker` changes, and delivers the
+/// change events (§7) to handlers and to an `AsyncStream`. It also says when anything will next
+/// change by itself (`nextChange`, the earliest `valid_until`), so an app can schedule one
+/// `refresh()` then instead of polling.
+///
+/// ```swift
+/// let monitor = try EntitlementMonitor(evaluator: evaluator)
+/// Task { for await event in monitor.events { updateUI(for: event) } }
+/// scheduleTimer(at: monitor.nextChange) { try? monitor.refresh() }
+/// ```
+public final class EntitlementMonitor: Sendable {
+    public let evaluator: Evaluator
+    /// The change events, in order, for as long as the monitor lives.
+    public let events: AsyncStream<ChangeEvent>
+
+    private let continuation: AsyncStream<ChangeEvent>.Continuation
+    private let clock: @Sendable () -> Instant
+    private let current = Locked<[EvaluationResult]>([])
+    private let observers = ObserverList<[ChangeEvent]>()
+    private let observation = Locked<TrackerObservation?>(nil)
+    /// Errors from evaluations triggered by tracker changes (an override of an unknown product…).
+    private let failure = Locked<EvaluationError?>(nil)
+
+    /// Evaluates once now and starts observing the evaluator's tracker.
+    public init(evaluator: Evaluator, clock: @escaping @Sendable () -> Instant = { .now() }) throws(EvaluationError) {
+        self.evaluator = evaluator
+        self.clock = clock
+        (events, continuation) = AsyncStream.makeStream(of: ChangeEvent.self)
+        let first = try evaluator.evaluateAll(at: clock())
+        current.withLock { $0 = first }
+        let token = evaluator.tracker.observe { [weak self] _ in
+            guard let self else { return }
+            do throws(EvaluationError) {
+                try self.refresh()
+            } catch {
+                self.failure.withLock { $0 = error }
+            }
+        }
+        observation.withLock { $0 = token }
+    }
+
+    deinit {
+        continuation.finish()
+    }
+
+    /// Every result as of the last evaluation.
+    public var results: [EvaluationResult] { current.withLock { $0 } }
+
+    /// The earliest instant at which any result may change by itself; nil if none will.
+    public var nextChange: Instant? { Changes.nextChange(results) }
+
+    /// The last error of an evaluation triggered by a tracker change, if any.
+    public var lastError: EvaluationError? { failure.withLock { $0 } }
+
+    /// Calls `handler` with each non-empty batch of events until the observation is cancelled.
+    @discardableResult
+    public func onChange(_ handler: @escaping @Sendable ([ChangeEvent]) -> Void) -> TrackerObservation {
+        observers.add(handler)
+    }
+
+    /// Re-evaluates now (or at `at`) and delivers what changed since the last evaluation.
+    @discardableResult
+    public func refresh(at: Instant? = nil) throws(EvaluationError) -> [ChangeEvent] {
+        let instant = at ?? clock()
+        let new = try evaluator.evaluateAll(at: instant)
+        let old = current.withLock { previous -> [EvaluationResult] in
+            defer { previous = new }
+            return previous
+        }
+        let events = Changes.between(old, new, at: instant)
+        guard !events.isEmpty else { return [] }
+        for e in events { continuation.yield(e) }
+        observers.notify(events)
+        return events
+    }
+}

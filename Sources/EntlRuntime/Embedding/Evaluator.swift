@@ -1,0 +1,155 @@
+/// Answers "may this customer use this feature, how much is left, why, and until when?" for the
+/// customer a `PurchaseTracker` follows, against a compiled `RuleGraph`.
+///
+/// ```swift
+/// let graph = try RuleGraphArtifact(bytes: builtGraph).graph  // `entlc build`, or Compiler.compile
+/// let evaluator = Evaluator(graph: graph, tracker: JSONPurchaseTracker(json: stateBytes))
+/// let calls = try evaluator.entitled(feature: "api_calls", requiredBalance: 1)
+/// if calls.allowed { … } else { print(calls.reason) }
+/// // Cache the answer until calls.validUntil.
+/// ```
+///
+/// Results are cached exactly: a result computed at `t` holds at every later instant before its
+/// `validUntil` (nothing it depends on changes by itself before then, docs/semantics.md §6), so a
+/// repeated question is answered from the cache until then, or until the tracker reports a
+/// change (trackers must notify observers of every change).
+public final class Evaluator: Sendable {
+    public let graph: RuleGraph
+    public let tracker: any PurchaseTracker
+    /// Wins over the state's own `environment`; nil: the state's, else live.
+    public let environment: Environment?
+
+    private struct Key: Hashable {
+        var kind: UInt8
+        var name: String
+        var required: Int64
+    }
+
+    private struct Entry {
+        var result: EvaluationResult
+        var from: Instant
+        var until: Instant?
+    }
+
+    private struct Cache {
+        /// Bumped by every tracker change; results computed under an older generation are dropped.
+        var generation: UInt64 = 0
+        var entries: [Key: Entry] = [:]
+    }
+
+    /// Most cached results (a bound for callers that ask for ever-new amounts).
+    static let cacheLimit = 4_096
+
+    private let cache = Locked(Cache())
+    private let observation = Locked<TrackerObservation?>(nil)
+
+    public init(graph: RuleGraph, tracker: any PurchaseTracker, environment: Environment? = nil) {
+        self.graph = graph
+        self.tracker = tracker
+        self.environment = environment
+        let token = tracker.observe { [weak self] _ in
+            self?.cache.withLock { c in
+                c.generation &+= 1
+                c.entries.removeAll(keepingCapacity: true)
+            }
+        }
+        observation.withLock { $0 = token }
+    }
+
+    /// One evaluation of the tracker's current state at `at`, to ask several questions of.
+    /// `unlock`: results that are not allowed say which products would allow them.
+    public func evaluation(at: Instant = .now(), explain: Bool = false, unlock: Bool = false) throws(EvaluationError)
+        -> Evaluation
+    {
+        try Evaluation(graph: graph, state: tracker.snapshot, environment: environment, at: at, explain: explain,
+                       unlock: unlock)
+    }
+
+    /// The cached answer to a question at `at`, or a fresh one (then cached until its `validUntil`).
+    private func answer<R>(_ key: Key, at: Instant, wrap: (R) -> EvaluationResult, unwrap: (EvaluationResult) -> R?,
+                           _ compute: (Evaluation) throws(EvaluationError) -> R) throws(EvaluationError) -> R {
+        let (generation, hit) = cache.withLock { c -> (UInt64, EvaluationResult?) in
+            guard let e = c.entries[key], e.from <= at, e.until.map({ at < $0 }) ?? true else {
+                return (c.generation, nil)
+            }
+            return (c.generation, e.result)
+        }
+        if let hit, let r = unwrap(hit) { return r }
+        let result = try compute(evaluation(at: at))
+        let wrapped = wrap(result)
+        cache.withLock { c in
+            guard c.generation == generation else { return }  // the tracker changed meanwhile
+            if c.entries.count >= Evaluator.cacheLimit { c.entries.removeAll(keepingCapacity: true) }
+            c.entries[key] = Entry(result: wrapped, from: at, until: wrapped.validUntil)
+        }
+        return result
+    }
+
+    /// May the customer use `feature`? For a metered feature, whether `requiredBalance` units are
+    /// available (directly, or paid for by a credit system).
+    public func entitled(feature: String, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
+        -> FeatureResult
+    {
+        try answer(Key(kind: 0, name: feature, required: requiredBalance), at: at, wrap: EvaluationResult.feature,
+                   unwrap: { if case .feature(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
+            try e.feature(feature, required: requiredBalance)
+        }
+    }
+
+    /// Does the customer own `product` (and, for a consumable, how many units)?
+    public func entitled(product: String, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
+        try answer(Key(kind: 1, name: product, required: 0), at: at, wrap: EvaluationResult.product,
+                   unwrap: { if case .product(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
+            try e.product(product)
+        }
+    }
+
+    /// Is the entitlement active, and through which purchase, until when?
+    public func entitlement(_ name: String, at: Instant = .now()) throws(EvaluationError) -> EntitlementResult {
+        try answer(Key(kind: 2, name: name, required: 0), at: at, wrap: EvaluationResult.entitlement,
+                   unwrap: { if case .entitlement(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
+            try e.entitlement(name)
+        }
+    }
+
+    /// What a paywall shows for a feature that is not allowed: the products (declaration order)
+    /// any one of which, bought now, would allow `requiredBalance` units of it; nil when it is
+    /// allowed already. Computed fresh (one evaluation per product that can matter), not cached:
+    /// what a purchase would do depends on the instant it is made (`purchased before` dates).
+    public func unlockingProducts(feature: String, requiredBalance: Int64 = 1,
+                                  at: Instant = .now()) throws(EvaluationError) -> [String]? {
+        try evaluation(at: at, unlock: true).feature(feature, required: requiredBalance).unlockedBy
+    }
+
+    /// Every product, entitlement, feature and credit system, in declaration order.
+    public func evaluateAll(at: Instant = .now()) throws(EvaluationError) -> [EvaluationResult] {
+        try evaluation(at: at).all()
+    }
+
+    /// Check and consume: may the customer use `amount` units of `feature` now, and if so, record
+    /// that use — in one critical section of the tracker, so two concurrent consumers can never
+    /// both spend the last unit. Returns the check's result; the use is recorded (with `at` and
+    /// `id`) only when it is allowed and, replayed with every record (later ones included), it
+    /// adds no overage (`Consumption.decide`).
+    ///
+    /// With an `id`, a retry is safe: when the state already holds a use with that `id` for the
+    /// same feature and amount, nothing is recorded and the answer is the one the first call got
+    /// (the check as it was just before that use, at its instant), marked `replayed`. The same `id`
+    /// for another feature or amount throws: ids are idempotency keys, unique per customer. A
+    /// first call that was denied recorded nothing, so its retry is a new check.
+    public func consume(feature: String, amount: Int64 = 1, id: String? = nil,
+                        at: Instant = .now()) throws(EvaluationError) -> FeatureResult {
+        guard let recorder = tracker as? any UsageRecording else {
+            throw EvaluationError("the tracker cannot record usage (it does not conform to UsageRecording)")
+        }
+        guard graph.live.featureIndex[feature] != nil || graph.test.featureIndex[feature] != nil else {
+            throw EvaluationError("unknown feature `\(feature)`")
+        }
+        return try recorder.recordUsage {
+            (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
+            let decision = try Consumption.decide(graph: graph, state: state, environment: environment,
+                                                  feature: feature, amount: amount, id: id, at: at)
+            return (decision.result, decision.record)
+        }
+    }
+}

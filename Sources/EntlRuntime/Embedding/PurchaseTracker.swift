@@ -1,0 +1,143 @@
+/// A source of one customer's purchase state, shaped after the SDKs apps already use
+/// (RevenueCat's `CustomerInfo` and its listener): a snapshot, and change observation.
+public protocol PurchaseTracker: AnyObject, Sendable {
+    /// The state now.
+    var snapshot: PurchaseState { get }
+    /// Calls `handler` with the new state after every change, until the observation is cancelled.
+    @discardableResult
+    func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation
+}
+
+/// A tracker that can record usage: what `Evaluator.consume` needs to check and record in one
+/// critical section, so two consumers can never both spend the last unit.
+public protocol UsageRecording: PurchaseTracker {
+    /// Calls `decide` with the current state while no other change can happen; appends the usage
+    /// record it returns (if any) before anything else can read or change the state, then notifies
+    /// observers (outside the critical section). Returns what `decide` returned.
+    func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+}
+
+/// A tracker holding a `PurchaseState`, e.g. decoded from docs/state.md JSON; `update` replaces it
+/// and notifies observers.
+public final class JSONPurchaseTracker: UsageRecording {
+    private let state: Locked<PurchaseState>
+    private let observers = ObserverList<PurchaseState>()
+
+    public init(_ state: PurchaseState = PurchaseState()) {
+        self.state = Locked(state)
+    }
+
+    /// A tracker starting from docs/state.md JSON.
+    public convenience init(json: [UInt8]) throws(StateError) {
+        self.init(try PurchaseState(json: json))
+    }
+
+    public var snapshot: PurchaseState { state.withLock { $0 } }
+
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+        observers.add(handler)
+    }
+
+    public func update(_ newState: PurchaseState) {
+        state.withLock { $0 = newState }
+        observers.notify(newState)
+    }
+
+    public func update(json: [UInt8]) throws(StateError) {
+        update(try PurchaseState(json: json))
+    }
+
+    /// Changes the state in place (e.g. appends a purchase) and notifies observers.
+    public func modify(_ body: (inout PurchaseState) -> Void) {
+        let newState = state.withLock { s -> PurchaseState in
+            body(&s)
+            return s
+        }
+        observers.notify(newState)
+    }
+
+    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
+        let (answer, recorded) = try state.withLock {
+            (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
+            let (answer, record) = try decide(s)
+            guard let record else { return (answer, nil) }
+            s.usage.append(record)
+            return (answer, s)
+        }
+        if let recorded { observers.notify(recorded) }
+        return answer
+    }
+}
+
+/// Wraps another tracker and overrides products to purchased, not purchased or unknown, for
+/// debug menus and QA builds (like RevenueCat's debug overlay). Its overrides win over the
+/// wrapped state's; changes to either notify observers.
+public final class DebugPurchaseTracker: PurchaseTracker {
+    public let base: any PurchaseTracker
+    private let overrides = Locked<[(product: String, value: Override)]>([])
+    private let observers = ObserverList<PurchaseState>()
+    private let baseObservation = Locked<TrackerObservation?>(nil)
+
+    public init(wrapping base: any PurchaseTracker) {
+        self.base = base
+        let observation = base.observe { [weak self] _ in
+            guard let self else { return }
+            self.observers.notify(self.snapshot)
+        }
+        baseObservation.withLock { $0 = observation }
+    }
+
+    public var snapshot: PurchaseState {
+        var s = base.snapshot
+        for (product, value) in overrides.withLock({ $0 }) { s.setOverride(product, value) }
+        return s
+    }
+
+    /// The overrides in effect, in the order they were set.
+    public var currentOverrides: [(product: String, value: Override)] { overrides.withLock { $0 } }
+
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+        observers.add(handler)
+    }
+
+    public func override(_ product: String, _ value: Override) {
+        overrides.withLock { list in
+            list.removeAll { $0.product == product }
+            list.append((product, value))
+        }
+        observers.notify(snapshot)
+    }
+
+    public func clearOverride(_ product: String) {
+        overrides.withLock { list in list.removeAll { $0.product == product } }
+        observers.notify(snapshot)
+    }
+
+    public func clearOverrides() {
+        overrides.withLock { $0.removeAll() }
+        observers.notify(snapshot)
+    }
+}
+
+extension DebugPurchaseTracker: UsageRecording {
+    /// Records through the wrapped tracker, deciding on its state with these overrides applied.
+    /// The wrapped tracker must record usage too.
+    public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
+        guard let base = base as? any UsageRecording else {
+            throw EvaluationError("the tracker under this debug tracker cannot record usage")
+        }
+        let overrides = currentOverrides
+        return try base.recordUsage { (state: PurchaseState) throws(EvaluationError) -> (T, UsageRecord?) in
+            var s = state
+            for (product, value) in overrides { s.setOverride(product, value) }
+            return try decide(s)
+        }
+    }
+}

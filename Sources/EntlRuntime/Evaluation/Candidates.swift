@@ -1,0 +1,140 @@
+/// A grant that counts for a feature at `t` (§4.1): certain when its source is owned or active,
+/// uncertain when its source's status is unknown.
+struct Candidate: Sendable {
+    var grant: Grant
+    var certain: Bool
+    /// The product behind it (the product itself, or the entitlement's representative).
+    var product: Int?
+    /// The purchase that anchors its windows, if any.
+    var purchase: Int?
+    /// Units of a consumable that multiply a product-level grant.
+    var quantity: Int64
+    /// No purchase is behind it (an entitlement true through `everyone` or a `not`): its windows
+    /// are anchored at the state's `customer_since`, when given, and it exists from then.
+    var behindNoPurchase = false
+    /// The state grant it is (`grant.source` is `.state`), or the one behind it (an entitlement
+    /// active through a state grant, its windows anchored at the grant's `from`); -1: none.
+    var stateGrant: Int32 = -1
+    /// Whether it is a candidate at `t` (a replay also keeps the grants that were candidates only
+    /// at the instants of earlier uses, §5).
+    var present = true
+
+    /// §5: a grant instance is the grant together with the purchase (or override, or state grant)
+    /// behind it.
+    func isSameInstance(as other: Candidate) -> Bool {
+        grant.order == other.grant.order && purchase == other.purchase
+            && behindNoPurchase == other.behindNoPurchase && stateGrant == other.stateGrant
+            && (purchase != nil || product == other.product)
+    }
+
+    /// The counted allowance per window (nil: unlimited or none).
+    var counted: Int64? {
+        if case .count(let n) = grant.amount { return n }
+        return nil
+    }
+}
+
+extension Evaluation {
+    /// Every grant of feature `f` whose source counts at `t`.
+    func candidates(of f: Int) -> [Candidate] {
+        var out: [Candidate] = []
+        var last: EntitlementSource?
+        forEachCandidate(of: f, last: &last) { out.append($0) }
+        return out
+    }
+
+    /// An entitlement behind a grant: its value and its representative's product and purchase, or
+    /// the state grant that represents it.
+    typealias EntitlementSource = (entitlement: Int, truth: Truth, product: Int?, purchase: Int?,
+                                   stateGrant: Int32)
+
+    /// Gives `body` every grant of feature `f` whose source counts at `t`. `last`: the entitlement
+    /// found last (the features of a credit component are often granted by the same one).
+    func forEachCandidate(of f: Int, last: inout EntitlementSource?, _ found: (Candidate) -> Void) {
+        // A lot (`expires after`) counts until it lapses.
+        func body(_ c: Candidate) { if lotExpiry(c).map({ at < $0 }) ?? true { found(c) } }
+        for g in graph.features[f].grants {
+            switch g.source {
+            case .product(let p):
+                let consumable = graph.products[p].kind == .consumable
+                switch products[p].override {
+                case .purchased?: body(Candidate(grant: g, certain: true, product: p, purchase: nil, quantity: 1))
+                case .unknown?: body(Candidate(grant: g, certain: false, product: p, purchase: nil, quantity: 1))
+                case .notPurchased?: break
+                case nil:
+                    // A product-level grant counts once per owned purchase, with its anchor.
+                    for j in purchases(of: p) where standings[j] == .owned || standings[j] == .unknown {
+                        body(Candidate(grant: g, certain: standings[j] == .owned, product: p, purchase: j,
+                                       quantity: consumable ? state.purchases[j].quantity : 1))
+                    }
+                }
+            case .entitlement(let e):
+                if last?.entitlement != e {
+                    let truth = entitlementValue(e).0
+                    switch truth == .false ? nil : representative(of: e) {
+                    case .purchase(let j)?: last = (e, truth, Int(purchaseProduct[j]), j, -1)
+                    case .override(let p)?: last = (e, truth, p, nil, -1)
+                    case .stateGrant(let i)?: last = (e, truth, nil, nil, Int32(i))
+                    case nil: last = (e, truth, nil, nil, -1)
+                    }
+                }
+                guard let source = last, source.truth != .false else { continue }
+                body(Candidate(grant: g, certain: source.truth == .true, product: source.product,
+                               purchase: source.purchase, quantity: 1,
+                               behindNoPurchase: source.product == nil && source.stateGrant < 0,
+                               stateGrant: source.stateGrant))
+            case .state:
+                continue  // INVARIANT: a graph holds no state grants
+            }
+        }
+        forEachStateGrant(of: f, body)
+    }
+
+    /// When a lot lapses: a state grant with `until` and no `per`, or a rule set's grant with
+    /// `expires after`, counted from the purchase behind it (or the state grant, or
+    /// `customer_since`); nil when it does not, or its start is not known.
+    func lotExpiry(_ c: Candidate) -> Instant? {
+        if case .state(let i) = c.grant.source {
+            return c.grant.interval == nil ? state.grants[i].until : nil
+        }
+        guard let step = c.grant.expiresAfter else { return nil }
+        return anchorDates(c).existsFrom?.adding(step)
+    }
+
+    /// The most candidates feature `f` can have: one per grant, or per matched purchase of a
+    /// product-level grant's product.
+    func candidateBound(of f: Int) -> Int {
+        graph.features[f].grants.reduce(state.grants.count) { n, g in
+            guard case .product(let p) = g.source else { return n + 1 }
+            return n + max(1, purchases(of: p).count)
+        }
+    }
+
+    /// A candidate's grant, by the name of its source, and the kind of that source.
+    func sourceName(_ c: Candidate) -> (name: String, kind: String) {
+        switch c.grant.source {
+        case .product(let p): (graph.products[p].name, "product")
+        case .entitlement(let e): (graph.entitlements[e].name, "entitlement")
+        case .state(let i): (stateGrantName(i), "state")
+        }
+    }
+
+    /// When a candidate's grant exists from, and what anchors its windows: its purchase's
+    /// `purchased_at` and `period_start` (else `purchased_at`); a state grant's `from` (its own, or
+    /// the one an entitlement is active through); with no purchase behind it, the state's
+    /// `customer_since`; nil when no date is known.
+    func anchorDates(_ c: Candidate) -> (existsFrom: Instant?, anchor: Instant?) {
+        if c.stateGrant >= 0 {
+            let from = state.grants[Int(c.stateGrant)].from
+            return (from, from)
+        } else if c.behindNoPurchase {
+            return (state.customerSince, state.customerSince)
+        } else if let j = c.purchase {
+            // The purchase's dates read in place (a copy of the purchase retains each of its strings).
+            let bought = state.purchases[j].purchasedAt
+            return (bought, state.purchases[j].periodStart ?? bought)
+        }
+        return (nil, nil)
+    }
+
+}

@@ -1,0 +1,273 @@
+/// What an evaluation resolves once (§2): per state purchase its product and standing, the
+/// matched purchases grouped by product, per product its standing, per usage record its feature,
+/// the memo of entitlement values and the replays of credit components — every table in one
+/// allocation (an `Array` per table would cost an allocation, a release and a generic-metadata
+/// lookup in the Swift runtime each).
+///
+/// The tables are written by `init` and only read afterwards, except the memo, the replays and the
+/// usage records' features, which are filled on first use under the lock (an `Evaluation` is
+/// `Sendable`; its first queries may race). The lock orders every access to the properties filled
+/// on first use, so the runtime's exclusivity check on them (a call per access) is turned off.
+final class EvaluationTables: @unchecked Sendable {
+    let state: PurchaseState
+    /// Per state purchase: the product index, or -1 when it names none in this environment.
+    let purchaseProduct: UnsafeBufferPointer<Int32>
+    let standings: UnsafeBufferPointer<PurchaseStanding>
+    /// Per state purchase: when it stops counting by itself (§2 rules 5–8; `.never` when it names
+    /// no product). Queries ask often, and reading it from the purchase would copy the purchase.
+    let ends: UnsafeBufferPointer<End>
+    /// The matched purchases' state indices, sorted by (product, index): each product's purchases
+    /// are one contiguous run.
+    let byProduct: UnsafeBufferPointer<Int32>
+    let products: ProductStandings
+    /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
+    /// it names none or is a retry; resolved on first use (`usage(in:)`, under `lock`): a query
+    /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
+    let usageFeature: UnsafeMutableBufferPointer<Int32>
+    /// Retried usage records (the `id` of an earlier record, for the same use): (record, the first
+    /// record with it).
+    @exclusivity(unchecked) var retries: [(record: Int, first: Int)] = []
+    /// Records repeating the `id` of an earlier record for another use: (record, the first record
+    /// with it). They count, with a warning.
+    @exclusivity(unchecked) var conflicts: [(record: Int, first: Int)] = []
+    @exclusivity(unchecked) var usageResolved = false
+
+    /// Entitlement values, filled on first use (under `lock`).
+    private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
+    /// The replays of each credit component (§5), filled on first use (under `lock`); the table
+    /// is initialized at the first replay (`componentsReady`).
+    private let components: UnsafeMutableBufferPointer<ComponentReplays?>
+    @exclusivity(unchecked) private var componentsReady = false
+    let lock: TablesLock
+    private let storage: UnsafeMutableRawPointer
+
+    /// `past`: the state is read at an earlier instant of a later evaluation (§5).
+    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, past: Bool = false)
+        throws(EvaluationError)
+    {
+        let purchaseCount = state.purchases.count, usageCount = state.usage.count
+        var layout = StorageLayout()
+        // Few products touched (by purchases or overrides) of many: only theirs are kept, sorted, not
+        // one standing per product of the graph (setting those up would outweigh the rest of a small
+        // evaluation). A graph of a few products keeps them all: each standing read then costs no
+        // search.
+        let touchedAtMost = purchaseCount + state.overrides.count
+        let sparse = touchedAtMost <= ProductStandings.sparseLimit && g.products.count > ProductStandings.sparseLimit
+        let productSlots = sparse ? touchedAtMost : g.products.count
+        let productsAt = layout.place(ProductStanding.self, productSlots)
+        let productKeysAt = layout.place(Int32.self, sparse ? productSlots : 0)
+        let standingsAt = layout.place(PurchaseStanding.self, purchaseCount)
+        let endsAt = layout.place(End.self, purchaseCount)
+        let entitlementsAt = layout.place((Truth, End)?.self, g.entitlements.count)
+        let lockAt = layout.place(TablesLock.Word.self, 1)
+        let purchaseProductAt = layout.place(Int32.self, purchaseCount)
+        let byProductAt = layout.place(Int32.self, purchaseCount)
+        let usageFeatureAt = layout.place(Int32.self, usageCount)
+        let componentsAt = layout.place(ComponentReplays?.self, g.components.count)
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(layout.size, 1), alignment: layout.alignment)
+        var built = false
+        defer { if !built { storage.deallocate() } }
+
+        var products = ProductStandings(
+            values: (storage + productsAt).bindMemory(to: ProductStanding.self, capacity: productSlots),
+            keys: sparse ? (storage + productKeysAt).bindMemory(to: Int32.self, capacity: productSlots) : nil,
+            dense: g.products.count)
+        let standings = (storage + standingsAt).bindMemory(to: PurchaseStanding.self, capacity: purchaseCount)
+        standings.initialize(repeating: .unknown, count: purchaseCount)
+        let ends = (storage + endsAt).bindMemory(to: End.self, capacity: purchaseCount)
+        ends.initialize(repeating: .never, count: purchaseCount)
+        let purchaseProduct = (storage + purchaseProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
+        purchaseProduct.initialize(repeating: -1, count: purchaseCount)
+        let matched = (storage + byProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
+        let usageFeature = (storage + usageFeatureAt).bindMemory(to: Int32.self, capacity: usageCount)
+        usageFeature.initialize(repeating: -1, count: usageCount)
+
+        for (product, value) in state.overrides {
+            guard let p = g.productNames[product] else {
+                throw EvaluationError("overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
+            }
+            products.slot(p).pointee.override = value
+        }
+        let resolver = OwnershipResolver(graph: g, environment: env)
+        var matchedCount = 0
+        // Purchases read in place (an array element read by subscript is a copy: a retain of each
+        // of its strings).
+        try state.purchases.withUnsafeBufferPointer { (purchases) throws(EvaluationError) in
+            for j in 0..<purchaseCount {
+                let purchase = purchases.baseAddress! + j
+                guard purchase.pointee.environment == env else {
+                    standings[j] = .ignored(.environment(purchase.pointee.environment, evaluating: env))
+                    continue
+                }
+                switch try resolver.product(of: purchase, index: j) {
+                case .none(let why):
+                    standings[j] = .ignored(why)
+                case .product(let p):
+                    purchaseProduct[j] = Int32(p)
+                    // The few matched purchases, by product then state order (insertion sort: stable).
+                    var k = matchedCount
+                    while k > 0, purchaseProduct[Int(matched[k - 1])] > Int32(p) {
+                        matched[k] = matched[k - 1]
+                        k -= 1
+                    }
+                    matched[k] = Int32(j)
+                    matchedCount += 1
+                    let kind = g.products[p].kind, duration = g.products[p].duration
+                    let standing = OwnershipResolver.standing(purchase, kind, duration, at: at, past: past)
+                    standings[j] = standing
+                    let end = OwnershipResolver.accessEnd(purchase, kind, duration)
+                    ends[j] = end
+                    let product = products.slot(p)
+                    product.pointee.purchases.count += 1
+                    // §6: a purchase dated later that will count (its status does not rule it
+                    // out) starts counting then; an owned one stops at its end.
+                    if case .notOwned(.purchasedLater(let bought)) = standing {
+                        product.pointee.nextChange = earliest(product.pointee.nextChange, bought)
+                    }
+                    if standing == .owned, case .at(let e) = end, e > at {
+                        product.pointee.nextChange = earliest(product.pointee.nextChange, e)
+                    }
+                    switch standing {
+                    case .owned:
+                        product.pointee.ownedEnd = product.pointee.ownedCount == 0
+                            ? end : max(product.pointee.ownedEnd, end)
+                        product.pointee.ownedCount += 1
+                        if kind == .consumable {
+                            product.pointee.ownedQuantity =
+                                product.pointee.ownedQuantity.addingSaturating(purchase.pointee.quantity)
+                        }
+                    case .unknown:
+                        product.pointee.unknownCount += 1
+                        if kind == .consumable {
+                            product.pointee.unknownQuantity =
+                                product.pointee.unknownQuantity.addingSaturating(purchase.pointee.quantity)
+                        }
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+
+        products.placeRuns()
+
+        let entitlements = (storage + entitlementsAt).bindMemory(to: (Truth, End)?.self, capacity: g.entitlements.count)
+        entitlements.initialize(repeating: nil, count: g.entitlements.count)
+        let lock = TablesLock((storage + lockAt).bindMemory(to: TablesLock.Word.self, capacity: 1))
+
+        self.state = state
+        self.purchaseProduct = UnsafeBufferPointer(start: purchaseProduct, count: purchaseCount)
+        self.standings = UnsafeBufferPointer(start: standings, count: purchaseCount)
+        self.ends = UnsafeBufferPointer(start: ends, count: purchaseCount)
+        self.byProduct = UnsafeBufferPointer(start: matched, count: matchedCount)
+        self.products = products
+        self.usageFeature = UnsafeMutableBufferPointer(start: usageFeature, count: usageCount)
+        self.entitlements = UnsafeMutableBufferPointer(start: entitlements, count: g.entitlements.count)
+        self.components = UnsafeMutableBufferPointer(
+            start: (storage + componentsAt).bindMemory(to: ComponentReplays?.self, capacity: g.components.count),
+            count: g.components.count)
+        self.lock = lock
+        self.storage = storage
+        built = true
+    }
+
+    deinit {
+        // Every table but the replays holds plain values. Each replay is released by assigning
+        // nil (`deinitialize` went through the runtime's generic value witnesses); a nil left
+        // behind holds nothing.
+        if componentsReady { for c in components.indices { components[c] = nil } }
+        lock.destroy()
+        storage.deallocate()
+    }
+
+    /// Runs `body` on the memo of entitlement values under the lock.
+    func withEntitlements<T>(_ body: (UnsafeMutableBufferPointer<(Truth, End)?>) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(entitlements)
+    }
+
+    /// The replays of credit component `c`, computed by `replay` on first use and kept. The lock
+    /// is not held while replaying (a replay asks for entitlement values); two threads asking at
+    /// once may both replay, with the same outcome.
+    func component(_ c: Int, replay: () -> ComponentReplays) -> ComponentReplays {
+        lock.lock()
+        let known = componentsReady ? components[c] : nil
+        lock.unlock()
+        if let known { return known }
+        let computed = replay()
+        lock.lock()
+        defer { lock.unlock() }
+        if !componentsReady {
+            components.initialize(repeating: nil)
+            componentsReady = true
+        }
+        components[c] = computed
+        return computed
+    }
+
+    /// Per product of the graph, its standing: a table of every product, or, when few of many are
+    /// touched, the touched ones sorted by product (every other product has the default standing).
+    struct ProductStandings {
+        /// The most products kept sorted (inserting is linear in their number), and the most a
+        /// graph has for a standing of each to be kept.
+        static let sparseLimit = 16
+        private let values: UnsafeMutablePointer<ProductStanding>
+        /// nil: `values` has one standing per product.
+        private let keys: UnsafeMutablePointer<Int32>?
+        private var count: Int
+
+        /// `dense`: the number of products, initialized when there are no keys.
+        init(values: UnsafeMutablePointer<ProductStanding>, keys: UnsafeMutablePointer<Int32>?, dense: Int) {
+            self.values = values
+            self.keys = keys
+            count = keys == nil ? dense : 0
+            if keys == nil { values.initialize(repeating: ProductStanding(), count: dense) }
+        }
+
+        subscript(_ p: Int) -> ProductStanding { standing(p)?.pointee ?? ProductStanding() }
+
+        /// The run of product `p`'s matched purchases in `byProduct` (`first`, `count`), read
+        /// without copying the whole standing.
+        func purchases(of p: Int) -> (first: Int32, count: Int32) { standing(p)?.pointee.purchases ?? (0, 0) }
+
+        /// Product `p`'s standing, if it has one of its own (every product does in a dense table).
+        @inline(__always)
+        private func standing(_ p: Int) -> UnsafeMutablePointer<ProductStanding>? {
+            guard let keys else { return values + p }
+            for i in 0..<count where keys[i] == Int32(p) { return values + i }
+            return nil
+        }
+
+        /// Sets each product's run start from the counts: the runs follow each other in product
+        /// order, as the standings do.
+        func placeRuns() {
+            var first: Int32 = 0
+            for i in 0..<count {
+                values[i].purchases.first = first
+                first += values[i].purchases.count
+            }
+        }
+
+        /// Product `p`'s standing to update (added, in order, when first touched).
+        mutating func slot(_ p: Int) -> UnsafeMutablePointer<ProductStanding> {
+            guard let keys else { return values + p }
+            var i = count
+            while i > 0, keys[i - 1] >= Int32(p) {
+                if keys[i - 1] == Int32(p) { return values + (i - 1) }
+                i -= 1
+            }
+            // At most `sparseLimit` trivial values: moved up one by one (cheaper than a call to memmove).
+            var k = count
+            while k > i {
+                keys[k] = keys[k - 1]
+                (values + k).initialize(to: values[k - 1])
+                k -= 1
+            }
+            keys[i] = Int32(p)
+            (values + i).initialize(to: ProductStanding())
+            count += 1
+            return values + i
+        }
+    }
+}

@@ -1,0 +1,250 @@
+/// §4: the decisions on features and credit systems. A boolean feature is allowed by a grant whose
+/// source counts or by its requirement; a metered one by its balance (§5), or by credits paying the
+/// shortfall, in the declaration order of the systems.
+extension Evaluation {
+    public func feature(_ f: Int, required: Int64) -> FeatureResult {
+        var result = FeatureResult()
+        feature(f, required: required, into: &result)
+        return result
+    }
+
+    private func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
+        result.name = graph.features[f].name
+        result.kind = graph.features[f].kind
+        result.displayName = graph.features[f].displayName
+        result.validUntil = earliest(nextChange(watching: graph.features[f].watchedProducts), nextStateGrantChange)
+        if graph.features[f].kind == .boolean {
+            decideBoolean(f, &result)
+        } else {
+            decideMetered(f, required: required, &result)
+            if graph.features[f].unitSingular != nil || graph.features[f].unitPlural != nil {
+                result.unit = graph.features[f].unit(result.balance ?? 2)
+            }
+        }
+        if unlocks, !result.allowed {
+            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) {
+                $0.feature(f, required: required).allowed
+            }
+        }
+    }
+
+    private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
+        let requirement = graph.features[f].requires.map(truth(of:))
+        // A grant counts when its product is owned (once is enough) or its entitlement active.
+        var granting: Grant.Source?
+        var uncertain = false
+        for g in graph.features[f].grants {
+            let t: Truth = switch g.source {
+            case .product(let p): products[p].truth
+            case .entitlement(let e): entitlementValue(e).0
+            case .state: .false  // INVARIANT: a graph holds no state grants
+            }
+            if t == .true, granting == nil { granting = g.source }
+            if t == .unknown { uncertain = true }
+        }
+        // A state grant of the feature, when no grant of the rules does.
+        if granting == nil, let i = grantingStateGrant(ofFeature: f) { granting = .state(i) }
+        switch granting {
+        case .state(let i)?:
+            result.decision = .allowed
+            result.via = .direct
+            let name = stateGrantName(i)
+            result.why = Reason(formed: { "granted to this customer (`\(name)`)" })
+        case .product(let p)?:
+            result.decision = .allowed
+            result.via = .direct
+            let name = graph.products[p].name
+            result.why = Reason(formed: { "granted by product `\(name)`" })
+        case .entitlement(let e)?:
+            result.decision = .allowed
+            result.via = .direct
+            // The product behind it is found only if the reason is read (most checks never do).
+            result.why = Reason(formed: { [self] in
+                let behind: String? = switch representative(of: e) {
+                case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
+                case .override(let p)?: graph.products[p].name
+                case .stateGrant(let i)?: stateGrantName(i)
+                case nil: nil
+                }
+                return "granted by entitlement `\(graph.entitlements[e].name)`" + (behind.map { " (\($0))" } ?? "")
+            })
+        case nil:
+            if requirement == .true {
+                result.decision = .allowed
+                result.via = .direct
+                result.why = "its requirement holds"
+            } else if uncertain || requirement == .unknown {
+                result.decision = .undetermined
+                result.reason = "it depends on \(unknownProducts(graph.features[f].watchedProducts))"
+            } else {
+                result.why = graph.features[f].requires == nil
+                    ? "no owned product or active entitlement grants it"
+                    : "no owned product or active entitlement grants it, and its requirement does not hold"
+            }
+        }
+        if explains {
+            result.explanation = ["feature `\(graph.features[f].name)`: \(result.decision.rawValue)"]
+            for c in candidates(of: f) {
+                let (name, kind) = sourceName(c)
+                result.explanation.append("  granted by \(kind) `\(name)`" + (c.certain ? "" : " (uncertain)"))
+            }
+            if let requirement { result.explanation.append("  requirement: \(requirement.rawValue)") }
+            result.explanation += explainProducts(graph.features[f].watchedProducts)
+        }
+    }
+
+    /// What the credit systems listing feature `f` would leave uncovered of `rest` units, paying as
+    /// the spill does (§5): the first that covers it all pays it, else each in turn what it can.
+    /// `optimistic`: with the uncertain candidates' balances (`high`).
+    func spillLeft(_ f: Int, _ rest: Int64, optimistic: Bool) -> Int64 {
+        let routes = graph.features[f].creditRoutes
+        let balances = routes.map { r in
+            let b = meteredBalance(r.system, sources: false)
+            return optimistic ? b.high : b.low
+        }
+        for (r, b) in zip(routes, balances)
+        where b.map({ $0 >= rest.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount) }) ?? true {
+            return 0
+        }
+        var left = rest
+        for (r, b) in zip(routes, balances) where left > 0 {
+            let balance = b ?? .max
+            if balance >= left.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount) { return 0 }
+            left -= balance.multipliedDividedRoundingDown(by: r.amount, dividedBy: r.credits)
+        }
+        return left
+    }
+
+    /// "`zbucks`, whose status is unknown": the products among `ps` with something unknown.
+    func unknownProducts(_ ps: [Int]) -> String {
+        let names = ps.filter { products[$0].hasUnknown }.map { "`\(graph.products[$0].name)`" }
+        if names.isEmpty { return "purchases whose status is unknown" }
+        return "\(names.prefix(3).joined(separator: ", ")), whose status is unknown"
+    }
+
+    private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {
+        let direct = meteredBalance(f)
+        result.required = required
+        result.balance = direct.low
+        result.unlimited = direct.low == nil
+        result.overage = direct.overage
+        result.overdrawn = direct.overdrawn
+        result.sources = direct.sources
+        // §6: the inputs of the feature's balance, and those of every credit system that can pay
+        // for it (whether or not it is needed now).
+        result.validUntil = earliest(result.validUntil, direct.inputsChange)
+        for route in graph.features[f].creditRoutes {
+            result.validUntil = earliest(result.validUntil, meteredInputsChange(route.system))
+        }
+        var trail: [String] = []
+        if explains {
+            trail.append("feature `\(graph.features[f].name)` (\(graph.features[f].kind.rawValue)), \(required) needed")
+            for s in direct.sources {
+                let amount = s.allowance.map(String.init) ?? "unlimited"
+                let per = s.interval.map { " per \($0.rawValue)" }
+                    ?? (graph.features[f].kind == .continuous ? "" : " once")
+                let product = s.product.map { $0 == s.grant ? "" : " (\($0))" } ?? ""
+                let window = s.windowStart.map { ", window \($0) – \(s.resetsAt.map(\.description) ?? "")" } ?? ""
+                trail.append("  grant from \(s.kind) `\(s.grant)`\(product): "
+                             + "\(amount)\(per)\(s.certain ? "" : " (uncertain)")" + window)
+            }
+            trail += direct.trail
+            let high = direct.high.map(String.init) ?? "unlimited"
+            trail.append("  balance: \(direct.low.map(String.init) ?? "unlimited")"
+                         + (direct.hasUncertain ? " (up to \(high) if unknown purchases count)" : ""))
+        }
+        // The reasons capture the graph (one reference) and numbers, never the evaluation.
+        let graph = self.graph
+        guard let low = direct.low, low < required else {
+            result.decision = .allowed
+            result.via = .direct
+            result.why = Reason(left: direct.low, required: required, feature: f, of: graph)
+            if explains {
+                trail.append("  → allowed via direct")
+                result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
+            }
+            return
+        }
+        // §4.4: credits pay the shortfall, in the declaration order of the systems.
+        let shortfall = required - low
+        var uncertain = direct.high.map { $0 >= required } ?? true
+        for route in graph.features[f].creditRoutes {
+            let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
+            let system = meteredBalance(route.system, sources: false)
+            let systemFeature = graph.features[route.system]
+            let covers = system.low.map { $0 >= need } ?? true
+            if explains {
+                let feature = graph.features[f]
+                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
+                             + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing "
+                             + "cost \(need); balance \(system.low.map(String.init) ?? "unlimited")")
+                trail += system.trail
+            }
+            if result.creditSystem == nil || covers {
+                result.creditSystem = systemFeature.name
+                result.creditsRequired = need
+                result.creditBalance = system.low
+            }
+            if covers {
+                result.decision = .allowed
+                result.via = .credits
+                let payer = route.system
+                result.why = Reason(formed: {
+                    "\(graph.features[f].amount(low)) left, so \(graph.features[payer].amount(need)) from "
+                        + "`\(graph.features[payer].name)` pay for "
+                        + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
+                })
+                break
+            }
+            // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
+            if let high = direct.high, high < required {
+                let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits,
+                                                                                   dividedBy: route.amount)
+                if system.high.map({ $0 >= optimisticNeed }) ?? true { uncertain = true }
+            }
+        }
+        // §5 soft limits: allowed via overage when recording the use now would be covered in full —
+        // the balance, the credits as the spill pays, then the overdraft; undetermined when that
+        // holds only with the uncertain candidates too.
+        if result.decision != .allowed, direct.hasOverage {
+            let (left, overdraft) = (spillLeft(f, required - low, optimistic: false), direct.overdraftLow)
+            if overdraft.map({ $0 >= left }) ?? true {
+                result.decision = .allowed
+                result.via = .overage
+                result.why = Reason(formed: {
+                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) go over the allowance "
+                        + "(overdrawn, billable)"
+                })
+            } else if let high = direct.high, high < required,
+                      direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {
+                uncertain = true
+            }
+        }
+        if result.decision != .allowed {
+            result.decision = uncertain ? .undetermined : .denied
+            // §4.6: the fewest more units that would allow it, with what the best credit system
+            // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
+            var payable: Int64 = 0
+            for route in graph.features[f].creditRoutes {
+                let credits = meteredBalance(route.system, sources: false).low ?? .max
+                payable = max(payable,
+                              credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
+            }
+            result.shortfall = max(1, shortfall.subtractingSaturating(payable))
+            let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
+            let depends = uncertain ? "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" : ""
+            result.why = Reason(formed: {
+                var reason = "\(graph.features[f].amount(low)) left, \(required.grouped) needed"
+                if let system, let need {
+                    reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) "
+                        + "credits needed"
+                }
+                return reason + depends
+            })
+        }
+        if explains {
+            trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))
+            result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
+        }
+    }
+}

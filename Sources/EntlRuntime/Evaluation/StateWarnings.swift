@@ -1,0 +1,140 @@
+import EntlSupport
+
+/// What a state says that the rule set cannot make sense of, so a typo never fails open
+/// (docs/state.md, "Warnings"): a usage record naming nothing or of the wrong kind, an
+/// idempotency key reused for another use, a purchase from a store the rules name no id of, a
+/// subscription that would never end, a purchase dated after its own expiry, a grant of something
+/// the rules lack or with terms its feature cannot have. Each names its place; under `strict` each
+/// is an error.
+extension Evaluation {
+    /// The state's decoding warnings (unknown keys), then what the rule set cannot make sense of.
+    public var warnings: [StateError] {
+        let ruleSet = ruleSetWarnings
+        return ruleSet.isEmpty ? state.warnings : state.warnings + ruleSet
+    }
+
+    /// The warnings that depend on the rule set, in state order: purchases, then usage records.
+    public var ruleSetWarnings: [StateError] {
+        var found: [StateError] = []
+        purchaseWarnings(into: &found)
+        usageWarnings(into: &found)
+        grantWarnings(into: &found)
+        return found
+    }
+
+    /// A state grant naming nothing the rules have, or with terms its feature's kind cannot have.
+    private func grantWarnings(into found: inout [StateError]) {
+        for (i, g) in state.grants.enumerated() {
+            let place = "grants[\(i)]"
+            switch g.target {
+            case .entitlement(let name):
+                guard graph.entitlementIndex[name] == nil else { continue }
+                let suggestion = Suggestions.closest(to: name, among: graph.entitlementIndex.keys.sorted())
+                found.append(StateError(path: place + ".entitlement", message: "no entitlement \"\(name)\" in the rules"
+                                        + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+            case .feature(let name):
+                guard let f = graph.featureIndex[name] else {
+                    let suggestion = Suggestions.closest(to: name, among: graph.featureIndex.keys.sorted())
+                    found.append(StateError(path: place + ".feature",
+                                            message: "no feature or credit system \"\(name)\" in the rules"
+                                                + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                    continue
+                }
+                let kind = graph.features[f].kind
+                func warn(_ key: String, _ message: String) {
+                    found.append(StateError(path: place + "." + key, message: "`\(name)` \(message)"))
+                }
+                if kind == .boolean {
+                    if g.amount != .none { warn("amount", "is a boolean feature: its grant has no amount") }
+                    if g.interval != nil { warn("per", "is a boolean feature: its grant has no `per`") }
+                } else if g.amount == .none {
+                    warn("amount", "is metered: its grant needs an \"amount\" or \"unlimited\": true")
+                }
+                if kind == .continuous, g.interval != nil {
+                    warn("per", "is a continuous feature: its grant has no `per`")
+                }
+                if g.overage != nil, kind != .singleUse {
+                    warn("overage", "is not a single-use feature: only those have soft limits (`overage`)")
+                }
+            }
+        }
+    }
+
+    private func purchaseWarnings(into found: inout [StateError]) {
+        var stores: Set<String>?
+        for j in state.purchases.indices where state.purchases[j].environment == environment {
+            let purchase = state.purchases[j]
+            let place = "purchases[\(j)]"
+            if let store = purchase.store {
+                let known = stores ?? Set(graph.storeIDs.keys)
+                stores = known
+                if !known.contains(store) {
+                    let suggestion = Suggestions.closest(to: store, among: known.sorted())
+                    found.append(StateError(path: place + ".store",
+                                            message: "no product of the rules has an id at store `\(store)`"
+                                                + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                }
+            }
+            if let bought = purchase.purchasedAt, let expiry = purchase.expiresAt, bought > expiry {
+                found.append(StateError(path: place + ".purchased_at",
+                                        message: "\(bought) is after its own `expires_at` \(expiry)"))
+            }
+            guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else {
+                continue
+            }
+            let status = purchase.status
+            if status == .active || status == .trialing, purchase.expiresAt == nil {
+                found.append(StateError(path: place + ".expires_at", message: "a subscription `\(status.rawValue)` "
+                                            + "without an `expires_at` never ends"))
+            } else if status == .canceled, purchase.expiresAt == nil {
+                found.append(StateError(path: place + ".expires_at", message: "a subscription `canceled` without an "
+                                            + "`expires_at` has no paid period: it is not owned"))
+            } else if status == .pastDue, purchase.graceUntil == nil {
+                found.append(StateError(path: place + ".grace_until", message: "a subscription `past_due` without a "
+                                            + "`grace_until` keeps access with no end"))
+            }
+        }
+    }
+
+    private func usageWarnings(into found: inout [StateError]) {
+        let (features, _, conflicts) = tables.usage(in: graph)
+        let conflictOf = Dictionary(conflicts.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
+        for i in state.usage.indices {
+            let record = state.usage[i]
+            let place = "usage[\(i)]"
+            let f = Int(features[i])
+            if f < 0 {
+                // A retry names what its first record names; a record naming nothing is reported once.
+                if record.id.map({ id in state.usage[..<i].contains { $0.id == id } }) ?? false { continue }
+                let names = record.isEvent ? graph.eventIndex.keys.sorted() : (graph.featureIndex.keys.sorted()
+                    + graph.eventIndex.keys.sorted())
+                let suggestion = Suggestions.closest(to: record.name, among: names)
+                let what = record.isEvent ? "event" : "feature, credit system or event"
+                found.append(StateError(path: place + (record.isEvent ? ".event" : ".feature"),
+                                        message: "no \(what) \"\(record.name)\" in the rules"
+                                            + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                continue
+            }
+            let feature = graph.features[f]
+            switch (record.kind, feature.kind) {
+            case (.amount, .continuous):
+                found.append(StateError(path: place + ".amount", message: "`\(feature.name)` is a continuous feature: "
+                                            + "its usage is a `level`, not an `amount`"))
+            case (.level, .singleUse), (.level, .credits):
+                found.append(StateError(path: place + ".level", message: "`\(feature.name)` is used up, not held: "
+                                            + "its usage is an `amount`, not a `level`"))
+            case (.level, .boolean), (.amount, .boolean):
+                found.append(StateError(path: place + ".feature",
+                                        message: "`\(feature.name)` is a boolean feature: it has no usage"))
+            default:
+                break
+            }
+            if let first = conflictOf[i] {
+                let earlier = state.usage[first]
+                found.append(StateError(path: place + ".id", message: "\"\(record.id ?? "")\" was used for "
+                                            + "usage[\(first)] (\(earlier.name), \(earlier.kind)); ids are unique per "
+                                            + "customer, so this record counts as another use"))
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+/// §5: a credit component's replays built from an evaluation: its uses at or before `t` in time
+/// order, every member's grant instances (with those that paid for earlier uses only), a ledger
+/// per counted instance, and the two replays over certain and over all candidates.
+extension Evaluation {
+    /// The ledger of a candidate: windows anchored at its anchor (`anchorDates`), calendar-aligned
+    /// when there is no date; a lot's single window ends when it lapses; a soft limit's overdraft.
+    func ledger(_ c: Candidate, allowance: Int64, source: Int) -> Ledger {
+        let (existsFrom, anchor) = anchorDates(c)
+        let windows = c.grant.interval.map { interval in
+            anchor.map { Windows(anchor: $0, step: interval.step) } ?? .calendarAligned(interval)
+        }
+        return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
+                      priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom, source: source,
+                      expiry: lotExpiry(c), overage: c.grant.overage)
+    }
+
+    /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
+    /// with certain and uncertain ones (`high`).
+    func replayComponent(_ c: Int) -> ComponentReplays {
+        let usageFeature = tables.usage(in: graph).features
+        // The uses, gathered on the stack when few.
+        return withUnsafeTemporaryAllocation(of: UseEvent.self, capacity: usageFeature.count) { buffer in
+            replayComponent(c, usageFeature: usageFeature, events: buffer)
+        }
+    }
+
+    private func replayComponent(_ c: Int, usageFeature: UnsafeBufferPointer<Int32>,
+                                 events buffer: UnsafeMutableBufferPointer<UseEvent>) -> ComponentReplays {
+        // The uses at or before `t`, in time order; §6: the inputs of every member change the
+        // balances of all, so a dated use after `t` is an input change.
+        var count = 0
+        var inputsChange: Instant?
+        for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
+            let when = state.usage[i].at ?? at
+            if when > at {
+                inputsChange = earliest(inputsChange, when)
+            } else if case .amount(let n) = state.usage[i].kind {
+                buffer.initializeElement(at: count, to: UseEvent(at: when, amount: n, index: i,
+                                                                 member: graph.componentMember[Int(usageFeature[i])]))
+                count += 1
+            }
+        }
+        // Plain values: nothing to deinitialize. A constant once sorted and read (the replays capture it).
+        var sorting = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+        sorting.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+        let readings = pastReadings(of: sorting, component: c)
+        let events = UnsafeBufferPointer(sorting)
+
+        let members = graph.components[c]
+        let replays = ComponentReplays.allocate(
+            members: members.count,
+            candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count))
+        // Every member's grant instances, member after member (a component has a few members): its
+        // candidates at `t`, then those that were candidates only at earlier uses' instants. And
+        // the members as both replays start them.
+        let (found, low, high) = (replays.candidates, replays.low, replays.high)
+        var foundCount = 0
+        var last: EntitlementSource?
+        var marks: [(instance: Int, reading: Int, certain: Bool)] = []
+        for (m, f) in members.enumerated() {
+            let first = foundCount
+            forEachCandidate(of: f, last: &last) { found.initializeElement(at: foundCount, to: $0); foundCount += 1 }
+            if !readings.isEmpty {
+                addInstances(of: f, readings, into: found, first: first, count: &foundCount, marks: &marks)
+            }
+            low.members.initializeElement(at: m, to: ComponentReplay.Member(feature: f, candidates: first..<foundCount))
+            high.members.initializeElement(at: m, to: low.members[m])
+        }
+        let candidates = UnsafeMutableBufferPointer(rebasing: found[..<foundCount])
+        var marked: UseReadings?
+        if !readings.isEmpty {
+            var r = UseReadings(readings: readings.count, instances: candidates.count)
+            for mark in marks { r.mark(mark.instance, reading: mark.reading, certain: mark.certain) }
+            marked = r
+        }
+        let uncertain = candidates.contains { $0.present && !$0.certain } || marks.contains { !$0.certain }
+        let counted = candidates.count { $0.counted != nil }
+        let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
+
+        /// The replay over the certain candidates, or over all of them: `start`'s members, and
+        /// their ledgers made in `room`.
+        func replay(_ start: ComponentReplay, in room: UnsafeMutableBufferPointer<Ledger>, certainOnly: Bool,
+                    explain: Bool) -> (ComponentReplay, trails: [[String]]) {
+            var made = 0
+            for m in start.members.indices {
+                let first = made
+                for i in start.members[m].candidates {
+                    if let n = candidates[i].counted {
+                        room.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
+                        made += 1
+                    } else if candidates[i].grant.amount == .unlimited, candidates[i].present,
+                              candidates[i].certain || !certainOnly {
+                        start.members[m].unlimited = true
+                    }
+                }
+                start.members[m].ledgers = first..<made
+            }
+            let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates,
+                                    certainOnly: certainOnly, readings: marked)
+            let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
+                               grantName: { sourceName(candidates[$0]).name },
+                               featureName: { graph.features[$0].name }) { m, n in
+                graph.features[members[m]].unit(n)
+            }
+            return (r, trails)
+        }
+
+        let (certain, trails) = replay(low, in: rooms.low, certainOnly: true, explain: explains)
+        let all = uncertain ? replay(high, in: rooms.high, certainOnly: false, explain: false).0 : certain
+        // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
+        // is a candidate and exists at `t` changes at its next window boundary (`all` replays
+        // every candidate).
+        if let since = state.customerSince, since > at,
+           candidates.contains(where: { $0.present && $0.behindNoPurchase && $0.counted != nil }) {
+            inputsChange = earliest(inputsChange, since)
+        }
+        for l in all.ledgers where candidates[l.source].present && l.exists(at: at) {
+            if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
+        }
+        replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain,
+                       inputsChange: inputsChange, trails: trails)
+        return replays
+    }
+}

@@ -1,0 +1,138 @@
+/// §5 "Recording a use": check and consume, for `Evaluator.consume` and `entlc eval --consume`
+/// alike. A pure decision on a state: whoever holds the state (a tracker's lock, a locked file)
+/// records the returned use.
+public enum Consumption {
+    /// What to do with a request to use `amount` of a feature.
+    public struct Decision: Sendable {
+        /// The answer: the check at the instant of the use, or, for a retry, the first call's answer
+        /// (`replayed`).
+        public var result: FeatureResult
+        /// The use to append to the state's `usage`; nil when nothing is to be recorded (denied,
+        /// or a retry).
+        public var record: UsageRecord?
+        /// For a retry: the record it repeats.
+        public var retryOf: Int?
+    }
+
+    /// Decides a request to use `amount` of `feature` at `at`, with an optional idempotency key.
+    ///
+    /// - With an `id` the state already holds (the first record with it): the same feature and
+    ///   amount is a retry, answered with the first call's answer marked `replayed`, and nothing is
+    ///   recorded; another feature or amount throws (`idempotency key "X" was used for usage[4]
+    ///   (api_calls, amount 3)`).
+    /// - Otherwise the use is recorded only when the check allows it and replaying the whole
+    ///   state with it, later records included, adds no overage: a use dated before uses already
+    ///   recorded never pushes one of them over the limit.
+    /// `explain` and `unlock` as for `Evaluation`, for the check's result.
+    public static func decide(graph: RuleGraph, state: PurchaseState, environment: Environment?, feature: String,
+                              amount: Int64, id: String?, at: Instant, explain: Bool = false,
+                              unlock: Bool = false) throws(EvaluationError) -> Decision {
+        let env = environment ?? state.environment ?? .live
+        guard let f = graph[env].featureIndex[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
+        if let id, let first = state.usage.firstIndex(where: { $0.id == id }) {
+            let recorded = state.usage[first]
+            let named = recorded.isEvent ? graph[env].eventIndex[recorded.name]
+                : graph[env].featureIndex[recorded.name] ?? graph[env].eventIndex[recorded.name]
+            guard named == f, recorded.kind == .amount(amount) else {
+                throw EvaluationError("idempotency key \"\(id)\" was used for usage[\(first)] (\(recorded.name), "
+                                      + recorded.kind.description + ")")
+            }
+            var answer = try recordedAnswer(graph: graph, state: state, environment: environment, record: first,
+                                            feature: feature, amount: amount, clock: at)
+            answer.replayed = true
+            return Decision(result: answer, record: nil, retryOf: first)
+        }
+        var result = try Evaluation(graph: graph, state: state, environment: environment, at: at, explain: explain,
+                                    unlock: unlock).feature(feature, required: amount)
+        guard result.allowed else { return Decision(result: result, record: nil) }
+        let record = UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id)
+        if let pushed = try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
+            result.decision = .denied
+            result.via = nil
+            let units = graph[env].features[f].amount(amount)
+            switch pushed {
+            case .later(let k):
+                let recorded = state.usage[k]
+                result.why = Reason(formed: {
+                    "recording \(units) at \(at) would leave usage[\(k)] (at \(recorded.at ?? at)) uncovered"
+                })
+            case .itself:
+                result.why = Reason(formed: {
+                    "recording \(units) at \(at) would leave it uncovered once \(at) is in the past: a purchase "
+                        + "that pays for it now has ended, and the grants it had then are spent"
+                })
+            }
+            return Decision(result: result, record: nil)
+        }
+        return Decision(result: result, record: record)
+    }
+
+    /// A use that recording a new one would push into overage.
+    enum Pushed {
+        /// A record dated later.
+        case later(Int)
+        /// The new use itself, once its instant is read as a past one (§5: a purchase `expired` or
+        /// `billing_retry` today was owned then within its dates, so other grants paid).
+        case itself
+    }
+
+    /// What appending `record` would push into overage when every record is replayed, read from an
+    /// instant after all of them (the first later record in time order, or the new use itself), or
+    /// nil when it adds no overage.
+    static func overLimit(by record: UsageRecord, graph: RuleGraph, state: PurchaseState, environment: Environment,
+                          feature f: Int, at: Instant) throws(EvaluationError) -> Pushed? {
+        let later = state.usage.indices.filter { (state.usage[$0].at ?? at) > at }
+            .sorted { (state.usage[$0].at!, $0) < (state.usage[$1].at!, $1) }
+        // Read later, the state can differ from the check's reading only through records dated
+        // later, or through purchases whose status ended them before their dates did.
+        let ended = state.purchases.contains { $0.status == .expired || $0.status == .billingRetry }
+        guard !later.isEmpty || ended else { return nil }
+        var with = state
+        with.usage.append(record)
+        let g = graph[environment]
+        let members = g.componentOf[f] >= 0 ? g.components[g.componentOf[f]] : [f]
+        /// Whether the overage of some member of `f`'s component, read just after `instant`, is
+        /// larger with the record.
+        func grows(after instant: Instant) throws(EvaluationError) -> Bool {
+            let just = Instant(seconds: instant.seconds + (instant.nanoseconds == 999_999_999 ? 1 : 0),
+                               nanoseconds: instant.nanoseconds == 999_999_999 ? 0 : instant.nanoseconds + 1)
+            let before = try Evaluation(graph: graph, state: state, environment: environment, at: just)
+            let after = try Evaluation(graph: graph, state: with, environment: environment, at: just)
+            for m in members
+            where after.feature(m, required: 1).overage ?? 0 > before.feature(m, required: 1).overage ?? 0 {
+                return true
+            }
+            return false
+        }
+        guard try grows(after: later.last.map { state.usage[$0].at! } ?? at) else { return nil }
+        if try grows(after: at) { return .itself }
+        // The first later record after whose instant the overage has grown (it only grows with time).
+        var (low, high) = (0, later.count - 1)
+        while low < high {
+            let mid = (low + high) / 2
+            if try grows(after: state.usage[later[mid]].at!) { high = mid } else { low = mid + 1 }
+        }
+        return .later(later[low])
+    }
+
+    /// The answer a consumption recorded as `state.usage[record]` got: the check on the state as
+    /// it was before that record was appended, at the record's instant (`clock` when it has none).
+    public static func recordedAnswer(graph: RuleGraph, state: PurchaseState, environment: Environment?, record: Int,
+                                      feature: String, amount: Int64,
+                                      clock: Instant) throws(EvaluationError) -> FeatureResult {
+        var before = state
+        before.usage.removeSubrange(record...)
+        return try Evaluation(graph: graph, state: before, environment: environment,
+                              at: state.usage[record].at ?? clock).feature(feature, required: amount)
+    }
+}
+
+extension UsageRecord.Kind: CustomStringConvertible {
+    /// `amount 3`, `level 2`.
+    public var description: String {
+        switch self {
+        case .amount(let n): "amount \(n)"
+        case .level(let n): "level \(n)"
+        }
+    }
+}

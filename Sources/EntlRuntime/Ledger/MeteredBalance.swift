@@ -1,0 +1,172 @@
+/// A metered feature's (or credit system's) balance at `t` (§5).
+struct MeteredOutcome {
+    /// The balance over certain candidates; nil when unlimited.
+    var low: Int64?
+    /// The balance over certain and uncertain candidates; nil when unlimited.
+    var high: Int64?
+    var overage: Int64 = 0
+    var sources: [BalanceSource] = []
+    var trail: [String] = []
+    var hasUncertain = false
+    /// The first window boundary after `t` at which a grant's balance (certain or uncertain)
+    /// differs if nothing more is used: what can change `low` or `high` by itself, as opposed to
+    /// `inputsChange`, every boundary at which the result must be recomputed.
+    var nextBalanceChange: Instant?
+    /// §6: the earliest instant after `t` at which an input of the balance changes by itself: a
+    /// window boundary of a grant, a dated use, a grant starting at `customer_since` — of any
+    /// member of the credit component (uses spill into the systems).
+    var inputsChange: Instant?
+    /// A soft limit's billable use in the current windows, over the certain candidates.
+    var overdrawn: Int64 = 0
+    /// Whether a candidate grant at `t` has `overage` (a soft limit).
+    var hasOverage = false
+    /// What may still be overdrawn now, over the certain candidates (`low`) and all of them
+    /// (`high`); nil: without limit.
+    var overdraftLow: Int64? = 0
+    var overdraftHigh: Int64? = 0
+}
+
+extension Evaluation {
+    /// The balance of a metered feature or credit system at `t` (§5): over certain candidates
+    /// (`low`) and over certain and uncertain ones (`high`), and what each grant contributes when
+    /// `sources`. A single-use feature or credit system is read from the replays of its whole
+    /// credit component (computed once per evaluation; a member's outcome is built when asked).
+    func meteredBalance(_ f: Int, sources: Bool = true) -> MeteredOutcome {
+        if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
+        return outcome(of: graph.componentMember[f], in: replays(ofComponentOf: f), sources: sources)
+    }
+
+    /// `meteredBalance(f).inputsChange`, without building the outcome.
+    func meteredInputsChange(_ f: Int) -> Instant? {
+        if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)).inputsChange }
+        return replays(ofComponentOf: f).inputsChange
+    }
+
+    /// The replays of the credit component of single-use feature or credit system `f`.
+    private func replays(ofComponentOf f: Int) -> ComponentReplays {
+        let c = graph.componentOf[f]
+        return tables.component(c) { replayComponent(c) }
+    }
+
+    /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
+    private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {
+        let (low, high, candidates, uncertain) = (replays.low, replays.high, replays.candidates, replays.uncertain)
+        let range = low.members[m].candidates
+        var sources: [BalanceSource] = []
+        if wanted {
+            sources.reserveCapacity(range.count)
+            for l in low.members[m].ledgers where low.pays(low.ledgers[l].source, reading: 0) {
+                sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l]))
+            }
+            for l in high.members[m].ledgers
+            where uncertain && candidates[high.ledgers[l].source].present
+                && !candidates[high.ledgers[l].source].certain {
+                sources.append(source(candidates[high.ledgers[l].source], high.ledgers[l]))
+            }
+            for i in range where candidates[i].present && candidates[i].grant.amount == .unlimited {
+                sources.append(balanceSource(candidates[i], allowance: nil, remaining: nil,
+                                             interval: candidates[i].grant.interval))
+            }
+        }
+        // With every candidate certain, `high` is `low` (its figures are not computed twice). Built
+        // in one expression, so the outcome is not copied when returned.
+        let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
+        var outcome = MeteredOutcome(
+            low: lowBalance, high: uncertain ? high.balance(m, at: at) : lowBalance,
+            // What no grant covered stays overage, also once an unlimited grant came.
+            overage: low.members[m].overage, sources: sources,
+            trail: explains ? replays.trails[m] : [],
+            hasUncertain: uncertain && range.contains { candidates[$0].present && !candidates[$0].certain },
+            nextBalanceChange: uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
+            inputsChange: replays.inputsChange)
+        if range.contains(where: { candidates[$0].present && candidates[$0].grant.overage != nil }) {
+            outcome.hasOverage = true
+            (outcome.overdrawn, outcome.overdraftLow) = low.overdraft(m, at: at)
+            outcome.overdraftHigh = uncertain ? high.overdraft(m, at: at).left : outcome.overdraftLow
+        }
+        return outcome
+    }
+
+    /// What a replayed candidate contributes at `t` (nothing before its grant exists). Inlined,
+    /// as `balanceSource`, so a source is built where it is appended, not returned and copied.
+    @inline(__always)
+    private func source(_ c: Candidate, _ l: Ledger) -> BalanceSource {
+        let exists = l.exists(at: at)
+        var s = balanceSource(c, allowance: l.allowance,
+                              carried: exists ? max(0, l.opening.subtractingSaturating(l.allowance)) : 0,
+                              used: exists ? l.used : 0, remaining: exists ? l.balance : 0,
+                              windowStart: exists ? l.currentStart : nil,
+                              resetsAt: exists && l.windows != nil ? l.currentEnd.instant : nil,
+                              interval: c.grant.interval)
+        s.expiresAt = l.expiry
+        if l.overage != nil {
+            s.overdrawn = exists ? l.overdrawn : 0
+            s.overdraftLeft = exists ? l.overdraftLeft : l.overage?.cap
+        }
+        return s
+    }
+
+    @inline(__always)
+    private func balanceSource(_ c: Candidate, allowance: Int64?, carried: Int64 = 0, used: Int64 = 0,
+                               remaining: Int64?, windowStart: Instant? = nil, resetsAt: Instant? = nil,
+                               interval: Interval?) -> BalanceSource {
+        let (name, kind) = sourceName(c)
+        var s = BalanceSource(grant: name, kind: kind, product: c.product.map { graph.products[$0].name },
+                              allowance: allowance, carried: carried, used: used, remaining: remaining,
+                              windowStart: windowStart, resetsAt: resetsAt, interval: interval, certain: c.certain)
+        if case .state(let i) = c.grant.source {
+            (s.id, s.reason) = (state.grants[i].id, state.grants[i].reason)
+        }
+        if c.grant.overage != nil { s.overdraftLeft = c.grant.overage?.cap }
+        return s
+    }
+
+    /// §5 continuous: the sum of allowances minus the latest level at or before `t`.
+    private func continuousBalance(_ f: Int, _ all: [Candidate]) -> MeteredOutcome {
+        var outcome = MeteredOutcome(low: 0, high: 0)
+        outcome.hasUncertain = all.contains { !$0.certain }
+        if all.contains(where: { $0.certain && $0.grant.amount == .unlimited }) { outcome.low = nil }
+        if all.contains(where: { $0.grant.amount == .unlimited }) { outcome.high = nil }
+        let counted = all.filter { $0.counted != nil }
+        var level: Int64 = 0
+        var levelAt: Instant?
+        for i in usage(of: f) {
+            let record = state.usage[i]
+            guard case .level(let n) = record.kind else { continue }
+            let when = instant(of: record)
+            // The latest at or before t; ties go to the later record in the state.
+            if when <= at, levelAt.map({ when >= $0 }) ?? true {
+                level = n
+                levelAt = when
+            }
+        }
+        var certainTotal: Int64 = 0, allTotal: Int64 = 0
+        for c in counted {
+            let a = (c.counted ?? 0).multipliedSaturating(by: c.quantity)
+            allTotal = allTotal.addingSaturating(a)
+            if c.certain { certainTotal = certainTotal.addingSaturating(a) }
+        }
+        if outcome.low != nil { outcome.low = max(0, certainTotal.subtractingSaturating(level)) }
+        if outcome.high != nil { outcome.high = max(0, allTotal.subtractingSaturating(level)) }
+        outcome.overage = max(0, level.subtractingSaturating(certainTotal))
+        // Attribute the level to the grants in consumption order, for the sources.
+        var remainingLevel = level
+        let ordered = counted.sorted { ($0.grant.priority, $0.grant.order) < ($1.grant.priority, $1.grant.order) }
+        for c in ordered {
+            let a = (c.counted ?? 0).multipliedSaturating(by: c.quantity)
+            let used = c.certain ? min(a, remainingLevel) : 0
+            if c.certain { remainingLevel -= used }
+            outcome.sources.append(balanceSource(c, allowance: a, used: used, remaining: a - used, interval: nil))
+        }
+        if explains, let levelAt { outcome.trail.append("  level \(level) at \(levelAt)") }
+        for i in usage(of: f) where instant(of: state.usage[i]) > at {
+            outcome.inputsChange = earliest(outcome.inputsChange, instant(of: state.usage[i]))
+        }
+        // Nothing exceeds an unlimited allowance.
+        if outcome.low == nil { outcome.overage = 0 }
+        for c in all where c.grant.amount == .unlimited {
+            outcome.sources.append(balanceSource(c, allowance: nil, remaining: nil, interval: c.grant.interval))
+        }
+        return outcome
+    }
+}

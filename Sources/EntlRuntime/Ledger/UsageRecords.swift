@@ -1,0 +1,46 @@
+/// §5 usage records, resolved once per evaluation into the tables: the feature or credit system
+/// each names, and ids as idempotency keys (a retry counts once, a conflict counts with a warning).
+extension EvaluationTables {
+    /// Per usage record its feature, and the retried and the conflicting records, resolved
+    /// against `g` (the graph the tables were built for) on first use, under the tables' lock.
+    func usage(in g: EnvironmentGraph) -> (features: UnsafeBufferPointer<Int32>, retries: [(record: Int, first: Int)],
+                                           conflicts: [(record: Int, first: Int)]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !usageResolved {
+            // §5: a record names a feature by name or event (`feature`), or by event only
+            // (`event`). Ids are unique per customer: a record repeating the `id` of the first
+            // record with it is a retry (counted once) when it names the same feature with the
+            // same amount, else a conflict, which counts.
+            var firstWithID: [String: Int] = [:]
+            state.usage.withUnsafeBufferPointer { usage in
+                // The last record looked up: a log names a few features over and over, often in
+                // runs, and comparing two names costs less than a lookup.
+                var last: (record: Int, feature: Int32)?
+                for i in usage.indices {
+                    if let l = last, usage[l.record].isEvent == usage[i].isEvent,
+                       usage[l.record].name == usage[i].name {
+                        usageFeature[i] = l.feature
+                    } else {
+                        let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
+                        usageFeature[i] = Int32(f ?? -1)
+                        last = (i, usageFeature[i])
+                    }
+                    guard let id = usage[i].id else { continue }
+                    guard let first = firstWithID[id] else {
+                        firstWithID[id] = i
+                        continue
+                    }
+                    if usageFeature[i] == usageFeature[first], usage[i].kind == usage[first].kind {
+                        retries.append((i, first))
+                        usageFeature[i] = -1
+                    } else {
+                        conflicts.append((i, first))
+                    }
+                }
+            }
+            usageResolved = true
+        }
+        return (UnsafeBufferPointer(usageFeature), retries, conflicts)
+    }
+}

@@ -1,0 +1,150 @@
+/// §5 "what paid for a use stays paid": a use consumes from the grants that were candidates at its
+/// instant. Reading 0 is the state as read at `t` (what most uses are charged under: nothing the
+/// component watches started or stopped counting since); each other reading is the state as read
+/// at the earlier instants of some uses. Per other reading, which grant instances (the
+/// candidates of the component, `ComponentReplays.candidates`) were candidates then, and certain.
+struct UseReadings {
+    /// Words per reading in each bit set.
+    let words: Int
+    /// Per reading ≥ 1, a bit per instance.
+    var candidate: [UInt64]
+    var certain: [UInt64]
+
+    init(readings: Int, instances: Int) {
+        words = (instances + 63) / 64
+        candidate = Array(repeating: 0, count: readings * words)
+        certain = candidate
+    }
+
+    mutating func mark(_ instance: Int, reading: Int, certain isCertain: Bool) {
+        let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
+        candidate[w] |= bit
+        if isCertain { certain[w] |= bit }
+    }
+
+    /// Whether `instance` pays at `reading` ≥ 1 (only when certain, in the replay over certain grants).
+    func pays(_ instance: Int, reading: Int, certainOnly: Bool) -> Bool {
+        let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
+        return (certainOnly ? certain[w] : candidate[w]) & bit != 0
+    }
+}
+
+/// §5 "what paid for a use stays paid": the readings of the state at earlier uses' instants, and
+/// the grant instances they add to a component.
+extension Evaluation {
+    /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
+    /// that were candidates at the other `readings` only, keeps them in consumption-order ties
+    /// (declaration order, then state order), and notes which instances were candidates (and
+    /// certain) at each reading.
+    func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
+                      first: Int, count: inout Int, marks: inout [(instance: Int, reading: Int, certain: Bool)]) {
+        var then: [[Candidate]] = []
+        for reading in readings {
+            var seen: [Candidate] = []
+            var last: EntitlementSource?
+            reading.forEachCandidate(of: f, last: &last) { seen.append($0) }
+            then.append(seen)
+        }
+        var added = false
+        for seen in then {
+            for c in seen where !found[first..<count].contains(where: { $0.isSameInstance(as: c) }) {
+                var instance = c
+                instance.present = false
+                found.initializeElement(at: count, to: instance)
+                count += 1
+                added = true
+            }
+        }
+        if added {
+            var range = UnsafeMutableBufferPointer(rebasing: found[first..<count])
+            range.sort { a, b in (a.grant.order, a.purchase ?? -1) < (b.grant.order, b.purchase ?? -1) }
+        }
+        for (r, seen) in then.enumerated() {
+            for c in seen {
+                let i = found[first..<count].firstIndex { $0.isSameInstance(as: c) }!
+                marks.append((i, r + 1, c.certain))
+            }
+        }
+    }
+
+    /// §5 "what paid for a use stays paid": a use consumes from the grants that were candidates
+    /// at its instant. Sets each use's reading — 0 when every purchase the component watches
+    /// stood at the use's instant as it stands at `t` (so its candidates are those at `t`), else
+    /// one of the returned readings: the state as read at the instant of the first use so read
+    /// (uses between the same purchase dates share it). A use at `t` is read at `t`.
+    func pastReadings(of events: UnsafeMutableBufferPointer<UseEvent>, component c: Int) -> [Evaluation] {
+        guard let first = events.first, first.at < at else { return [] }
+        let watched = graph.features[graph.components[c][0]].watchedProducts
+        return state.purchases.withUnsafeBufferPointer { dated -> [Evaluation] in
+            /// 0 not owned, 1 unknown, 2 owned.
+            func rank(_ s: PurchaseStanding) -> UInt8 { s == .owned ? 2 : s == .unknown ? 1 : 0 }
+            func stood(_ j: Int, at e: Instant) -> UInt8 {
+                let p = graph.products[Int(purchaseProduct[j])]
+                return rank(OwnershipResolver.standing(dated.baseAddress! + j, p.kind, p.duration, at: e, past: true))
+            }
+            /// Where purchase `j`'s reading at past instants changes: its `purchased_at` and its access end.
+            func cuts(_ j: Int) -> (Instant?, Instant?) { (dated[j].purchasedAt, accessEnd(j).instant) }
+            // Most often every use is read as at `t`: nothing watched starts or ends between the
+            // first use and `t`, and each purchase stood at the first use as it stands now.
+            var same = true
+            for p in watched where products[p].override == nil {
+                for j in purchases(of: p) {
+                    let (bought, end) = cuts(j)
+                    if bought.map({ $0 > first.at && $0 <= at }) ?? false
+                        || end.map({ $0 > first.at && $0 <= at }) ?? false
+                        || stood(j, at: first.at) != rank(standings[j]) {
+                        same = false
+                    }
+                }
+            }
+            // State grants start and end by themselves too (their `from` and `until`).
+            for g in state.grants where g.covers(first.at) != g.covers(at)
+                || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false {
+                same = false
+            }
+            if same { return [] }
+            var watchedPurchases: [Int] = []
+            var instants: [Instant] = []
+            for p in watched where products[p].override == nil {
+                for j in purchases(of: p) {
+                    watchedPurchases.append(j)
+                    let (bought, end) = cuts(j)
+                    if let bought { instants.append(bought) }
+                    if let end { instants.append(end) }
+                }
+            }
+            for g in state.grants {
+                instants.append(g.from)
+                if let until = g.until { instants.append(until) }
+            }
+            instants.sort()
+            /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
+            func reading(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
+                watchedPurchases.map(standing) + state.grants.map { $0.covers(e) ? 1 : 0 }
+            }
+            let present = reading({ rank(standings[$0]) }, at: at)
+            var seen: [(stood: [UInt8], reading: Evaluation)] = []
+            var cut = 0, interval = -1, current: Int32 = 0
+            for k in events.indices where events[k].at < at {
+                let e = events[k].at
+                while cut < instants.count, instants[cut] <= e { cut += 1 }
+                if cut != interval {
+                    interval = cut
+                    let stood = reading({ stood($0, at: e) }, at: e)
+                    if stood == present {
+                        current = 0
+                    } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
+                        current = Int32(known + 1)
+                    } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
+                                                            explain: false, unlock: false, past: true) {
+                        // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
+                        seen.append((stood, reading))
+                        current = Int32(seen.count)
+                    }
+                }
+                events[k].reading = current
+            }
+            return seen.map(\.reading)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+/// The JSON shapes of docs/cli.md, with fixed key order: identical inputs give byte-identical output.
+///
+/// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
+/// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
+extension EvaluationResult {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
+        switch self {
+        case .product(let r): r.encode(to: &s)
+        case .entitlement(let r): r.encode(to: &s)
+        case .feature(let r): r.encode(to: &s)
+        }
+    }
+
+    public var json: JSONValue {
+        var tree = JSONTree()
+        encode(to: &tree)
+        return tree.value
+    }
+}
+
+extension JSONSink where Self: ~Copyable {
+    fileprivate mutating func unlockedBy(_ products: [String]?) {
+        key("unlocked_by")
+        guard let products else { return string(nil) }
+        beginArray()
+        for p in products { string(p) }
+        endArray()
+    }
+
+    fileprivate mutating func explanation(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        key("explanation")
+        beginArray()
+        for l in lines { string(l) }
+        endArray()
+    }
+}
+
+extension ProductResult {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
+        s.beginObject()
+        s.key("kind"); s.string("product")
+        s.key("name"); s.string(name)
+        s.key("decision"); s.string(decision.rawValue)
+        s.key("allowed"); s.bool(allowed)
+        s.key("quantity"); s.int(quantity)
+        s.key("valid_until"); s.instant(validUntil)
+        s.key("reason"); s.string(reason)
+        s.explanation(explanation)
+        s.endObject()
+    }
+
+    public var json: JSONValue { EvaluationResult.product(self).json }
+}
+
+extension EntitlementResult {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
+        s.beginObject()
+        s.key("kind"); s.string("entitlement")
+        s.key("name"); s.string(name)
+        s.key("decision"); s.string(decision.rawValue)
+        s.key("allowed"); s.bool(allowed)
+        s.key("is_active"); s.bool(isActive)
+        s.key("status"); s.string(status.rawValue)
+        s.key("product"); s.string(product)
+        s.key("display_name"); s.string(displayName)
+        s.key("store"); s.string(store)
+        s.key("store_product_id"); s.string(storeProductID)
+        s.key("expires_at"); s.instant(expiresAt)
+        s.key("trial_end"); s.instant(trialEnd)
+        s.key("will_renew"); s.bool(willRenew)
+        s.key("in_grace_period"); s.bool(inGracePeriod)
+        s.key("in_billing_retry"); s.bool(inBillingRetry)
+        s.key("is_revoked"); s.bool(isRevoked)
+        s.key("ownership"); s.string(ownership?.rawValue)
+        s.key("period"); s.string(period)
+        s.key("is_trial"); s.bool(isTrial)
+        s.unlockedBy(unlockedBy)
+        s.key("valid_until"); s.instant(validUntil)
+        s.key("reason"); s.string(reason)
+        s.explanation(explanation)
+        s.endObject()
+    }
+
+    public var json: JSONValue { EvaluationResult.entitlement(self).json }
+}
+
+extension FeatureResult {
+    /// "boolean", "metered" (single-use and continuous) or "credits".
+    public var type: String {
+        switch kind {
+        case .boolean: "boolean"
+        case .singleUse, .continuous: "metered"
+        case .credits: "credits"
+        }
+    }
+
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
+        s.beginObject()
+        s.key("kind"); s.string("feature")
+        s.key("name"); s.string(name)
+        s.key("display_name"); s.string(displayName)
+        s.key("type"); s.string(type)
+        s.key("decision"); s.string(decision.rawValue)
+        s.key("allowed"); s.bool(allowed)
+        if replayed { s.key("replayed"); s.bool(true) }
+        s.key("required"); s.int(required)
+        s.key("balance"); s.int(balance)
+        s.key("unit"); s.string(unit)
+        s.key("unlimited"); s.bool(unlimited)
+        s.key("overage"); s.int(overage)
+        s.key("overdrawn"); s.int(overdrawn)
+        s.key("via"); s.string(via?.rawValue)
+        s.key("credit_system"); s.string(creditSystem)
+        s.key("credits_required"); s.int(creditsRequired)
+        s.key("credit_balance"); s.int(creditBalance)
+        s.key("shortfall"); s.int(shortfall)
+        s.unlockedBy(unlockedBy)
+        s.key("valid_until"); s.instant(validUntil)
+        s.key("reason"); s.string(reason)
+        s.key("sources")
+        s.beginArray()
+        for source in sources { source.encode(to: &s) }
+        s.endArray()
+        s.explanation(explanation)
+        s.endObject()
+    }
+
+    public var json: JSONValue { EvaluationResult.feature(self).json }
+}
+
+extension BalanceSource {
+    public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
+        s.beginObject()
+        s.key("grant"); s.string(grant)
+        s.key("kind"); s.string(kind)
+        s.key("product"); s.string(product)
+        s.key("allowance"); s.int(allowance)
+        s.key("carried"); s.int(carried)
+        s.key("used"); s.int(used)
+        s.key("remaining"); s.int(remaining)
+        s.key("overdrawn"); s.int(overdrawn)
+        s.key("overdraft_left"); s.int(overdraftLeft)
+        s.key("window_start"); s.instant(windowStart)
+        s.key("resets_at"); s.instant(resetsAt)
+        s.key("expires_at"); s.instant(expiresAt)
+        s.key("certain"); s.bool(certain)
+        if kind == "state" {
+            s.key("id"); s.string(id)
+            s.key("reason"); s.string(reason)
+        }
+        s.endObject()
+    }
+
+    public var json: JSONValue {
+        var tree = JSONTree()
+        encode(to: &tree)
+        return tree.value
+    }
+}

@@ -1,0 +1,325 @@
+/// The answer to "may this customer …?". Undetermined is never access (§1).
+public enum Decision: String, Sendable, Hashable {
+    case allowed, denied, undetermined
+}
+
+/// How a metered feature was allowed.
+public enum Via: String, Sendable, Hashable {
+    /// The balance covers it.
+    case direct
+    /// One credit system pays what the balance cannot.
+    case credits
+    /// A soft limit: what the balance and the credits cannot cover is overdrawn, billable (§5).
+    case overage
+}
+
+/// Why a result is what it is, in one line. Formed when read: most checks never read it, and
+/// forming the text would be a large part of a check's work. A fixed text costs nothing; a formed
+/// one, the closure that captures its parts. Two reasons are equal when their texts are.
+public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral {
+    private enum Form {
+        case fixed(StaticString)
+        case text(String)
+        case formed(@Sendable () -> String)
+        case left(EnvironmentGraph, feature: Int32, left: Int64?, required: Int64)
+    }
+
+    private let form: Form
+
+    public init(stringLiteral text: StaticString) { form = .fixed(text) }
+
+    public init(_ text: String) { form = .text(text) }
+
+    /// A reason formed by `text` when it is read. Capture its parts, or the evaluation (immutable, its
+    /// tables shared) when a part costs more to find than the reason is likely to be read.
+    public init(formed text: @escaping @Sendable () -> String) { form = .formed(text) }
+
+    /// "8,800 calls left, 1 needed" (or "unlimited calls"): why metered feature `f` is allowed from
+    /// its own balance, formed when read. The most common reason, so it has its own form (a
+    /// closure would cost an allocation per result).
+    init(left: Int64?, required: Int64, feature f: Int, of graph: EnvironmentGraph) {
+        form = .left(graph, feature: Int32(f), left: left, required: required)
+    }
+
+    public var description: String {
+        switch form {
+        case .fixed(let t): t.description
+        case .text(let t): t
+        case .formed(let f): f()
+        case .left(let graph, let f, let left, let required):
+            left.map { "\(graph.features[Int(f)].amount($0)) left, \(required.grouped) needed" }
+                ?? "unlimited \(graph.features[Int(f)].unit(2))"
+        }
+    }
+
+    public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
+}
+
+/// A result with a reason: its text as `reason`, formed from `why` when read.
+public protocol Reasoned {
+    var why: Reason { get set }
+}
+
+extension Reasoned {
+    /// Why, in one line (formed when read).
+    public var reason: String {
+        get { why.description }
+        set { why = Reason(newValue) }
+    }
+}
+
+/// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
+public struct ProductResult: Sendable, Equatable, Reasoned {
+    public var name: String
+    public var decision: Decision
+    /// Units held, for consumables.
+    public var quantity: Int64?
+    public var validUntil: Instant?
+    public var why: Reason
+    /// The reasoning trail (only when the evaluation was asked to explain).
+    public var explanation: [String]
+
+    public init(name: String, decision: Decision, quantity: Int64?, validUntil: Instant?, reason: String,
+                explanation: [String]) {
+        self.name = name
+        self.decision = decision
+        self.quantity = quantity
+        self.validUntil = validUntil
+        self.why = Reason(reason)
+        self.explanation = explanation
+    }
+
+    public var allowed: Bool { decision == .allowed }
+}
+
+/// One word an app can switch on (§3): the representative purchase's status while active; why
+/// not when inactive (in this order of precedence: billing retry, revoked, expired, never
+/// purchased); `unknown` when undetermined.
+public enum EntitlementStatus: String, Sendable, Hashable, CaseIterable {
+    case active, trialing
+    case pastDue = "past_due"
+    case canceled
+    case billingRetry = "billing_retry"
+    case revoked, expired
+    case neverPurchased = "never_purchased"
+    case unknown
+    /// Active through a grant to this customer (a promotion, support), no purchase (§3).
+    case promotional
+}
+
+/// `entitlement(_:)`: whether it is active, and the merged state of the purchases behind it (§3).
+public struct EntitlementResult: Sendable, Equatable, Reasoned {
+    public var name: String
+    public var decision: Decision
+    public var product: String?
+    public var store: String?
+    public var expiresAt: Instant?
+    public var willRenew: Bool
+    public var inGracePeriod: Bool
+    public var inBillingRetry: Bool
+    public var isRevoked: Bool
+    public var ownership: Ownership?
+    /// The subscription period, `lifetime`, or nil (consumables, non-renewing products).
+    public var period: String?
+    public var isTrial: Bool
+    public var status: EntitlementStatus = .neverPurchased
+    /// The representative's `expires_at` while it is trialing.
+    public var trialEnd: Instant?
+    /// The reported product's display name (its `name` item): the plan name a screen shows.
+    public var displayName: String?
+    /// The reported purchase's product id at its store.
+    public var storeProductID: String?
+    /// Not active: the products any one of which, bought now, would make it active (declaration
+    /// order); nil when active or not computed (§4.6).
+    public var unlockedBy: [String]?
+    public var validUntil: Instant?
+    public var why: Reason
+    public var explanation: [String]
+
+    public init(name: String, decision: Decision, product: String?, store: String?, expiresAt: Instant?,
+                willRenew: Bool, inGracePeriod: Bool, inBillingRetry: Bool, isRevoked: Bool, ownership: Ownership?,
+                period: String?, isTrial: Bool, validUntil: Instant?, reason: String, explanation: [String]) {
+        self.name = name
+        self.decision = decision
+        self.product = product
+        self.store = store
+        self.expiresAt = expiresAt
+        self.willRenew = willRenew
+        self.inGracePeriod = inGracePeriod
+        self.inBillingRetry = inBillingRetry
+        self.isRevoked = isRevoked
+        self.ownership = ownership
+        self.period = period
+        self.isTrial = isTrial
+        self.validUntil = validUntil
+        self.why = Reason(reason)
+        self.explanation = explanation
+    }
+
+    /// A nameless denial with nothing decided, which the evaluation fills in.
+    init() {
+        name = ""
+        decision = .denied
+        willRenew = false
+        inGracePeriod = false
+        inBillingRetry = false
+        isRevoked = false
+        isTrial = false
+        why = ""
+        explanation = []
+    }
+
+    public var allowed: Bool { decision == .allowed }
+    public var isActive: Bool { decision == .allowed }
+}
+
+/// One grant's contribution to a metered feature's balance at `t`.
+public struct BalanceSource: Sendable, Equatable {
+    /// The entitlement or product that grants it, or a state grant's `id` (else `grants[N]`).
+    public var grant: String
+    /// "entitlement", "product" or "state" (a grant to this customer, docs/state.md).
+    public var kind: String
+    /// The product behind it (the entitlement's representative purchase, or the product itself).
+    public var product: String?
+    /// Nil when unlimited.
+    public var allowance: Int64?
+    public var carried: Int64
+    public var used: Int64
+    /// Nil when unlimited.
+    public var remaining: Int64?
+    public var windowStart: Instant?
+    public var resetsAt: Instant?
+    /// The per-window interval, nil for a lifetime allowance.
+    public var interval: Interval?
+    /// False when the source's ownership is unknown (counted only in the optimistic balance).
+    public var certain: Bool
+    /// A soft limit's billable use in the current window (0 for a grant without `overage`).
+    public var overdrawn: Int64 = 0
+    /// What may still be overdrawn in the window: 0 for a grant without `overage`, nil for
+    /// `overage` without `up to`.
+    public var overdraftLeft: Int64? = 0
+    /// A lot's lapse (`expires after`, a state grant's `until`); nil otherwise.
+    public var expiresAt: Instant?
+    /// A state grant's `id` and `reason` (kind "state").
+    public var id: String?
+    public var reason: String?
+
+    public init(grant: String, kind: String, product: String?, allowance: Int64?, carried: Int64, used: Int64,
+                remaining: Int64?, windowStart: Instant?, resetsAt: Instant?, interval: Interval?, certain: Bool) {
+        self.grant = grant
+        self.kind = kind
+        self.product = product
+        self.allowance = allowance
+        self.carried = carried
+        self.used = used
+        self.remaining = remaining
+        self.windowStart = windowStart
+        self.resetsAt = resetsAt
+        self.interval = interval
+        self.certain = certain
+    }
+}
+
+/// `entitled(feature:requiredBalance:at:)` (§4).
+public struct FeatureResult: Sendable, Equatable, Reasoned {
+    public var name: String
+    public var kind: FeatureKind
+    public var decision: Decision
+    /// The required amount; nil for boolean features.
+    public var required: Int64?
+    /// What is left at `t` (the certain balance); nil for boolean features and when unlimited.
+    public var balance: Int64?
+    public var unlimited: Bool
+    /// Use no grant could cover (single-use), or level above the allowances (continuous).
+    public var overage: Int64?
+    /// Billable use beyond the allowance, on grants with `overage`, in their current windows; nil
+    /// for boolean features.
+    public var overdrawn: Int64?
+    public var via: Via?
+    public var creditSystem: String?
+    public var creditsRequired: Int64?
+    public var creditBalance: Int64?
+    /// The feature's display name (its `name` item).
+    public var displayName: String?
+    /// The unit of the balance (singular or plural as the balance needs), when the feature
+    /// declares one; nil for boolean features.
+    public var unit: String?
+    /// Not allowed, metered: the fewest units of more balance that would allow it, counting
+    /// what the credit systems could pay (§4.6).
+    public var shortfall: Int64?
+    /// Not allowed: the products any one of which, bought now, would allow it (declaration
+    /// order); nil when allowed or not computed (§4.6).
+    public var unlockedBy: [String]?
+    public var validUntil: Instant?
+    public var why: Reason
+    public var sources: [BalanceSource]
+    public var explanation: [String]
+    /// A retry of a recorded use (same idempotency key, same use): the first call's answer, and
+    /// nothing was recorded again (`Consumption`).
+    public var replayed = false
+
+    public init(name: String, kind: FeatureKind, decision: Decision, required: Int64?, balance: Int64?,
+                unlimited: Bool, overage: Int64?, via: Via?, creditSystem: String?, creditsRequired: Int64?,
+                creditBalance: Int64?, validUntil: Instant?, reason: String, sources: [BalanceSource],
+                explanation: [String]) {
+        self.name = name
+        self.kind = kind
+        self.decision = decision
+        self.required = required
+        self.balance = balance
+        self.unlimited = unlimited
+        self.overage = overage
+        self.via = via
+        self.creditSystem = creditSystem
+        self.creditsRequired = creditsRequired
+        self.creditBalance = creditBalance
+        self.validUntil = validUntil
+        self.why = Reason(reason)
+        self.sources = sources
+        self.explanation = explanation
+    }
+
+    /// A nameless denial with nothing decided, which the evaluation fills in.
+    init() {
+        name = ""
+        kind = .boolean
+        decision = .denied
+        unlimited = false
+        why = ""
+        sources = []
+        explanation = []
+    }
+
+    public var allowed: Bool { decision == .allowed }
+}
+
+/// One result of an evaluate-everything call.
+public enum EvaluationResult: Sendable, Equatable {
+    case product(ProductResult)
+    case entitlement(EntitlementResult)
+    case feature(FeatureResult)
+
+    public var decision: Decision {
+        switch self {
+        case .product(let r): r.decision
+        case .entitlement(let r): r.decision
+        case .feature(let r): r.decision
+        }
+    }
+
+    public var validUntil: Instant? {
+        switch self {
+        case .product(let r): r.validUntil
+        case .entitlement(let r): r.validUntil
+        case .feature(let r): r.validUntil
+        }
+    }
+
+    public var explanation: [String] {
+        switch self {
+        case .product(let r): r.explanation
+        case .entitlement(let r): r.explanation
+        case .feature(let r): r.explanation
+        }
+    }
+}

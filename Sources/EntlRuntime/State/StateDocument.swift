@@ -1,0 +1,126 @@
+/// docs/state.md: the state object, its purchases and usage records, read into their slots.
+extension StateReader {
+    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage",
+                                   "overrides", "$schema", "grants"])
+    static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at",
+                                      "grace_until", "will_renew", "ownership", "quantity", "environment"])
+    static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
+    /// An object whose keys are names (overrides): none is known.
+    static let noKeys = KeySet([])
+
+    static let statuses = Spellings<PurchaseStatus>()
+    static let ownerships = Spellings<Ownership>()
+    static let environments = Spellings<Environment>()
+    static let overrides = Spellings<Override>()
+
+    mutating func read(into state: inout PurchaseState) throws(DecodeError) {
+        guard s.peek() != nil else { throw .syntax(s, "unexpected end of input, expected a value") }
+        guard s.peek() == UInt8(ascii: "{") else {
+            let e = mismatch("an object")
+            if e.isSyntax { throw e }
+            let found = e.message.dropFirst("expected an object, found ".count)
+            throw DecodeError(path: "", message: "the state must be a JSON object, found " + found)
+        }
+        try members(StateReader.stateKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: state.customer = try r.string()
+            case 1: state.customerSince = try r.instant()
+            case 2: state.now = try r.instant()
+            case 3: state.environment = try r.choice(StateReader.environments, noun: "environment")
+            case 4:
+                try r.elements(limit: r.limits.purchases, "purchases") { (r, i) throws(DecodeError) in
+                    if i == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
+                    state.purchases.append(StateReader.blankPurchase)
+                    try r.purchase(i, into: &state.purchases[i])
+                }
+            case 5:
+                try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
+                    if i == 0 { state.usage.reserveCapacity(8) }
+                    state.usage.append(StateReader.blankUsage)
+                    try r.usage(i, into: &state.usage[i])
+                }
+            case 6:
+                if try r.null() { return }
+                try r.members(StateReader.noKeys) { (r, _, key) throws(DecodeError) in
+                    guard let value = try r.choice(StateReader.overrides, noun: "override") else { return }
+                    state.setOverride(r.s.text(key), value)
+                }
+            case 7: _ = try r.string()  // `$schema`: where an editor finds the JSON Schema; nothing to evaluate
+            case 8:
+                try r.elements(limit: r.limits.grants, "grants") { (r, i) throws(DecodeError) in
+                    state.grants.append(try r.grant(i))
+                }
+            default: try r.unknown(key, place: { "" }, known: StateReader.stateKeys.names)
+            }
+        }
+        try scan { try $0.end() }
+        state.warnings = warnings
+    }
+
+    /// What a purchase and a usage record are read into, appended to the state's arrays (copying
+    /// a constant costs less than building a value and then copying it in, which is what appending
+    /// a new value compiles to).
+    static let blankPurchase = Purchase(product: "")
+    static let blankUsage = UsageRecord(feature: "", kind: .amount(0))
+
+    /// Reads a purchase into `p`, a blank purchase in its place in the state (a purchase read into
+    /// a variable of its own would be copied into the array, and so would a returned one).
+    private mutating func purchase(_ index: Int, into p: inout Purchase) throws(DecodeError) {
+        var product: String?
+        try members(StateReader.purchaseKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: product = try r.string()
+            case 1: p.store = try r.string()
+            case 2: p.status = try r.choice(StateReader.statuses, noun: "status") ?? .active
+            case 3: p.purchasedAt = try r.instant()
+            case 4: p.periodStart = try r.instant()
+            case 5: p.expiresAt = try r.instant()
+            case 6: p.graceUntil = try r.instant()
+            case 7: p.willRenew = try r.bool()
+            case 8: p.ownership = try r.choice(StateReader.ownerships, noun: "ownership") ?? .purchased
+            case 9: p.quantity = try r.amount() ?? 1
+            case 10: p.environment = try r.choice(StateReader.environments, noun: "environment") ?? .live
+            default: try r.unknown(key, place: { "purchases[\(index)]" }, known: StateReader.purchaseKeys.names)
+            }
+        }
+        guard let product else { throw DecodeError(path: "", message: "missing \"product\"") }
+        p.product = product
+    }
+
+    /// Reads a usage record into `u`, a blank record in its place in the state (as `purchase`).
+    private mutating func usage(_ index: Int, into u: inout UsageRecord) throws(DecodeError) {
+        var feature: String?, event: String?, id: String?
+        var amount: Int64?, level: Int64?
+        var at: Instant?
+        try members(StateReader.usageKeys) { (r, known, key) throws(DecodeError) in
+            switch known {
+            case 0: feature = try r.string()
+            case 1: event = try r.string()
+            case 2: amount = try r.amount()
+            case 3: level = try r.amount()
+            case 4: at = try r.instant()
+            case 5: id = try r.string()
+            default: try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys.names)
+            }
+        }
+        let kind: UsageRecord.Kind
+        switch (amount, level) {
+        case (let a?, nil): kind = .amount(a)
+        case (nil, let l?): kind = .level(l)
+        case (_?, _?): throw DecodeError(path: "", message: "give \"amount\" or \"level\", not both")
+        case (nil, nil):
+            throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
+        }
+        switch (feature, event) {
+        case (let f?, nil): u.name = f
+        case (nil, let e?):
+            u.name = e
+            u.isEvent = true
+        case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
+        case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
+        }
+        u.kind = kind
+        u.at = at
+        u.id = id
+    }
+}

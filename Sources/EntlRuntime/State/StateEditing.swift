@@ -1,0 +1,207 @@
+extension UsageRecord {
+    /// The record as state JSON (docs/state.md): `{"feature": "api_calls", "amount": 5, "at": "…", "id": "…"}`.
+    public var json: [UInt8] { json(in: JSONLayout()) }
+
+    /// The record as state JSON laid out like `layout`'s neighbours.
+    func json(in layout: JSONLayout) -> [UInt8] {
+        var members: [[UInt8]] = []
+        func member(_ key: String, _ value: [UInt8]) {
+            members.append(Array("\"\(key)\":".utf8) + (layout.spaceAfterColon ? [0x20] : []) + value)
+        }
+        var name: [UInt8] = []
+        JSONValue.writeString(self.name, to: &name)
+        member(isEvent ? "event" : "feature", name)
+        var number: [UInt8] = []
+        switch kind {
+        case .amount(let n): JSONValue.writeInteger(n, to: &number); member("amount", number)
+        case .level(let n): JSONValue.writeInteger(n, to: &number); member("level", number)
+        }
+        if let at {
+            var text: [UInt8] = [UInt8(ascii: "\"")]
+            at.writeRFC3339(into: &text)
+            text.append(UInt8(ascii: "\""))
+            member("at", text)
+        }
+        if let id {
+            var text: [UInt8] = []
+            JSONValue.writeString(id, to: &text)
+            member("id", text)
+        }
+        if let lines = layout.lines {
+            var out: [UInt8] = [UInt8(ascii: "{")]
+            for (i, m) in members.enumerated() {
+                out += (i == 0 ? [] : [UInt8(ascii: ",")]) + lines.newline + lines.memberIndent + m
+            }
+            return out + lines.newline + lines.closingIndent + [UInt8(ascii: "}")]
+        }
+        let pad: [UInt8] = layout.spaceInsideBraces ? [0x20] : []
+        let separator: [UInt8] = layout.spaceAfterComma ? [UInt8(ascii: ","), 0x20] : [UInt8(ascii: ",")]
+        var out: [UInt8] = [UInt8(ascii: "{")] + pad
+        for (i, m) in members.enumerated() { out += (i == 0 ? [] : separator) + m }
+        return out + pad + [UInt8(ascii: "}")]
+    }
+}
+
+extension StateGrant {
+    /// The grant as state JSON (docs/state.md `grants[]`): the keys it has, in the documented order.
+    public var json: [UInt8] {
+        var members: [(String, JSONValue)] = []
+        switch target {
+        case .entitlement(let e): members.append(("entitlement", .string(e)))
+        case .feature(let f): members.append(("feature", .string(f)))
+        }
+        switch amount {
+        case .count(let n): members.append(("amount", .int(n)))
+        case .unlimited: members.append(("unlimited", .bool(true)))
+        case .none: break
+        }
+        if let interval { members.append(("per", .string(interval.rawValue))) }
+        if let carry {
+            members.append(("carry", .bool(true)))
+            if case .upTo(let n) = carry { members.append(("carry_up_to", .int(n))) }
+        }
+        if let overage {
+            members.append(("overage", .bool(true)))
+            if let cap = overage.cap { members.append(("overage_up_to", .int(cap))) }
+        }
+        if priority != 0 { members.append(("priority", .int(priority))) }
+        members.append(("from", .string(from.description)))
+        if let until { members.append(("until", .string(until.description))) }
+        if let id { members.append(("id", .string(id))) }
+        if let reason { members.append(("reason", .string(reason))) }
+        return Array(JSONValue.object(members).compact.utf8)
+    }
+}
+
+/// How an object in a JSON text is laid out, read off a neighbour, so what is added looks like
+/// what is there: a minified file stays minified, a pretty one keeps its indentation and its line
+/// endings.
+struct JSONLayout {
+    var spaceAfterColon = true
+    var spaceAfterComma = true
+    var spaceInsideBraces = false
+    /// One member per line: the line ending and the indentation of the members and of the `}`.
+    var lines: (newline: [UInt8], memberIndent: [UInt8], closingIndent: [UInt8])?
+
+    init() {}
+
+    /// The layout of the object `text`.
+    init(of text: [UInt8]) {
+        guard text.first == UInt8(ascii: "{") else { return }
+        spaceAfterColon = Self.follows(UInt8(ascii: ":"), in: text) ?? true
+        spaceAfterComma = Self.follows(UInt8(ascii: ","), in: text) ?? spaceAfterColon
+        spaceInsideBraces = text.count > 2 && text[1] == 0x20
+        guard let firstBreak = text.firstIndex(of: 0x0A) else { return }
+        let newline: [UInt8] = firstBreak > 0 && text[firstBreak - 1] == 0x0D ? [0x0D, 0x0A] : [0x0A]
+        let indent = text[(firstBreak + 1)...].prefix { $0 == 0x20 || $0 == 0x09 }
+        var close = text.count - 1
+        while close > 0, text[close - 1] == 0x20 || text[close - 1] == 0x09 { close -= 1 }
+        lines = (newline, Array(indent), Array(text[close..<(text.count - 1)]))
+    }
+
+    /// Whether the first `byte` outside strings is followed by a space; nil when there is none.
+    private static func follows(_ byte: UInt8, in text: [UInt8]) -> Bool? {
+        var inString = false, escaped = false
+        for (i, b) in text.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if b == UInt8(ascii: "\"") {
+                inString = true
+            } else if b == byte {
+                return i + 1 < text.count && (text[i + 1] == 0x20 || text[i + 1] == 0x0A || text[i + 1] == 0x0D)
+            }
+        }
+        return nil
+    }
+}
+
+extension PurchaseState {
+    /// State JSON with `record` appended to its `usage` array, every other byte as it was: the
+    /// record goes after the last one, laid out like it (minified, on one line, or one member per
+    /// line with its indentation and line endings), or into a new `"usage"` member after the last
+    /// member, laid out like that. This is how `entlc eval --consume` records a use without
+    /// rewriting a user's file; the file grows by the record alone.
+    public static func appendingUsage(_ record: UsageRecord, toJSON bytes: [UInt8]) throws(StateError) -> [UInt8] {
+        let edit: (range: Range<Int>, text: [UInt8])
+        do {
+            edit = try JSONScanner.scan(bytes) {
+                (s: inout JSONScanner) throws(JSONSyntaxError) -> (Range<Int>, [UInt8]) in
+                try usageInsertion(record, &s)
+            }
+        } catch {
+            throw StateError(path: "\(error.line):\(error.column)", message: "invalid JSON: " + error.message)
+        }
+        return Array(bytes[..<edit.range.lowerBound]) + edit.text + Array(bytes[edit.range.upperBound...])
+    }
+
+    /// The bytes to replace (an empty range: where to insert), and the text that goes there.
+    private static func usageInsertion(_ record: UsageRecord, _ s: inout JSONScanner) throws(JSONSyntaxError)
+        -> (Range<Int>, [UInt8])
+    {
+        guard s.peek() == UInt8(ascii: "{") else { throw s.error("the state must be a JSON object") }
+        let objectStart = s.index
+        s.index += 1
+        /// The white space before `offset`, back to the previous token: what separates an element
+        /// (or member) from the one before it.
+        func spacing(before offset: Int) -> [UInt8] {
+            var i = offset
+            while i > 0, [0x20, 0x09, 0x0A, 0x0D].contains(s.bytes[i - 1]) { i -= 1 }
+            return Array(s.bytes[i..<offset])
+        }
+        /// The layout of the state object's own members, for a record in a new or empty array.
+        func outerLayout() -> JSONLayout {
+            var layout = JSONLayout(of: Array(s.bytes[objectStart..<min(s.bytes.count, objectStart + 4_096)]))
+            layout.lines = nil
+            layout.spaceInsideBraces = false
+            return layout
+        }
+        var lastMemberEnd: Int?
+        var lastMemberStart = s.index
+        if s.peek() != UInt8(ascii: "}") {
+            repeat {
+                _ = s.peek()
+                let keyStart = s.index
+                let key = try s.stringBytes()
+                try s.expect(UInt8(ascii: ":"), "`:` after the key")
+                if s.matches(key, "usage"), s.peek() == UInt8(ascii: "[") {
+                    s.index += 1
+                    if s.peek() == UInt8(ascii: "]") { return (s.index..<s.index, record.json(in: outerLayout())) }
+                    var elementStart = s.index, elementEnd = s.index
+                    repeat {
+                        _ = s.peek()
+                        elementStart = s.index
+                        try s.skipValue()
+                        elementEnd = s.index
+                    } while try s.more(closing: UInt8(ascii: "]"), "]")
+                    let neighbour = JSONLayout(of: Array(s.bytes[elementStart..<elementEnd]))
+                    return (elementEnd..<elementEnd,
+                            [UInt8(ascii: ",")] + spacing(before: elementStart) + record.json(in: neighbour))
+                }
+                if s.matches(key, "usage"), s.peek() == UInt8(ascii: "n") {
+                    // `"usage": null` becomes an array holding the record.
+                    let start = s.index
+                    try s.literal("null")
+                    return (start..<s.index, [UInt8(ascii: "[")] + record.json(in: outerLayout()) + [UInt8(ascii: "]")])
+                }
+                try s.skipValue()
+                lastMemberStart = keyStart
+                lastMemberEnd = s.index
+            } while try s.more(closing: UInt8(ascii: "}"), "}")
+        } else {
+            let layout = outerLayout()
+            return (s.index..<s.index, Array("\"usage\":".utf8) + (layout.spaceAfterColon ? [0x20] : [])
+                + [UInt8(ascii: "[")] + record.json(in: layout) + [UInt8(ascii: "]")])
+        }
+        guard let end = lastMemberEnd else { throw s.error("the state must be a JSON object") }
+        let layout = outerLayout()
+        return (end..<end, [UInt8(ascii: ",")] + spacing(before: lastMemberStart) + Array("\"usage\":".utf8)
+            + (layout.spaceAfterColon ? [0x20] : []) + [UInt8(ascii: "[")] + record.json(in: layout)
+            + [UInt8(ascii: "]")])
+    }
+}

@@ -1,0 +1,87 @@
+/// The keys and enumeration values the decoder matches as bytes.
+extension StateReader {
+    /// The keys an object may have (at most 64, each at most 16 bytes), matched as bytes: the
+    /// candidates of the key's length, each compared as two words.
+    struct KeySet: Sendable {
+        let names: [String]
+        /// The keys as (index in `names`, their bytes as two zero-padded words), by length.
+        private let entries: [(index: Int, words: (UInt64, UInt64))]
+        /// `entries[starts[n] ..< starts[n + 1]]` are the keys of `n` bytes.
+        private let starts: [Int]
+
+        init(_ names: [String]) {
+            precondition(names.count <= 64 && names.allSatisfy { $0.utf8.count <= 16 })
+            self.names = names
+            let sorted = names.indices.sorted { (names[$0].utf8.count, $0) < (names[$1].utf8.count, $1) }
+            entries = sorted.map { i in
+                Array(names[i].utf8).withUnsafeBufferPointer { (i, ByteBuffer.paddedWords($0.baseAddress, $0.count)) }
+            }
+            starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
+        }
+
+        /// The index in `names` of a key read by `scanner`.
+        @inline(__always)
+        func index(_ key: JSONScanner.StringBytes, in scanner: JSONScanner) -> Int? {
+            switch key {
+            case .range(let r): index(UnsafeBufferPointer(rebasing: scanner.bytes[r]))
+            case .decoded(let d): d.withUnsafeBufferPointer { index($0) }
+            }
+        }
+
+        func index(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard key.count <= 16 else { return nil }
+            return index(ByteBuffer.paddedWords(key.baseAddress, key.count), length: key.count)
+        }
+
+        @inline(__always)
+        private func index(_ words: (UInt64, UInt64), length: Int) -> Int? {
+            for e in starts[length]..<starts[length + 1] where entries[e].words == words { return entries[e].index }
+            return nil
+        }
+
+        /// The common key, read straight from the bytes: with the cursor on its opening quote,
+        /// a key of at most 15 bytes with no escape, ASCII, ends at the first byte of the next 16
+        /// that stops a plain run, which is a quote. Then its index in `names` (nil for any other
+        /// key) and its length, from the two words loaded to find that end (no string scanned and
+        /// then matched); else nil (the key is read as any string is).
+        @inline(__always)
+        func match(at quote: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (index: Int?, length: Int)? {
+            #if _endian(little)
+            guard let base = bytes.baseAddress, quote + 17 < bytes.count else { return nil }
+            let raw = UnsafeRawPointer(base + quote + 1)
+            let first = raw.loadUnaligned(as: UInt64.self)
+            let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let length: Int
+            if let end = JSONScanner.plainRunStop(first) {
+                length = end
+            } else if let end = JSONScanner.plainRunStop(second) {
+                length = 8 + end
+            } else {
+                return nil
+            }
+            guard raw.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
+            @inline(__always) func low(_ word: UInt64, _ bytes: Int) -> UInt64 {
+                bytes >= 8 ? word : bytes <= 0 ? 0 : word & (1 &<< (8 &* UInt64(bytes)) &- 1)
+            }
+            return (index((low(first, length), low(second, length - 8)), length: length), length)
+            #else
+            return nil
+            #endif
+        }
+    }
+
+    /// An enumeration's raw values as a key set. They are ASCII without `K`, `;` or a backquote
+    /// (the ASCII characters something else is canonically equal to), so matching bytes is
+    /// matching strings.
+    struct Spellings<T: Sendable>: Sendable {
+        let keys: KeySet
+        let values: [T]
+    }
+}
+
+extension StateReader.Spellings where T: RawRepresentable & CaseIterable, T.RawValue == String {
+    init() {
+        values = Array(T.allCases)
+        keys = StateReader.KeySet(values.map(\.rawValue))
+    }
+}

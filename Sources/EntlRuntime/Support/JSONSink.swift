@@ -1,0 +1,173 @@
+/// A writer of JSON values in document order: a `JSONValue` tree (`JSONTree`) or compact bytes
+/// (`JSONBytes`). The docs/cli.md shapes are written once against it (`EvaluationResult.encode(to:)`).
+public protocol JSONSink: ~Copyable {
+    mutating func beginObject()
+    mutating func endObject()
+    mutating func beginArray()
+    mutating func endArray()
+    /// An object key: a literal that needs no escaping (the keys of docs/cli.md are plain ASCII).
+    mutating func key(_ key: StaticString)
+    mutating func string(_ value: String?)
+    mutating func int(_ value: Int64?)
+    mutating func bool(_ value: Bool)
+    /// An RFC 3339 string, or null.
+    mutating func instant(_ value: Instant?)
+}
+
+extension JSONSink where Self: ~Copyable {
+    public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
+}
+
+/// Builds a `JSONValue`.
+public struct JSONTree: JSONSink {
+    private enum Open {
+        case object([(key: String, value: JSONValue)], pendingKey: String?)
+        case array([JSONValue])
+    }
+
+    private var open: [Open] = []
+    public private(set) var value: JSONValue = .null
+
+    public init() {}
+
+    private mutating func add(_ v: JSONValue) {
+        guard let last = open.popLast() else {
+            value = v
+            return
+        }
+        switch last {
+        case .object(var members, let key):
+            members.append((key ?? "", v))
+            open.append(.object(members, pendingKey: nil))
+        case .array(var items):
+            items.append(v)
+            open.append(.array(items))
+        }
+    }
+
+    public mutating func beginObject() { open.append(.object([], pendingKey: nil)) }
+    public mutating func beginArray() { open.append(.array([])) }
+
+    public mutating func endObject() {
+        if case .object(let members, _)? = open.popLast() { add(.object(members)) }
+    }
+
+    public mutating func endArray() {
+        if case .array(let items)? = open.popLast() { add(.array(items)) }
+    }
+
+    public mutating func key(_ key: StaticString) {
+        if case .object(let members, _)? = open.popLast() { open.append(.object(members, pendingKey: key.description)) }
+    }
+
+    public mutating func string(_ value: String?) { add(.string(value)) }
+    public mutating func int(_ value: Int64?) { add(.int(value)) }
+    public mutating func bool(_ value: Bool) { add(.bool(value)) }
+}
+
+/// Writes compact JSON bytes directly into a buffer of its own. It cannot be copied (so no write
+/// checks whether the buffer is shared); it can hold many values, one per line (`endLine`).
+public struct JSONBytes: ~Copyable, JSONSink {
+    private var buffer: ByteBuffer
+    /// Per open container, one bit (the lowest for the innermost): whether a value was written,
+    /// so the next one needs a comma. Bits pushed out past 64 levels wait in `deeper`.
+    private var filled: UInt64 = 0
+    private var deeper: [Bool] = []
+    private var depth = 0
+    private var afterKey = false
+
+    public init(bytes: [UInt8] = [], capacity: Int = 512) {
+        buffer = ByteBuffer(capacity: bytes.count + capacity)
+        bytes.withUnsafeBytes { buffer.write($0) }
+    }
+
+    /// The bytes written so far.
+    public var bytes: [UInt8] { Array(buffer.bytes) }
+
+    /// Calls `body` with the bytes written so far, without copying them.
+    public func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        try withExtendedLifetime(buffer) { try body(buffer.bytes) }
+    }
+
+    /// The number of bytes written so far.
+    public var count: Int { buffer.count }
+
+    /// Forgets what was written, keeping the buffer.
+    public mutating func removeAll() {
+        buffer.removeAll()
+        filled = 0
+        deeper = []
+        depth = 0
+        afterKey = false
+    }
+
+    /// Ends a line of JSON Lines after a whole value: a newline, and the next value starts the next
+    /// line (without a comma before it).
+    public mutating func endLine() {
+        buffer.write(UInt8(ascii: "\n"))
+        filled = 0
+        afterKey = false
+    }
+
+    /// Writes the separator before a value.
+    @inline(__always)
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+        } else {
+            if filled & 1 != 0 { buffer.write(UInt8(ascii: ",")) }
+            filled |= 1
+        }
+    }
+
+    private mutating func open(_ byte: UInt8) {
+        separate()
+        buffer.write(byte)
+        if depth >= 63 { deeper.append(filled >> 63 != 0) }
+        depth += 1
+        filled <<= 1
+    }
+
+    private mutating func close(_ byte: UInt8) {
+        depth -= 1
+        filled >>= 1
+        if depth >= 63, let outer = deeper.popLast(), outer { filled |= 1 << 63 }
+        buffer.write(byte)
+    }
+
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    @inline(__always)  // the key's length is then a constant, and so is the way it is copied
+    public mutating func key(_ key: StaticString) {
+        buffer.writeKey(key, comma: filled & 1 != 0)
+        filled |= 1
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String?) {
+        separate()
+        if let value { JSONValue.writeString(value, to: &buffer) } else { buffer.write("null") }
+    }
+
+    public mutating func int(_ value: Int64?) {
+        separate()
+        if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
+    }
+
+    @inline(__always)
+    public mutating func bool(_ value: Bool) {
+        separate()
+        buffer.write(value ? "true" : "false")
+    }
+
+    public mutating func instant(_ value: Instant?) {
+        separate()
+        guard let value else { return buffer.write("null") }
+        buffer.write(UInt8(ascii: "\""))
+        value.writeRFC3339(to: &buffer)
+        buffer.write(UInt8(ascii: "\""))
+    }
+}

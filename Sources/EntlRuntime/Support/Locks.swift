@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value behind a mutex (no Foundation: the runtime stays embeddable).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private var mutex = pthread_mutex_t()
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    /// Runs `body` on the value under the mutex; its typed error, if any, passes through.
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&value)
+    }
+}
+
+/// The lock of an evaluation's tables, in their allocation. On Linux a spin lock, taken with one
+/// atomic exchange when free (a pthread mutex costs several times as much, and a cold check takes
+/// the lock several times); a waiter yields the processor until it is free (the sections it guards
+/// are short, except resolving a long usage log).
+struct TablesLock {
+    #if canImport(Glibc) || canImport(Musl)
+    typealias Word = pthread_spinlock_t
+    #else
+    typealias Word = pthread_mutex_t
+    #endif
+
+    private let word: UnsafeMutablePointer<Word>
+
+    /// Initializes the lock at `word`.
+    init(_ word: UnsafeMutablePointer<Word>) {
+        self.word = word
+        #if canImport(Glibc) || canImport(Musl)
+        pthread_spin_init(word, Int32(PTHREAD_PROCESS_PRIVATE))
+        #else
+        word.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(word, nil)
+        #endif
+    }
+
+    @inline(__always)
+    func lock() {
+        #if canImport(Glibc) || canImport(Musl)
+        while pthread_spin_trylock(word) != 0 { sched_yield() }
+        #else
+        pthread_mutex_lock(word)
+        #endif
+    }
+
+    @inline(__always)
+    func unlock() {
+        #if canImport(Glibc) || canImport(Musl)
+        pthread_spin_unlock(word)
+        #else
+        pthread_mutex_unlock(word)
+        #endif
+    }
+
+    func destroy() {
+        #if canImport(Glibc) || canImport(Musl)
+        pthread_spin_destroy(word)
+        #else
+        pthread_mutex_destroy(word)
+        #endif
+    }
+}
