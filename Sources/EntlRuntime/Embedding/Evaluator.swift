@@ -137,8 +137,10 @@ public final class Evaluator: Sendable {
     /// (the check as it was just before that use, at its instant), marked `replayed`. The same `id`
     /// for another feature or amount throws: ids are idempotency keys, unique per customer. A
     /// first call that was denied recorded nothing, so its retry is a new check.
+    /// `at`: the instant of the use; nil, the clock's, read inside the tracker's critical section
+    /// (so concurrent consumers record in the order they were decided).
     public func consume(feature: String, amount: Int64 = 1, id: String? = nil,
-                        at: Instant = .now()) throws(EvaluationError) -> FeatureResult {
+                        at: Instant? = nil) throws(EvaluationError) -> FeatureResult {
         guard let recorder = tracker as? any UsageRecording else {
             throw EvaluationError("the tracker cannot record usage (it does not conform to UsageRecording)")
         }
@@ -148,7 +150,7 @@ public final class Evaluator: Sendable {
         return try recorder.recordUsage {
             (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
             let decision = try Consumption.decide(graph: graph, state: state, environment: environment,
-                                                  feature: feature, amount: amount, id: id, at: at)
+                                                  feature: feature, amount: amount, id: id, at: at ?? .now())
             return (decision.result, decision.record)
         }
     }

@@ -125,19 +125,19 @@ public final class DebugPurchaseTracker: PurchaseTracker {
 }
 
 extension DebugPurchaseTracker: UsageRecording {
-    /// Records through the wrapped tracker, deciding on its state with these overrides applied.
-    /// The wrapped tracker must record usage too.
+    /// Records through the wrapped tracker, which must record usage too. Not while overrides are
+    /// set: a use they allowed would be recorded in the real state, which would not say why it was
+    /// allowed (and could leave it in overage).
     public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
         throws(EvaluationError) -> T
     {
         guard let base = base as? any UsageRecording else {
             throw EvaluationError("the tracker under this debug tracker cannot record usage")
         }
-        let overrides = currentOverrides
-        return try base.recordUsage { (state: PurchaseState) throws(EvaluationError) -> (T, UsageRecord?) in
-            var s = state
-            for (product, value) in overrides { s.setOverride(product, value) }
-            return try decide(s)
+        guard currentOverrides.isEmpty else {
+            throw EvaluationError("a debug tracker with overrides cannot record usage: the recorded state would "
+                                  + "not say why the use was allowed; clear the overrides first")
         }
+        return try base.recordUsage(decide)
     }
 }

@@ -97,37 +97,40 @@ extension Evaluation {
     }
 
     private func usageWarnings(into found: inout [StateError]) {
-        let (features, _, conflicts) = tables.usage(in: graph)
+        let (features, retries, conflicts) = tables.usage(in: graph)
         let conflictOf = Dictionary(conflicts.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
-        for i in state.usage.indices {
+        // A retry names what its first record names: a record naming nothing is reported once.
+        let retried = Set(retries.map(\.record))
+        var names: (events: [String], all: [String])?
+        for i in state.usage.indices where !retried.contains(i) {
             let record = state.usage[i]
             let place = "usage[\(i)]"
             let f = Int(features[i])
             if f < 0 {
-                // A retry names what its first record names; a record naming nothing is reported once.
-                if record.id.map({ id in state.usage[..<i].contains { $0.id == id } }) ?? false { continue }
-                let names = record.isEvent ? graph.eventIndex.keys.sorted() : (graph.featureIndex.keys.sorted()
-                    + graph.eventIndex.keys.sorted())
-                let suggestion = Suggestions.closest(to: record.name, among: names)
+                let known = names ?? (graph.eventIndex.keys.sorted(),
+                                      graph.featureIndex.keys.sorted() + graph.eventIndex.keys.sorted())
+                names = known
+                let suggestion = Suggestions.closest(to: record.name, among: record.isEvent ? known.events : known.all)
                 let what = record.isEvent ? "event" : "feature, credit system or event"
                 found.append(StateError(path: place + (record.isEvent ? ".event" : ".feature"),
                                         message: "no \(what) \"\(record.name)\" in the rules"
                                             + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
-                continue
-            }
-            let feature = graph.features[f]
-            switch (record.kind, feature.kind) {
-            case (.amount, .continuous):
-                found.append(StateError(path: place + ".amount", message: "`\(feature.name)` is a continuous feature: "
-                                            + "its usage is a `level`, not an `amount`"))
-            case (.level, .singleUse), (.level, .credits):
-                found.append(StateError(path: place + ".level", message: "`\(feature.name)` is used up, not held: "
-                                            + "its usage is an `amount`, not a `level`"))
-            case (.level, .boolean), (.amount, .boolean):
-                found.append(StateError(path: place + ".feature",
-                                        message: "`\(feature.name)` is a boolean feature: it has no usage"))
-            default:
-                break
+            } else {
+                let feature = graph.features[f]
+                switch (record.kind, feature.kind) {
+                case (.amount, .continuous):
+                    found.append(StateError(path: place + ".amount",
+                                            message: "`\(feature.name)` is a continuous feature: "
+                                                + "its usage is a `level`, not an `amount`"))
+                case (.level, .singleUse), (.level, .credits):
+                    found.append(StateError(path: place + ".level", message: "`\(feature.name)` is used up, not held: "
+                                                + "its usage is an `amount`, not a `level`"))
+                case (.level, .boolean), (.amount, .boolean):
+                    found.append(StateError(path: place + ".feature",
+                                            message: "`\(feature.name)` is a boolean feature: it has no usage"))
+                default:
+                    break
+                }
             }
             if let first = conflictOf[i] {
                 let earlier = state.usage[first]

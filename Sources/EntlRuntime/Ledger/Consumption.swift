@@ -29,6 +29,22 @@ public enum Consumption {
                               unlock: Bool = false) throws(EvaluationError) -> Decision {
         let env = environment ?? state.environment ?? .live
         guard let f = graph[env].featureIndex[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
+        let kind = graph[env].features[f].kind
+        guard kind == .singleUse || kind == .credits else {
+            let what = kind == .boolean ? "a boolean feature" : "a continuous feature (its usage is a level)"
+            throw EvaluationError("only a use of a single-use feature or credit system is recorded; "
+                                  + "`\(feature)` is \(what)")
+        }
+        guard amount >= 1, amount <= 1_000_000_000_000_000 else {
+            throw EvaluationError("the amount of a use is from 1 to 10^15, not \(amount)")
+        }
+        // Usage records carry no environment: a use recorded while evaluating the other environment
+        // would count in the state's own as well.
+        let own = (state.environment ?? .live).rawValue
+        guard env.rawValue == own else {
+            throw EvaluationError("the state's environment is \(own): a use recorded while evaluating \(env.rawValue) "
+                                  + "would count in \(own) too")
+        }
         if let id, let first = state.usage.firstIndex(where: { $0.id == id }) {
             let recorded = state.usage[first]
             let named = recorded.isEvent ? graph[env].eventIndex[recorded.name]
@@ -40,6 +56,18 @@ public enum Consumption {
             var answer = try recordedAnswer(graph: graph, state: state, environment: environment, record: first,
                                             feature: feature, amount: amount, clock: at)
             answer.replayed = true
+            // Only an allowed use is recorded: when the state has changed since (a plan that ended,
+            // a refund), the check no longer says so, but the first answer was yes.
+            if !answer.allowed {
+                let when = recorded.at ?? at
+                answer.decision = .allowed
+                answer.via = answer.via ?? .direct
+                answer.shortfall = nil
+                answer.unlockedBy = nil
+                answer.why = Reason(formed: {
+                    "recorded as usage[\(first)] at \(when): a retry, nothing recorded again"
+                })
+            }
             return Decision(result: answer, record: nil, retryOf: first)
         }
         var result = try Evaluation(graph: graph, state: state, environment: environment, at: at, explain: explain,
@@ -49,6 +77,7 @@ public enum Consumption {
         if let pushed = try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
             result.decision = .denied
             result.via = nil
+            (result.creditSystem, result.creditsRequired, result.creditBalance) = (nil, nil, nil)
             let units = graph[env].features[f].amount(amount)
             switch pushed {
             case .later(let k):

@@ -76,15 +76,18 @@ import Testing
         #expect(try after.feature("calls").balance == 0)
         #expect(try after.feature("coins").balance == 0)
         #expect(try after.feature("calls").overage == 0)
-        // Concurrent retries of one request: recorded once.
+        // Concurrent retries of one request: recorded once, every answer allowed.
+        let fresh = tracker()
+        let again = Evaluator(graph: graph, tracker: fresh)
         let retries = try await withThrowingTaskGroup(of: FeatureResult.self) { group in
             for _ in 0..<50 {
-                group.addTask { try evaluator.consume(feature: "export", id: "once", at: at) }
+                group.addTask { try again.consume(feature: "calls", id: "once", at: at) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(Set(retries.map(\.decision)) == [.allowed])
-        #expect(t.snapshot.usage.filter { $0.id == "once" }.count == 1)
+        #expect(retries.filter(\.replayed).count == 49)
+        #expect(fresh.snapshot.usage.filter { $0.id == "once" }.count == 1)
     }
 
     @Test func aTrackerThatCannotRecordSaysSo() throws {
@@ -99,14 +102,26 @@ import Testing
         #expect(throws: EvaluationError("unknown feature `cals`")) {
             try Evaluator(graph: graph, tracker: tracker()).consume(feature: "cals", at: at)
         }
-        // Through a debug tracker: its overrides decide, the wrapped tracker records.
+        // Through a debug tracker: not while its overrides are set (the real state would not say
+        // why a use was allowed); without them, the wrapped tracker records.
         let base = tracker()
         let debug = DebugPurchaseTracker(wrapping: base)
-        debug.override("pro", .notPurchased)
-        #expect(try Evaluator(graph: graph, tracker: debug).consume(feature: "calls", at: at).decision == .denied)
+        debug.override("pro", .purchased)
+        #expect(throws: EvaluationError("a debug tracker with overrides cannot record usage: the recorded state would "
+                                        + "not say why the use was allowed; clear the overrides first")) {
+            try Evaluator(graph: graph, tracker: debug).consume(feature: "calls", at: at)
+        }
         debug.clearOverrides()
         #expect(try Evaluator(graph: graph, tracker: debug).consume(feature: "calls", at: at).allowed)
         #expect(base.snapshot.usage.count == 1)
+        // Only a use of a single-use feature or credit system, of 1 to 10^15 units.
+        #expect(throws: EvaluationError("only a use of a single-use feature or credit system is recorded; "
+                                        + "`export` is a boolean feature")) {
+            try Evaluator(graph: graph, tracker: tracker()).consume(feature: "export", at: at)
+        }
+        #expect(throws: EvaluationError("the amount of a use is from 1 to 10^15, not 5000000000000000")) {
+            try Evaluator(graph: graph, tracker: tracker()).consume(feature: "calls", amount: 5_000_000_000_000_000, at: at)
+        }
     }
 
     /// The state JSON of a recorded use: appended to `usage`, every other byte as it was.

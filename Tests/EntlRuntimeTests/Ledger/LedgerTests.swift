@@ -197,4 +197,79 @@ import Testing
         #expect(refunded.expiresAt == nil)
         #expect(refunded.validUntil == instant("2026-12-01T00:00:00Z"))
     }
+
+    /// Overage stays what it was once an unlimited grant comes: hard-limit use is billed and a
+    /// consume dated before it cannot hide behind it.
+    @Test func overageStaysOnceAnUnlimitedGrantComes() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month }
+            feature calls: metered
+            entitlement free = everyone { grants calls 5 }
+            entitlement unl = pro { grants calls unlimited }
+            """)
+        let tracker = JSONPurchaseTracker(state(#"""
+            {"purchases": [{"product": "pro", "purchased_at": "2026-11-15T00:00:00Z", "expires_at": "2026-12-15T00:00:00Z"}],
+             "usage": [{"feature": "calls", "amount": 5, "at": "2026-11-10T00:00:00Z"},
+                       {"feature": "calls", "amount": 1, "at": "2026-11-20T00:00:00Z"}]}
+            """#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        // Before `pro` there were 5; the use of the 10th took them all: none left on the 5th.
+        let earlier = try evaluator.consume(feature: "calls", at: instant("2026-11-05T00:00:00Z"))
+        #expect(earlier.decision == .denied)
+        #expect(tracker.snapshot.usage.count == 2)
+        let after = try evaluate(graph, tracker.snapshot, at: "2026-11-25T00:00:00Z").feature("calls")
+        #expect((after.unlimited, after.overage) == (true, 0))
+        // Usage beyond the 5 before `pro` came stays overage, unlimited or not.
+        var over = tracker.snapshot
+        over.usage[0].kind = .amount(7)
+        #expect(try evaluate(graph, over, at: "2026-11-25T00:00:00Z").feature("calls").overage == 2)
+    }
+
+    /// A retry is answered as the first call was — allowed, since only an allowed use is recorded —
+    /// even when the state has changed since.
+    @Test func aRetryIsAllowedAfterThePlanChanged() throws {
+        let graph = compileGraph("""
+            product monthly: subscription { period month }
+            feature calls: metered
+            entitlement plan = monthly { grants calls 10 per month }
+            """)
+        let purchase = #"{"product": "monthly", "purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z"}"#
+        let tracker = JSONPurchaseTracker(state(#"{"purchases": [\#(purchase)]}"#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        #expect(try evaluator.consume(feature: "calls", id: "r1", at: instant("2026-11-30T23:00:00Z")).allowed)
+        tracker.modify { $0.purchases[0].status = .revoked }
+        let retry = try evaluator.consume(feature: "calls", id: "r1", at: instant("2026-12-01T00:30:00Z"))
+        #expect((retry.decision, retry.replayed) == (.allowed, true))
+        #expect(retry.reason == "recorded as usage[0] at 2026-11-30T23:00:00Z: a retry, nothing recorded again")
+        #expect(tracker.snapshot.usage.count == 1)
+    }
+
+    /// Usage records carry no environment: a use is recorded only in the state's own.
+    @Test func aUseIsRecordedOnlyInTheStatesEnvironment() throws {
+        let graph = compileGraph("feature calls: metered\nentitlement free = everyone { grants calls 5 }")
+        #expect(throws: EvaluationError("the state's environment is live: a use recorded while evaluating test would "
+                                        + "count in live too")) {
+            try Consumption.decide(graph: graph, state: PurchaseState(), environment: .test, feature: "calls", amount: 1,
+                                   id: nil, at: instant("2026-11-20T00:00:00Z"))
+        }
+        let test = PurchaseState(environment: .test)
+        #expect(try Consumption.decide(graph: graph, state: test, environment: .test, feature: "calls", amount: 1, id: nil,
+                                       at: instant("2026-11-20T00:00:00Z")).record != nil)
+    }
+
+    /// A record that reuses an id and names nothing is reported twice: as naming nothing, and as a
+    /// reused id; a plain retry of it is not reported again.
+    @Test func aReusedIDNamingNothingWarns() throws {
+        let graph = compileGraph("feature api_calls: metered\nentitlement free = everyone { grants api_calls 5 }")
+        let e = try evaluate(graph, state(#"""
+            {"usage": [{"feature": "api_calls", "amount": 5, "id": "k1"}, {"feature": "api_cals", "amount": 5, "id": "k1"},
+                       {"feature": "nothing", "amount": 1, "id": "k2"}, {"feature": "nothing", "amount": 1, "id": "k2"}]}
+            """#), at: "2026-11-20T00:00:00Z")
+        #expect(e.ruleSetWarnings.map(\.description) == [
+            #"usage[1].feature: no feature, credit system or event "api_cals" in the rules (did you mean `api_calls`?)"#,
+            #"usage[1].id: "k1" was used for usage[0] (api_calls, amount 5); ids are unique per customer, so this "#
+                + "record counts as another use",
+            #"usage[2].feature: no feature, credit system or event "nothing" in the rules"#,
+        ])
+    }
 }
