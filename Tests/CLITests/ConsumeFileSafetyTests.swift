@@ -114,7 +114,7 @@ import Testing
         let dir = try scratch(state: #"{"usage": []}"#)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let statuses = try runEntlcConcurrently(8, ["eval", "rules.entl", "--state", "state.json", "--feature", "calls",
-                                                    "--consume", "--at", Self.at], directory: dir)
+                                                    "--consume", "--at", Self.at], directory: dir, lockedFile: "state.json")
         #expect(statuses.filter { $0 == 0 }.count == 5)
         #expect(statuses.filter { $0 == 1 }.count == 3)
         let state = try PurchaseState(json: Array(try read(dir + "/state.json").utf8))

@@ -2,6 +2,9 @@ import EntlCompiler
 import EntlRuntime
 import EntlSyntax
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The package root (the directory holding Package.swift).
@@ -171,8 +174,13 @@ private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
 /// Runs `entlc ARGS` in the package root with `NO_COLOR` unset unless given in `environment`.
 /// Runs `count` copies of `entlc ARGUMENTS` at once in `directory` (output discarded) and returns
-/// their exit statuses once all have ended.
-public func runEntlcConcurrently(_ count: Int, _ arguments: [String], directory: String) throws -> [Int32] {
+/// their exit statuses once all have ended. With `lockedFile`, that file is held locked (`flock`)
+/// while they start, so they all wait for it together: they truly overlap.
+public func runEntlcConcurrently(_ count: Int, _ arguments: [String], directory: String,
+                                 lockedFile: String? = nil) throws -> [Int32] {
+    let held = lockedFile.map { open(directory + "/" + $0, O_RDONLY) } ?? -1
+    if held >= 0 { flock(held, LOCK_EX) }
+    defer { if held >= 0 { close(held) } }
     var processes: [Process] = []
     for _ in 0..<count {
         let p = Process()
@@ -183,6 +191,10 @@ public func runEntlcConcurrently(_ count: Int, _ arguments: [String], directory:
         p.standardError = FileHandle.nullDevice
         try p.run()
         processes.append(p)
+    }
+    if held >= 0 {
+        usleep(300_000)
+        flock(held, LOCK_UN)
     }
     for p in processes { p.waitUntilExit() }
     return processes.map(\.terminationStatus)
