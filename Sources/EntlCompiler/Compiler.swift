@@ -13,7 +13,7 @@ public enum Compiler {
         var checker = Checker(files: files, context: context)
         checker.run(environments: environments)
         var checked = CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
-                                     tables: checker.tables, diagnostics: context.diagnostics)
+                                     tables: checker.tables, model: checker.model, diagnostics: context.diagnostics)
         // Lints need every name resolved: they run on rule sets without errors.
         if lint, !checked.hasErrors {
             Linter.run(checked, environments: environments, sink: context)
@@ -32,7 +32,7 @@ public enum Compiler {
         var checker = Checker(files: files, context: context)
         checker.declareNames()
         return CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
-                              tables: checker.tables, diagnostics: context.diagnostics)
+                              tables: checker.tables, model: checker.model, diagnostics: context.diagnostics)
     }
 
     private static func parse(_ sources: [SourceFile]) -> (files: [RuleFile], comments: [[Comment]], context: CheckContext) {

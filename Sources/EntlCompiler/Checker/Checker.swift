@@ -29,6 +29,8 @@ struct Checker {
     static let maxSuggestions = 200
 
     let declarations: [DeclarationSite]
+    /// The declarations typed, one per site (`ModelBuilder`): what the symbol tables are built from.
+    let modelDeclarations: [RuleModel.Declaration]
     var tables: [EnvironmentName: SymbolTable] = [:]
     let context: CheckContext
     var suggestionsLeft = Checker.maxSuggestions
@@ -47,8 +49,13 @@ struct Checker {
             }
         }
         self.declarations = sites
+        self.modelDeclarations = ModelBuilder.declarations(sites)
         self.context = context
     }
+
+    /// The model of the rule set: the typed declarations and each environment's names (call
+    /// after the symbol tables are built).
+    var model: RuleModel { ModelBuilder.model(modelDeclarations, tables: tables) }
 
     func report(_ code: DiagnosticCode, _ message: String, file: String, at range: SourceRange,
                 label: String? = nil, help: String? = nil, notes: [DiagnosticNote] = []) {
@@ -76,20 +83,9 @@ struct Checker {
             }
             checkCycles(table)
         }
-        for site in declarations {
-            if case .test(let test) = site.declaration {
-                let env = Checker.environment(of: test)
-                if environments.contains(env) { checkTest(test, file: site.file, table: tables[env]!) }
-            }
+        for case .test(let test) in modelDeclarations where environments.contains(test.environment) {
+            checkTest(test.syntax, file: test.site.file, table: tables[test.environment]!)
         }
-    }
-
-    /// The environment a test runs in: its `env` item, else live.
-    static func environment(of test: TestDeclaration) -> EnvironmentName {
-        for item in test.items {
-            if case .env(let e) = item.kind { return e.value }
-        }
-        return .live
     }
 
     // MARK: - Declarations and names
@@ -108,26 +104,12 @@ struct Checker {
         }
     }
 
-    static func symbolKind(of declaration: Declaration) -> Symbol.Kind? {
-        switch declaration {
-        case .product(let p): return .product(p.kind?.value)
-        case .feature(let f):
-            var usage = Usage.singleUse
-            for item in f.items {
-                if case .usage(let u) = item.kind { usage = u.value }
-            }
-            return .feature(f.kind?.value, usage)
-        case .credits: return .credits
-        case .entitlement: return .entitlement
-        case .app, .environment, .test: return nil
-        }
-    }
-
     private mutating func buildTable(_ env: EnvironmentName, reportDuplicates: Bool) {
         var table = SymbolTable(environment: env)
         for (index, site) in declarations.enumerated() where site.isVisible(in: env) {
-            guard let name = site.declaration.name, let kind = Checker.symbolKind(of: site.declaration) else { continue }
-            let symbol = Symbol(name: name.name, kind: kind, site: index, file: site.file, range: name.range)
+            guard let named = modelDeclarations[index].named else { continue }
+            let name = named.name
+            let symbol = Symbol(name: name.name, kind: named.symbolKind, site: index, file: site.file, range: name.range)
             if let first = table.insert(symbol), reportDuplicates {
                 report(.duplicateDeclaration, "duplicate name `\(name.name)`", file: site.file, at: name.range,
                        label: "declared again here",

@@ -104,7 +104,7 @@ public struct SymbolTable: Sendable {
 }
 
 /// A rule set after parsing and checking: the trees, the comments, the flattened declarations,
-/// one symbol table per environment, and every diagnostic.
+/// one symbol table per environment, the model, and every diagnostic.
 public struct CheckedRuleSet: Sendable {
     public var sources: [SourceFile]
     public var files: [RuleFile]
@@ -112,6 +112,8 @@ public struct CheckedRuleSet: Sendable {
     public var comments: [[Comment]]
     public var declarations: [DeclarationSite]
     public var tables: [EnvironmentName: SymbolTable]
+    /// The resolved model: what the declarations say, typed, and what each name means.
+    public var model: RuleModel
     public var diagnostics: [Diagnostic]
 
     public var hasErrors: Bool { diagnostics.hasErrors }

@@ -1,0 +1,138 @@
+import EntlSyntax
+
+/// Builds the model from the checker's declarations: each block's items sorted into typed
+/// fields, then per environment each name resolved. With the checker, the only code that reads
+/// a block's items (`Item.Kind`) or a test's.
+enum ModelBuilder {
+    /// The typed declarations, one per site (before any name is resolved: the symbol tables are
+    /// built from them).
+    static func declarations(_ sites: [DeclarationSite]) -> [RuleModel.Declaration] {
+        sites.enumerated().map { index, s in
+            let site = RuleModel.Site(index: index, file: s.file, environment: s.environment, range: s.declaration.range)
+            return declaration(s.declaration, site)
+        }
+    }
+
+    /// The model: the declarations and each environment's resolution of its names.
+    static func model(_ declarations: [RuleModel.Declaration], tables: [EnvironmentName: SymbolTable]) -> RuleModel {
+        var app: String?
+        for case .app(let a) in declarations where app == nil { app = a.id.value }
+        func environment(_ env: EnvironmentName) -> EnvironmentModel {
+            let sites = declarations.indices.filter { i in
+                let environment = site(of: declarations[i]).environment
+                return environment == nil || environment == env
+            }
+            return EnvironmentModel(environment: env, symbols: tables[env] ?? SymbolTable(environment: env),
+                                    declarations: declarations, sites: sites)
+        }
+        return RuleModel(declarations: declarations, app: app, live: environment(.live), test: environment(.test))
+    }
+
+    private static func site(of declaration: RuleModel.Declaration) -> RuleModel.Site {
+        switch declaration {
+        case .app(let a): a.site
+        case .product(let p): p.site
+        case .entitlement(let e): e.site
+        case .feature(let f): f.site
+        case .test(let t): t.site
+        }
+    }
+
+    private static func declaration(_ declaration: EntlSyntax.Declaration, _ site: RuleModel.Site)
+        -> RuleModel.Declaration
+    {
+        switch declaration {
+        case .app(let a): .app(RuleModel.App(id: a.id, site: site))
+        case .product(let p): .product(product(p, site))
+        case .entitlement(let e): .entitlement(entitlement(e, site))
+        case .feature(let f): .feature(feature(f, site))
+        case .credits(let c): .feature(creditSystem(c, site))
+        case .test(let t): .test(test(t, site))
+        case .environment:
+            // INVARIANT: the checker flattens environment blocks into their declarations' sites.
+            preconditionFailure("an environment block is not a declaration site")
+        }
+    }
+
+    private static func product(_ p: ProductDeclaration, _ site: RuleModel.Site) -> RuleModel.Product {
+        var displayName: StringLiteral?, period: Located<BillingPeriod>?, group: Identifier?
+        var duration: RuleModel.Duration?, storeIDs: [RuleModel.StoreID] = [], grants: [Grant] = []
+        for item in p.items {
+            switch item.kind {
+            case .displayName(let s): displayName = s
+            case .period(let value): period = value
+            case .group(let g): group = g
+            case .duration(let n, let unit): duration = RuleModel.Duration(count: n, unit: unit, range: item.range)
+            case .storeID(let store, let id): storeIDs.append(RuleModel.StoreID(store: store, id: id, range: item.range))
+            case .grant(let g): grants.append(g)
+            case .usage, .event, .unit, .conversion: break
+            }
+        }
+        return RuleModel.Product(name: p.name, site: site, docs: p.docs, kind: p.kind, displayName: displayName,
+                                 period: period, group: group, duration: duration, storeIDs: storeIDs, grants: grants)
+    }
+
+    private static func entitlement(_ e: EntitlementDeclaration, _ site: RuleModel.Site) -> RuleModel.Entitlement {
+        var displayName: StringLiteral?, grants: [Grant] = []
+        for item in e.items {
+            switch item.kind {
+            case .displayName(let s): displayName = s
+            case .grant(let g): grants.append(g)
+            default: break
+            }
+        }
+        return RuleModel.Entitlement(name: e.name, site: site, docs: e.docs, constraint: e.expression,
+                                     displayName: displayName, grants: grants)
+    }
+
+    private static func feature(_ f: FeatureDeclaration, _ site: RuleModel.Site) -> RuleModel.Feature {
+        var displayName: StringLiteral?, usage: Located<Usage>?, event: StringLiteral?, unit: RuleModel.Unit?
+        for item in f.items {
+            switch item.kind {
+            case .displayName(let s): displayName = s
+            case .usage(let u): usage = u
+            case .event(let e): event = e
+            case .unit(let one, let many): unit = RuleModel.Unit(singular: one, plural: many, range: item.range)
+            default: break
+            }
+        }
+        return RuleModel.Feature(name: f.name, site: site, docs: f.docs, isCreditSystem: false, kind: f.kind,
+                                 usage: usage, requires: f.requires, displayName: displayName, event: event,
+                                 unit: unit, conversions: [])
+    }
+
+    private static func creditSystem(_ c: CreditsDeclaration, _ site: RuleModel.Site) -> RuleModel.Feature {
+        var displayName: StringLiteral?, unit: RuleModel.Unit?, conversions: [RuleModel.Conversion] = []
+        for item in c.items {
+            switch item.kind {
+            case .displayName(let s): displayName = s
+            case .unit(let one, let many): unit = RuleModel.Unit(singular: one, plural: many, range: item.range)
+            case .conversion(let feature, let amount, let credits):
+                conversions.append(RuleModel.Conversion(feature: feature, amount: amount, credits: credits,
+                                                        range: item.range))
+            default: break
+            }
+        }
+        return RuleModel.Feature(name: c.name, site: site, docs: c.docs, isCreditSystem: true, kind: nil, usage: nil,
+                                 requires: nil, displayName: displayName, event: nil, unit: unit,
+                                 conversions: conversions)
+    }
+
+    private static func test(_ t: TestDeclaration, _ site: RuleModel.Site) -> RuleModel.Test {
+        var environment: EnvironmentName?
+        var names: [Identifier] = []
+        for item in t.items {
+            switch item.kind {
+            case .env(let e): environment = environment ?? e.value
+            case .given(let g): names.append(g.product)
+            case .used(let feature, _, _, _), .level(let feature, _, _): names.append(feature)
+            case .override(let product, _): names.append(product)
+            case .expect(let e):
+                names.append(e.name)
+                if case .credits(_, let system?)? = e.via { names.append(system) }
+            case .at, .state, .customerSince: break
+            }
+        }
+        return RuleModel.Test(syntax: t, site: site, environment: environment ?? .live, names: names)
+    }
+}
