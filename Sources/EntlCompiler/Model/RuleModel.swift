@@ -122,11 +122,11 @@ public struct EnvironmentModel: Sendable {
         }
         var grants: [ResolvedGrant] = []
         for name in symbols.order {
-            let source = references[name]!
-            let written: [Grant] = switch source {
-            case .product(let i): products[i].grants
-            case .entitlement(let i): entitlements[i].grants
-            case .feature: []
+            let (source, written): (ResolvedGrant.Source, [Grant])
+            switch references[name]! {
+            case .product(let i): (source, written) = (.product(i), products[i].grants)
+            case .entitlement(let i): (source, written) = (.entitlement(i), entitlements[i].grants)
+            case .feature: continue
             }
             for g in written {
                 let feature: Int? = if case .feature(let f)? = references[g.feature.name] { f } else { nil }
@@ -171,7 +171,13 @@ public struct EnvironmentModel: Sendable {
 /// credit system it grants (nil when the name resolves to none: an error the checker reported),
 /// and the grant as written.
 public struct ResolvedGrant: Sendable {
-    public let source: Reference
+    /// A product or an entitlement, by its index in the environment.
+    public enum Source: Hashable, Sendable {
+        case product(Int)
+        case entitlement(Int)
+    }
+
+    public let source: Source
     public let feature: Int?
     public let grant: Grant
 }
