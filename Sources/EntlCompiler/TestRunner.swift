@@ -42,10 +42,9 @@ public struct TestRunner {
     /// Runs every test whose description contains `filter` (all when nil), in rule-set order.
     public func run(filter: String? = nil) -> [Outcome] {
         var outcomes: [Outcome] = []
-        for site in checked.declarations {
-            guard case .test(let test) = site.declaration else { continue }
-            if let filter, !test.description.value.contains(filter) { continue }
-            outcomes.append(run(test, file: site.file))
+        for test in checked.model.tests {
+            if let filter, !test.syntax.description.value.contains(filter) { continue }
+            outcomes.append(run(test.syntax, file: test.site.file))
         }
         return outcomes
     }

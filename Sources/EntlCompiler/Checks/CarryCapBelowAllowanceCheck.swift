@@ -9,11 +9,11 @@ enum CarryCapBelowAllowanceCheck: LintCheck {
     static let code = DiagnosticCode("W308", "carry cap below one allowance")
 
     static func run(_ context: LintContext) {
-        for site in context.checkedDeclarations {
-            for g in grants(of: site.declaration)?.grants ?? [] {
+        for declaration in context.checkedDeclarations {
+            for g in grants(of: declaration)?.grants ?? [] {
                 guard let per = g.per, let cap = g.carry?.cap, case .count(let amount)? = g.amount,
                       cap.value < amount.value else { continue }
-                context.report(code, message(cap.value, per.value.rawValue, amount.value), file: site.file, at: cap.range,
+                context.report(code, message(cap.value, per.value.rawValue, amount.value), file: declaration.site.file, at: cap.range,
                                label: label, help: help(amount.value, cap.value))
             }
         }

@@ -7,11 +7,11 @@ enum TestWithoutExpectationCheck: LintCheck {
     static let code = DiagnosticCode("W313", "test expects nothing")
 
     static func run(_ context: LintContext) {
-        for site in context.declarations {
-            guard case .test(let t) = site.declaration else { continue }
+        for test in context.model.tests {
+            let t = test.syntax
             let expects = t.items.contains { if case .expect = $0.kind { true } else { false } }
             if !expects {
-                context.report(code, message(t.description.value), file: site.file, at: t.description.range, label: label,
+                context.report(code, message(t.description.value), file: test.site.file, at: t.description.range, label: label,
                                help: help)
             }
         }

@@ -19,23 +19,13 @@ enum ModelBuilder {
         for case .app(let a) in declarations where app == nil { app = a.id.value }
         func environment(_ env: EnvironmentName) -> EnvironmentModel {
             let sites = declarations.indices.filter { i in
-                let environment = site(of: declarations[i]).environment
+                let environment = declarations[i].site.environment
                 return environment == nil || environment == env
             }
             return EnvironmentModel(environment: env, symbols: tables[env] ?? SymbolTable(environment: env),
                                     declarations: declarations, sites: sites)
         }
         return RuleModel(declarations: declarations, app: app, live: environment(.live), test: environment(.test))
-    }
-
-    private static func site(of declaration: RuleModel.Declaration) -> RuleModel.Site {
-        switch declaration {
-        case .app(let a): a.site
-        case .product(let p): p.site
-        case .entitlement(let e): e.site
-        case .feature(let f): f.site
-        case .test(let t): t.site
-        }
     }
 
     private static func declaration(_ declaration: EntlSyntax.Declaration, _ site: RuleModel.Site)

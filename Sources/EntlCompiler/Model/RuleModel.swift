@@ -41,6 +41,16 @@ public struct RuleModel: Sendable {
         case feature(Feature)
         case test(Test)
 
+        public var site: Site {
+            switch self {
+            case .app(let a): a.site
+            case .product(let p): p.site
+            case .entitlement(let e): e.site
+            case .feature(let f): f.site
+            case .test(let t): t.site
+            }
+        }
+
         /// What a name declared here means, for the declarations that declare one.
         public var named: Named? {
             switch self {
