@@ -410,6 +410,11 @@ final class ConstraintAnalysis {
         if case .analysed(let facts)? = outcomes[.entitlement(name)] { facts.value } else { nil }
     }
 
+    /// The function of a boolean feature's requirement; nil when it has none or was skipped.
+    func requirement(_ name: String) -> Int32? {
+        if case .analysed(let facts)? = outcomes[.requirement(name)] { facts.value } else { nil }
+    }
+
     func and(_ a: Int32, _ b: Int32) -> Int32 { atoms.and(a, b) }
     func or(_ a: Int32, _ b: Int32) -> Int32 { atoms.or(a, b) }
     func not(_ a: Int32) -> Int32 { atoms.not(a) }

@@ -8,17 +8,18 @@ extension EnvironmentDiff {
 
     func compareEntitlements() {
         for name in new.table.order {
-            guard case .entitlement(let n)? = new.declaration(name), case .entitlement(let o)? = old.declaration(name),
+            guard let n = new.model.entitlement(name), let o = old.model.entitlement(name),
                   let f = old.analysis.entitlement(name), let g = new.analysis.entitlement(name) else { continue }
             let domain = atoms.domain([f, g])
             let lost = atoms.and(atoms.and(f, atoms.not(g)), domain)
             let gained = atoms.and(atoms.and(g, atoms.not(f)), domain)
             if lost != BDD.false {
                 let existing = atoms.and(lost, atoms.boughtBefore(since, [f, g]))
-                let notes = [DiagnosticNote(message: "before: `\(o.expression)`", file: old.file(name)!, range: o.expression.range)]
+                let notes = [DiagnosticNote(message: "before: `\(o.constraint)`", file: old.file(name)!,
+                                            range: o.constraint.range)]
                 if existing != BDD.false {
                     report(.entitlementLost, "\(describe(existing, existing: true)) loses entitlement `\(name)`", file: new.file(name)!,
-                           range: n.name.range, help: keepEntitlement(name, old: o.expression, new: n.expression, oldValue: f, newValue: g),
+                           range: n.name.range, help: keepEntitlement(name, old: o.constraint, new: n.constraint, oldValue: f, newValue: g),
                            notes: notes)
                 } else {
                     report(.futurePurchasesOnly, "only purchases from \(sinceText) on change: \(describe(lost)) loses entitlement `\(name)`",
@@ -83,8 +84,8 @@ extension EnvironmentDiff {
         switch e {
         case .reference(let id):
             if old.table[id.name]?.kind.isProduct == true { return .purchased(id, before) }
-            guard case .entitlement(let d)? = old.declaration(id.name) else { return nil }
-            return qualified(d.expression)
+            guard let d = old.model.entitlement(id.name) else { return nil }
+            return qualified(d.constraint)
         case .atLeast(let id, let n):
             return n.value == 1 ? .purchased(id, before) : nil
         case .purchased(_, let date):
@@ -240,7 +241,7 @@ extension EnvironmentDiff {
             case .entitlement(let name), .product(let name):
                 if let g = s.grants.first { return (new.file(name)!, g.range) }
             case .requirement:
-                if case .feature(let f)? = new.declaration(feature), let r = f.requires { return (new.file(feature)!, r.range) }
+                if let r = new.model.feature(feature)?.requires { return (new.file(feature)!, r.range) }
             }
         }
         for s in oldSources where active.contains(s.activation) {
@@ -266,14 +267,14 @@ extension EnvironmentDiff {
             let expression: Expression?
             switch s.id {
             case .entitlement(let name):
-                guard case .entitlement(let d)? = old.declaration(name) else { return nil }
-                expression = qualified(d.expression)
+                guard let d = old.model.entitlement(name) else { return nil }
+                expression = qualified(d.constraint)
                 names.append(name)
             case .product(let name):
                 expression = qualified(.reference(Identifier(name, range: old.table[name]!.range)))
                 names.append(name)
             case .requirement:
-                guard case .feature(let d)? = old.declaration(feature), let r = d.requires else { return nil }
+                guard let r = old.model.feature(feature)?.requires else { return nil }
                 expression = qualified(r)
             }
             guard let expression else { return nil }
