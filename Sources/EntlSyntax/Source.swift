@@ -88,6 +88,11 @@ public struct SourceFile: Sendable {
         return lo + 1
     }
 
+    /// The offset of the first byte of 1-based line `n` (clamped to the lines there are).
+    public func offset(ofLine n: Int) -> Int {
+        lineStarts[min(max(n - 1, 0), lineStarts.count - 1)]
+    }
+
     /// The location of a byte offset (columns count Unicode scalars: O(column)).
     public func location(ofOffset offset: Int) -> SourceLocation {
         let offset = min(max(offset, 0), bytes.count)

@@ -8,116 +8,112 @@ import EntlSyntax
 /// how it was when its files were opened). The lints and the comparison are the costly part of
 /// a check: they run in the debounced check that publishes diagnostics, and the actions built on
 /// them appear once it has run.
-extension LanguageServer {
-    func codeActions(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        let (analysis, path, lines) = try target(params, depth: .checked)
-        guard let start = Position(params["range", "start"]), let end = Position(params["range", "end"]) else {
-            throw ResponseError(.invalidParams, "missing or invalid `range`")
-        }
-        let (from, to) = (lines.offset(of: start), lines.offset(of: end))
+extension Analysis {
+    /// The quick fixes for the diagnostics of `file` that overlap the bytes `from...to`: those of
+    /// this analysis, then `changes` (the findings of `changesToKeep`).
+    public func codeActions(in file: String, from: Int, to: Int, changes: [Diagnostic]) -> [CodeAction] {
+        guard let source = checked.sources.first(where: { $0.path == file }) else { return [] }
         func overlaps(_ r: SourceRange) -> Bool { r.start.offset <= to && from <= r.end.offset }
-        var actions: [JSONValue] = []
-        let file = AllowSites(analysis.checked, path: path)
-        for d in analysis.checked.sortedDiagnostics where d.file == path && overlaps(d.range) {
-            if let fix = replacement(d, lines) { actions.append(fix) }
-            if let file, let allow = allow(d, file, lines) { actions.append(allow) }
+        var actions: [CodeAction] = []
+        let sites = AllowSites(checked, path: file)
+        for d in checked.sortedDiagnostics where d.file == file && overlaps(d.range) {
+            if let fix = replacement(d, source) { actions.append(fix) }
+            if let sites, let allow = allow(d, sites, source) { actions.append(allow) }
         }
-        for d in diffs[ruleSetKey(params["textDocument", "uri"]?.stringValue ?? "")] ?? []
-        where d.file == path && overlaps(d.range) {
-            if let keep = keep(d, analysis, lines) { actions.append(keep) }
+        for d in changes where d.file == file && overlaps(d.range) {
+            if let keep = keep(d, source) { actions.append(keep) }
         }
-        return .array(actions)
+        return actions
     }
 
-    private func action(_ title: String, _ d: Diagnostic, _ lines: TextLines, path: String,
-                        edits: [(from: Int, to: Int, text: String)], preferred: Bool = false) -> JSONValue {
-        let edits = edits.map { e in JSONValue.object(["range": lines.range(from: e.from, to: e.to), "newText": .string(e.text)]) }
-        var members: [(key: String, value: JSONValue)] = [
-            ("title", .string(title)), ("kind", .string("quickfix")),
-            ("diagnostics", .array([.object([
-                "range": lines.range(d.range), "code": .string(d.code.id), "source": .string("entlc"), "message": .string(d.message),
-            ])])),
-        ]
-        if preferred { members.append(("isPreferred", .bool(true))) }
-        members.append(("edit", .object(["changes": .object([(key: uri(forPath: path), value: .array(edits))])])))
-        return .object(members)
+    /// What `entlc diff` finds between the rule set as it was (`baseline`: its files when they
+    /// were opened) and as it is, when both compile and differ: the findings that come with a
+    /// rewrite, existing customers being those who bought before `since`.
+    public func changesToKeep(from baseline: [SourceFile], since: Instant) -> [Diagnostic] {
+        guard !checked.hasErrors, baseline.map(\.bytes) != checked.sources.map(\.bytes) else { return [] }
+        let before = Compiler.check(baseline, lint: false)
+        guard !before.hasErrors else { return [] }
+        return RuleDiff.compare(old: before, new: checked, since: since).findings.filter { $0.help != nil }
     }
 
     /// "did you mean `x`?" on a diagnostic whose range is one word: replace the word.
-    private func replacement(_ d: Diagnostic, _ lines: TextLines) -> JSONValue? {
+    private func replacement(_ d: Diagnostic, _ source: SourceFile) -> CodeAction? {
         let prefix = "did you mean `"
         guard let help = d.help, help.hasPrefix(prefix) else { return nil }
         let word = String(help.dropFirst(prefix.count).prefix { $0 != "`" })
         guard !word.isEmpty else { return nil }
         let range = d.range.start.offset..<d.range.end.offset
-        guard range.upperBound <= lines.bytes.count, !range.isEmpty,
-              lines.bytes[range].allSatisfy(Lexer.isIdentifierContinue) else { return nil }
-        let old = String(decoding: lines.bytes[range], as: UTF8.self)
-        return action("Replace `\(old)` with `\(word)`", d, lines, path: d.file,
-                      edits: [(range.lowerBound, range.upperBound, word)], preferred: true)
+        guard range.upperBound <= source.bytes.count, !range.isEmpty,
+              source.bytes[range].allSatisfy(Lexer.isIdentifierContinue) else { return nil }
+        let old = String(decoding: source.bytes[range], as: UTF8.self)
+        return CodeAction(title: "Replace `\(old)` with `\(word)`", diagnostic: d,
+                          edits: [TextEdit(file: d.file, range: range, newText: word)], isPreferred: true)
     }
 
     /// A warning inside a declaration: add its code to the `// entl-allow` comment above the
     /// declaration, or add one.
-    private func allow(_ d: Diagnostic, _ file: AllowSites, _ lines: TextLines) -> JSONValue? {
+    private func allow(_ d: Diagnostic, _ sites: AllowSites, _ source: SourceFile) -> CodeAction? {
         guard d.severity == .warning, d.code.id.hasPrefix("W"), d.code.id != "W311",
-              let decl = file.declaration(containing: d.range.start.offset) else { return nil }
+              let decl = sites.declaration(containing: d.range.start.offset) else { return nil }
         let name = decl.name.map { " `\($0.name)`" } ?? ""
         let title = "Allow \(d.code.id) in\(name) (// entl-allow)"
         // The run of line comments directly above the declaration.
         var line = decl.range.start.line
-        while let c = file.lineComments[line - 1] {
+        while let c = sites.lineComments[line - 1] {
             line -= 1
             if c.text.drop(while: { $0 == "/" }).drop(while: { $0 == " " }).hasPrefix("entl-allow") {
-                return action(title, d, lines, path: d.file,
-                              edits: [(c.range.end.offset, c.range.end.offset, " " + d.code.id)])
+                let end = c.range.end.offset
+                return CodeAction(title: title, diagnostic: d,
+                                  edits: [TextEdit(file: d.file, range: end..<end, newText: " " + d.code.id)])
             }
         }
-        let lineStart = lines.lineStart(line - 1)
+        let lineStart = source.offset(ofLine: line)
         // The declaration's indentation, within reason: every warning of a long line gets an
         // edit, and each edit must not copy a line's worth of blanks.
-        let indent = lines.bytes[lineStart...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix(80)
+        let indent = source.bytes[lineStart...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix(80)
         let text = String(decoding: indent, as: UTF8.self) + "// entl-allow \(d.code.id)\n"
-        return action(title, d, lines, path: d.file, edits: [(lineStart, lineStart, text)])
-    }
-
-    /// What `entlc diff` finds between the rule set as opened and as edited, when both compile
-    /// (kept until the rule set changes).
-    func computeKeepActions(ruleSetKey key: String) {
-        let current = analysis(ofKey: key, depth: .checked).checked
-        let baselineSources = sources(of: key, baseline: true)
-        var findings: [Diagnostic] = []
-        if !current.hasErrors, baselineSources.map(\.bytes) != current.sources.map(\.bytes) {
-            let baseline = Compiler.check(baselineSources, lint: false)
-            if !baseline.hasErrors {
-                let since = Instant(seconds: now().seconds, nanoseconds: 0)
-                findings = RuleDiff.compare(old: baseline, new: current, since: since).findings.filter { $0.help != nil }
-            }
-        }
-        diffs[key] = findings
+        return CodeAction(title: title, diagnostic: d,
+                          edits: [TextEdit(file: d.file, range: lineStart..<lineStart, newText: text)])
     }
 
     /// The grandfathering rewrite of a lost entitlement or feature: `entitlement NAME = …`
     /// replaces the constraint of entitlement NAME when NAME exists, or is added as a new
     /// declaration after the last one (a legacy entitlement).
-    private func keep(_ d: Diagnostic, _ analysis: Analysis, _ lines: TextLines) -> JSONValue? {
+    private func keep(_ d: Diagnostic, _ source: SourceFile) -> CodeAction? {
         guard let help = d.help, let open = help.firstIndex(of: "`"), let close = help.lastIndex(of: "`"), open < close
         else { return nil }
         let code = String(help[help.index(after: open)..<close])
         guard code.hasPrefix("entitlement "), let equals = code.firstIndex(of: "=") else { return nil }
-        let name = code.dropFirst("entitlement ".count).prefix { $0 != " " }
+        let name = String(code.dropFirst("entitlement ".count).prefix { $0 != " " })
         let reason = help.firstRange(of: ": `").map { help[..<$0.lowerBound] } ?? "keep existing customers' access"
         let title = "\(reason.prefix(1).uppercased())\(reason.dropFirst()) (\(d.code.id))"
-        if let symbol = analysis.checked.tables[.live]?[String(name)] ?? analysis.checked.tables[.test]?[String(name)],
-           case .entitlement(let e) = analysis.checked.declarations[symbol.site].declaration, symbol.file == d.file {
+        if let symbol = checked.tables[.live]?[name] ?? checked.tables[.test]?[name],
+           case .entitlement(let e) = checked.model.declarations[symbol.site], symbol.file == d.file {
             let expression = String(code[code.index(after: equals)...].drop { $0 == " " })
-            return action(title, d, lines, path: d.file,
-                          edits: [(e.expression.range.start.offset, e.expression.range.end.offset, expression)])
+            let range = e.constraint.range.start.offset..<e.constraint.range.end.offset
+            return CodeAction(title: title, diagnostic: d, edits: [TextEdit(file: d.file, range: range, newText: expression)])
         }
         let formatted = Printer.format(SourceFile(path: "<rewrite>", text: code)) ?? code + "\n"
-        let end = lines.bytes.count
-        let separator = lines.bytes.last == UInt8(ascii: "\n") ? "\n" : "\n\n"
-        return action(title, d, lines, path: d.file, edits: [(end, end, separator + formatted)])
+        let end = source.bytes.count
+        let separator = source.bytes.last == UInt8(ascii: "\n") ? "\n" : "\n\n"
+        return CodeAction(title: title, diagnostic: d,
+                          edits: [TextEdit(file: d.file, range: end..<end, newText: separator + formatted)])
+    }
+}
+
+/// A quick fix: edits of the file of the diagnostic it fixes.
+public struct CodeAction: Equatable, Sendable {
+    public var title: String
+    public var diagnostic: Diagnostic
+    public var edits: [TextEdit]
+    /// The fix to apply when the editor applies one without asking.
+    public var isPreferred: Bool
+
+    public init(title: String, diagnostic: Diagnostic, edits: [TextEdit], isPreferred: Bool = false) {
+        self.title = title
+        self.diagnostic = diagnostic
+        self.edits = edits
+        self.isPreferred = isPreferred
     }
 }
 

@@ -1,76 +1,75 @@
 import EntlCompiler
-import EntlRuntime
 import EntlSyntax
 
 /// Completion: the names and words valid at the cursor, decided from the tokens before it (the
 /// declaration or block it is in and the item or constraint being written), so it works while
 /// the file does not parse.
-extension LanguageServer {
-    func completion(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        let (analysis, path, lines) = try namesAndText(params)
-        let offset = try offset(params, in: lines)
-        let place = CompletionPlace(path: path, lines: lines, offset: offset)
-        var items: [JSONValue] = []
+extension Analysis {
+    /// What may be written at `offset` of `source` (the document's current text: its rule set
+    /// may have been checked before the last keystroke), each word or name once.
+    public func completions(in source: SourceFile, at offset: Int) -> [CompletionItem] {
+        let place = CompletionPlace(source, offset: offset)
+        var items: [CompletionItem] = []
         var seen: Set<String> = []
         let environments = place.environment.map { [$0] } ?? EnvironmentName.allCases
         for want in place.wanted {
             switch want {
             case .words(let words, let kind):
-                for w in words where seen.insert(w).inserted {
-                    items.append(.object(["label": .string(w), "kind": .int(kind.rawValue)]))
-                }
+                for w in words where seen.insert(w).inserted { items.append(CompletionItem(label: w, kind: kind)) }
             case .names(let filter):
                 for env in environments {
-                    guard let table = analysis.checked.tables[env] else { continue }
+                    guard let table = checked.tables[env] else { continue }
                     for name in table.names(where: filter) where seen.insert(name).inserted {
                         let symbol = table[name]!
-                        let docs = Self.docComment(analysis.checked.declarations[symbol.site].declaration)
-                        var members: [(key: String, value: JSONValue)] = [
-                            ("label", .string(name)), ("kind", .int(CompletionKind(symbol.kind).rawValue)),
-                            ("detail", .string(symbol.kind.detail)),
-                        ]
-                        if !docs.isEmpty {
-                            members.append(("documentation", .object(["kind": .string("markdown"), "value": .string(docs)])))
-                        }
-                        items.append(.object(members))
+                        let docs = docComment(checked.model.declarations[symbol.site].named?.docs ?? [])
+                        items.append(CompletionItem(label: name, kind: CompletionItem.Kind(symbol.kind),
+                                                    detail: symbol.kind.detail, documentation: docs.isEmpty ? nil : docs))
                     }
                 }
             }
         }
-        return .object(["isIncomplete": .bool(false), "items": .array(items)])
-    }
-
-    /// A declaration's `///` comment as Markdown (the space after `///` dropped).
-    static func docComment(_ d: Declaration) -> String {
-        let lines: [String] = switch d {
-        case .product(let p): p.docs
-        case .feature(let f): f.docs
-        case .credits(let c): c.docs
-        case .entitlement(let e): e.docs
-        default: []
-        }
-        return lines.map { $0.hasPrefix(" ") ? String($0.dropFirst()) : $0 }.joined(separator: "\n")
+        return items
     }
 }
 
-/// LSP `CompletionItemKind`s.
-enum CompletionKind: Int {
-    case product = 7, entitlement = 8, feature = 10, value = 12, keyword = 14, credits = 22, enumMember = 20
+/// A word or name that may be written at the cursor.
+public struct CompletionItem: Equatable, Sendable {
+    public enum Kind: Sendable {
+        case product, entitlement, feature, credits
+        /// A reserved or contextual word.
+        case keyword
+        /// One of a closed set of values (`month`, `consumable`, `app_store`).
+        case value
 
-    init(_ kind: Symbol.Kind) {
-        switch kind {
-        case .product: self = .product
-        case .entitlement: self = .entitlement
-        case .feature: self = .feature
-        case .credits: self = .credits
+        init(_ kind: Symbol.Kind) {
+            switch kind {
+            case .product: self = .product
+            case .entitlement: self = .entitlement
+            case .feature: self = .feature
+            case .credits: self = .credits
+            }
         }
+    }
+
+    public var label: String
+    public var kind: Kind
+    /// For a name: what it is ("boolean feature").
+    public var detail: String?
+    /// For a name: its doc comment, Markdown.
+    public var documentation: String?
+
+    public init(label: String, kind: Kind, detail: String? = nil, documentation: String? = nil) {
+        self.label = label
+        self.kind = kind
+        self.detail = detail
+        self.documentation = documentation
     }
 }
 
 /// Where the cursor is, as far as completion cares, and what may be written there.
 struct CompletionPlace {
     enum Want {
-        case words([String], CompletionKind)
+        case words([String], CompletionItem.Kind)
         case names((Symbol.Kind) -> Bool)
     }
 
@@ -81,9 +80,9 @@ struct CompletionPlace {
     static let declarationWords = ["app", "product", "feature", "credits", "entitlement", "environment", "test"]
     static let environmentDeclarationWords = ["product", "feature", "credits", "entitlement"]
 
-    init(path: String, lines: TextLines, offset: Int) {
+    init(_ source: SourceFile, offset: Int) {
         // The tokens before the cursor; a word that ends at the cursor is being typed.
-        var lexer = Lexer(file: path, bytes: lines.bytes)
+        var lexer = Lexer(file: source.path, bytes: source.bytes)
         var tokens: [Token] = []
         while true {
             let t = lexer.next()
@@ -105,7 +104,7 @@ struct CompletionPlace {
             default: break
             }
         }
-        let cursorLine = lines.position(of: offset).line + 1
+        let cursorLine = source.line(ofOffset: offset)
 
         // Walk the structure: environment blocks, declaration headers, item blocks.
         enum Frame { case environment(EnvironmentName?), block(String) }
@@ -158,7 +157,7 @@ struct CompletionPlace {
     }
 
     private mutating func keywords(_ words: [String]) { wanted.append(.words(words, .keyword)) }
-    private mutating func values(_ words: [String]) { wanted.append(.words(words, .enumMember)) }
+    private mutating func values(_ words: [String]) { wanted.append(.words(words, .value)) }
     private mutating func names(_ filter: @escaping (Symbol.Kind) -> Bool) { wanted.append(.names(filter)) }
 
     /// An item of a product, feature, credits, entitlement or test block.

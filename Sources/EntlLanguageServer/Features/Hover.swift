@@ -1,92 +1,85 @@
 import EntlCompiler
-import EntlRuntime
 import EntlSyntax
 
 /// Hover: what a name is (its declaration as a code block), its doc comment, and how it is
 /// connected: what grants it, what it grants, what it unlocks, how credits pay for it.
-extension LanguageServer {
-    func hover(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        guard let (analysis, o, symbols) = try resolve(params) else { return .null }
-        let text = symbols.map { Self.describe($0, in: analysis.checked) }.joined(separator: "\n\n---\n\n")
-        return .object([
-            "contents": .object(["kind": .string("markdown"), "value": .string(text)]),
-            "range": analysis.lines[o.file]?.range(o.range) ?? .null,
-        ])
+extension Analysis {
+    /// The hover text of the name at `offset` (Markdown, one section per declaration it resolves
+    /// to) and the range of the name; nil when there is no name there.
+    public func hover(in file: String, at offset: Int) -> (markdown: String, range: SourceRange)? {
+        guard let (o, symbols) = resolve(in: file, at: offset) else { return nil }
+        return (symbols.map { Hover.describe($0, in: checked.model) }.joined(separator: "\n\n---\n\n"), o.range)
     }
+}
 
-    /// Markdown for a declaration.
-    static func describe(_ symbol: Symbol, in checked: CheckedRuleSet) -> String {
-        let site = checked.declarations[symbol.site]
+enum Hover {
+    /// Markdown for a declaration: its header, kind and environment, doc comment, then what its
+    /// block says (in the order it says it) and how other declarations use it.
+    static func describe(_ symbol: Symbol, in model: RuleModel) -> String {
         let name = symbol.name
         var header: String
+        /// What the block says, by where it says it.
+        var written: [(at: SourceRange, fact: String)] = []
         var facts: [String] = []
-        switch site.declaration {
-        case .product(let d):
-            header = "product \(name)" + (d.kind.map { ": " + $0.value.rawValue } ?? "")
-            for item in d.items {
-                switch item.kind {
-                case .displayName(let s): facts.append("display name: \"\(s.value)\"")
-                case .period(let p): facts.append("period: `\(p.value.rawValue)`")
-                case .storeID(let store, let id): facts.append("store id: \(store.name) `\(id.value)`")
-                case .duration(let n, let unit): facts.append("duration: \(n.value) \(unit.value.rawValue)")
-                case .group(let g): facts.append("group: `\(g.name)`")
-                case .grant(let g): facts.append("grants `\(g)`")
-                default: break
-                }
-            }
-            let unlocks = users(of: name, in: checked)
+        let declaration = model.declarations[symbol.site]
+        switch declaration {
+        case .product(let p):
+            header = "product \(name)" + (p.kind.map { ": " + $0.value.rawValue } ?? "")
+            if let s = p.displayName { written.append((s.range, "display name: \"\(s.value)\"")) }
+            if let period = p.period { written.append((period.range, "period: `\(period.value.rawValue)`")) }
+            for id in p.storeIDs { written.append((id.range, "store id: \(id.store.name) `\(id.id.value)`")) }
+            if let d = p.duration { written.append((d.range, "duration: \(d.count.value) \(d.unit.value.rawValue)")) }
+            if let g = p.group { written.append((g.range, "group: `\(g.name)`")) }
+            for g in p.grants { written.append((g.range, "grants `\(g)`")) }
+            let unlocks = users(of: name, in: model)
             if !unlocks.isEmpty { facts.append("unlocks: " + unlocks.joined(separator: ", ")) }
-        case .feature(let d):
-            header = "feature \(name)" + (d.kind.map { ": " + $0.value.rawValue } ?? "")
-            if let r = d.requires { header += " requires \(r)" }
-            for item in d.items {
-                switch item.kind {
-                case .displayName(let s): facts.append("display name: \"\(s.value)\"")
-                case .usage(let u): facts.append("usage: `\(u.value.rawValue)`")
-                case .event(let e): facts.append("event: \"\(e.value)\"")
-                case .unit(let one, let many): facts.append("unit: \"\(one.value)\"" + (many.map { " / \"\($0.value)\"" } ?? ""))
-                default: break
-                }
-            }
-            facts += grantedBy(name, in: checked)
-            facts += paidBy(name, in: checked)
-        case .credits(let d):
+        case .feature(let f) where f.isCreditSystem:
             header = "credits \(name)"
-            for item in d.items {
-                switch item.kind {
-                case .unit(let one, let many): facts.append("unit: \"\(one.value)\"" + (many.map { " / \"\($0.value)\"" } ?? ""))
-                case .conversion(let f, let amount, let credits):
-                    facts.append("pays for `\(f.name)`: \(amount.value.literal) = \(credits.value.literal) credits")
-                default: break
-                }
+            if let u = f.unit { written.append((u.range, unit(u))) }
+            for c in f.conversions {
+                written.append((c.range, "pays for `\(c.feature.name)`: \(c.amount.value.literal) = "
+                                + "\(c.credits.value.literal) credits"))
             }
-            facts += grantedBy(name, in: checked)
-        case .entitlement(let d):
-            header = "entitlement \(name) = \(d.expression)"
-            for item in d.items { if case .grant(let g) = item.kind { facts.append("grants `\(g)`") } }
-            let unlocks = users(of: name, in: checked)
+            facts += grantedBy(name, in: model)
+        case .feature(let f):
+            header = "feature \(name)" + (f.kind.map { ": " + $0.value.rawValue } ?? "")
+            if let r = f.requires { header += " requires \(r)" }
+            if let s = f.displayName { written.append((s.range, "display name: \"\(s.value)\"")) }
+            if let u = f.usage { written.append((u.range, "usage: `\(u.value.rawValue)`")) }
+            if let e = f.event { written.append((e.range, "event: \"\(e.value)\"")) }
+            if let u = f.unit { written.append((u.range, unit(u))) }
+            facts += grantedBy(name, in: model) + paidBy(name, in: model)
+        case .entitlement(let e):
+            header = "entitlement \(name) = \(e.constraint)"
+            for g in e.grants { written.append((g.range, "grants `\(g)`")) }
+            let unlocks = users(of: name, in: model)
             if !unlocks.isEmpty { facts.append("required by: " + unlocks.joined(separator: ", ")) }
-        case .app, .environment, .test:
+        case .app, .test:
             header = name
         }
+        facts = written.sorted { $0.at.start.offset < $1.at.start.offset }.map(\.fact) + facts
         var out = "```entl\n\(header)\n```\n\n(\(symbol.kind.detail)"
-        if let env = site.environment { out += ", environment `\(env.rawValue)`" }
+        if let env = declaration.site.environment { out += ", environment `\(env.rawValue)`" }
         out += ")"
-        let doc = docComment(site.declaration)
+        let doc = docComment(declaration.named?.docs ?? [])
         if !doc.isEmpty { out += "\n\n" + doc }
         if !facts.isEmpty { out += "\n\n" + facts.map { "- " + $0 }.joined(separator: "\n") }
         return out
     }
 
+    private static func unit(_ u: RuleModel.Unit) -> String {
+        "unit: \"\(u.singular.value)\"" + (u.plural.map { " / \"\($0.value)\"" } ?? "")
+    }
+
     /// The entitlements and features whose constraint names `name`.
-    private static func users(of name: String, in checked: CheckedRuleSet) -> [String] {
+    private static func users(of name: String, in model: RuleModel) -> [String] {
         var out: [String] = []
-        for site in checked.declarations {
-            switch site.declaration {
-            case .entitlement(let d) where d.expression.references.contains(where: { $0.name == name }):
-                out.append("entitlement `\(d.name.name)`")
-            case .feature(let d) where d.requires?.references.contains(where: { $0.name == name }) == true:
-                out.append("feature `\(d.name.name)` (requires)")
+        for declaration in model.declarations {
+            switch declaration {
+            case .entitlement(let e) where e.constraint.references.contains(where: { $0.name == name }):
+                out.append("entitlement `\(e.name.name)`")
+            case .feature(let f) where f.requires?.references.contains(where: { $0.name == name }) == true:
+                out.append("feature `\(f.name.name)` (requires)")
             default: break
             }
         }
@@ -94,18 +87,17 @@ extension LanguageServer {
     }
 
     /// "granted by entitlement `pro`: `api_calls 10_000 per month`", one line per grant.
-    private static func grantedBy(_ name: String, in checked: CheckedRuleSet) -> [String] {
+    private static func grantedBy(_ name: String, in model: RuleModel) -> [String] {
         var out: [String] = []
-        for site in checked.declarations {
-            let (noun, owner, items): (String, Identifier, [Item])
-            switch site.declaration {
-            case .product(let d): (noun, owner, items) = ("product", d.name, d.items)
-            case .entitlement(let d): (noun, owner, items) = ("entitlement", d.name, d.items)
+        for declaration in model.declarations {
+            let (noun, owner, grants): (String, Identifier, [Grant])
+            switch declaration {
+            case .product(let p): (noun, owner, grants) = ("product", p.name, p.grants)
+            case .entitlement(let e): (noun, owner, grants) = ("entitlement", e.name, e.grants)
             default: continue
             }
-            for item in items {
-                guard case .grant(let g) = item.kind, g.feature.name == name else { continue }
-                let env = site.environment.map { " (environment `\($0.rawValue)`)" } ?? ""
+            for g in grants where g.feature.name == name {
+                let env = declaration.site.environment.map { " (environment `\($0.rawValue)`)" } ?? ""
                 out.append("granted by \(noun) `\(owner.name)`\(env): `\(g)`")
             }
         }
@@ -113,14 +105,11 @@ extension LanguageServer {
     }
 
     /// The credit systems that pay for a feature.
-    private static func paidBy(_ name: String, in checked: CheckedRuleSet) -> [String] {
+    private static func paidBy(_ name: String, in model: RuleModel) -> [String] {
         var out: [String] = []
-        for site in checked.declarations {
-            guard case .credits(let d) = site.declaration else { continue }
-            for item in d.items {
-                if case .conversion(let f, let amount, let credits) = item.kind, f.name == name {
-                    out.append("paid with `\(d.name.name)`: \(amount.value.literal) = \(credits.value.literal) credits")
-                }
+        for case .feature(let system) in model.declarations where system.isCreditSystem {
+            for c in system.conversions where c.feature.name == name {
+                out.append("paid with `\(system.name.name)`: \(c.amount.value.literal) = \(c.credits.value.literal) credits")
             }
         }
         return out

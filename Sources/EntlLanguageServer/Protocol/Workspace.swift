@@ -101,38 +101,3 @@ struct OpenDocument {
         }
     }
 }
-
-/// One rule set as the server sees it: every `.entl` file of a directory (open buffers winning
-/// over disk), checked as far as a request needs, with the index of its names.
-struct Analysis {
-    /// How far a rule set was checked.
-    enum Depth: Int, Comparable {
-        /// Parsed and its names declared (`Compiler.declare`): enough to resolve names.
-        case names
-        /// Every check but the lints: the errors of `entlc check`.
-        case checked
-        /// Everything `entlc check` reports, warnings included.
-        case linted
-
-        static func < (a: Depth, b: Depth) -> Bool { a.rawValue < b.rawValue }
-    }
-
-    let checked: CheckedRuleSet
-    let index: NameIndex
-    /// Per path, the text the diagnostics and ranges refer to.
-    let lines: [String: TextLines]
-    let depth: Depth
-
-    init(sources: [SourceFile], depth: Depth) {
-        checked = switch depth {
-        case .names: Compiler.declare(sources)
-        case .checked: Compiler.check(sources, lint: false)
-        case .linted: Compiler.check(sources)
-        }
-        self.depth = depth
-        index = NameIndex(checked)
-        var lines: [String: TextLines] = [:]
-        for s in sources { lines[s.path] = TextLines(s.bytes) }
-        self.lines = lines
-    }
-}
