@@ -12,6 +12,11 @@ public struct Impact: Sendable {
         public var kind: String
         public var name: String
 
+        public init(kind: String, name: String) {
+            self.kind = kind
+            self.name = name
+        }
+
         public static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
     }
 
