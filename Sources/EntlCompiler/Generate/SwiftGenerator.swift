@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 
 /// `entlc gen swift`: typed identifiers for app code, so a renamed feature is a compile error and
 /// not a silent denial. One value type per kind (`EntlProduct`, `EntlEntitlement`, `EntlFeature`,
@@ -185,24 +186,8 @@ public enum SwiftGenerator {
     }
 
     static func literal(_ s: String?) -> String {
-        guard let s else { return "nil" }
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        s?.quotedLiteral(escapes: ["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\r": "\\r", "\t": "\\t"],
+                         uppercaseHex: false) ?? "nil"
     }
 
     static func dictionary(_ ids: [StoreID]) -> String {
