@@ -1,17 +1,11 @@
 import EntlSupport
 
 /// Which declaration a `{ … }` block belongs to: decides the items it may hold.
-public enum BlockOwner: CaseIterable, Sendable {
-    case product, feature, credits, entitlement
+public enum BlockOwner: String, CaseIterable, Sendable {
+    case product, feature, credits = "credit system", entitlement
 
-    public var noun: String {
-        switch self {
-        case .product: "product"
-        case .feature: "feature"
-        case .credits: "credit system"
-        case .entitlement: "entitlement"
-        }
-    }
+    /// How diagnostics name the declaration: "product", "credit system".
+    public var noun: String { rawValue }
 
     /// The words that start the items of the block (completion offers them).
     public var itemWords: [String] {
@@ -69,8 +63,10 @@ extension Parser {
     /// "expected a declaration, found `prodcut`" with a suggestion for a misspelled keyword.
     private mutating func reportNotADeclaration() {
         guard token.kind != .invalid else { return }
-        var help = "declarations start with `app`, `product`, `feature`, `credits`, `entitlement`, `environment` or `test`"
-        if let w = word, let k = Suggestions.closest(to: w, among: Keyword.allCases.filter(\.startsDeclaration).map(\.rawValue)) {
+        var help = "declarations start with `app`, `product`, `feature`, `credits`, `entitlement`, `environment` or "
+                   + "`test`"
+        if let w = word, let k = Suggestions.closest(to: w,
+                                                     among: Keyword.allCases.filter(\.startsDeclaration).map(\.rawValue)) {
             help = "did you mean `\(k)`?"
         }
         report(.expectedToken, "expected a declaration, found \(token.description)", at: token.range, help: help)
@@ -92,25 +88,40 @@ extension Parser {
 
     /// product_decl = "product" , NAME , ":" , product_kind , [ block(product_item) ] ;
     mutating func parseProduct(docs: [String]) -> ProductDeclaration? {
-        let start = token.range
-        advance()
-        guard let name = parseName("a product name", reservedFollowers: Parser.nameFollowers) else {
-            skipToDeclaration()
-            return nil
-        }
+        guard let (start, name) = parseDeclarationName("a product name") else { return nil }
         var decl = ProductDeclaration(docs: docs, name: name, kind: nil, items: [], hasBlock: false,
                                       range: start.through(name.range))
         decl.kind = parseKindClause(ProductKind.self, of: "product `\(name.name)`")
-        if token.kind == .leftBrace {
-            decl.hasBlock = true
-            decl.items = parseBlock(.product, name: name.name)
-        } else if decl.kind == nil {
+        if decl.kind == nil, token.kind != .leftBrace {
             skipToDeclaration()
-        } else {
-            expectDeclarationEnd(after: "product `\(name.name)`")
+        } else if let items = parseOptionalBlock(.product, name: name, after: "product `\(name.name)`") {
+            (decl.hasBlock, decl.items) = (true, items)
         }
-        decl.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+        decl.range = rangeSoFar(from: start)
         return decl
+    }
+
+    /// The keyword and the name that start a declaration: the keyword's range and the name; nil
+    /// (reported, and skipped to the next declaration) when there is no usable name.
+    private mutating func parseDeclarationName(_ role: String, reservedFollowers: Set<TokenKind> = Parser.nameFollowers)
+        -> (start: SourceRange, name: Identifier)?
+    {
+        let start = token.range
+        advance()
+        guard let name = parseName(role, reservedFollowers: reservedFollowers) else {
+            skipToDeclaration()
+            return nil
+        }
+        return (start, name)
+    }
+
+    /// A declaration's `{ … }` block when one follows; else nil, and the declaration must end.
+    private mutating func parseOptionalBlock(_ owner: BlockOwner, name: Identifier, after what: String) -> [Item]? {
+        guard token.kind == .leftBrace else {
+            expectDeclarationEnd(after: what)
+            return nil
+        }
+        return parseBlock(owner, name: name.name)
     }
 
     /// `":" , KIND` — nil (reported) when missing or unknown.
@@ -138,18 +149,13 @@ extension Parser {
 
     /// feature_decl = "feature" , NAME , ":" , feature_kind , [ "requires" , expr ] , [ block(feature_item) ] ;
     mutating func parseFeature(docs: [String]) -> FeatureDeclaration? {
-        let start = token.range
-        advance()
-        guard let name = parseName("a feature name", reservedFollowers: Parser.nameFollowers) else {
-            skipToDeclaration()
-            return nil
-        }
+        guard let (start, name) = parseDeclarationName("a feature name") else { return nil }
         var decl = FeatureDeclaration(docs: docs, name: name, kind: nil, requires: nil, items: [], hasBlock: false,
                                       range: start.through(name.range))
         decl.kind = parseKindClause(FeatureKind.self, of: "feature `\(name.name)`")
         if decl.kind == nil, token.kind != .leftBrace, !isWord("requires") {
             skipToDeclaration()
-            decl.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+            decl.range = rangeSoFar(from: start)
             return decl
         }
         if isWord("requires") {
@@ -158,47 +164,34 @@ extension Parser {
             decl.requires = expression
             if case .error = expression {
                 skipToDeclaration()
-                decl.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+                decl.range = rangeSoFar(from: start)
                 return decl
             }
         }
-        if token.kind == .leftBrace {
-            decl.hasBlock = true
-            decl.items = parseBlock(.feature, name: name.name)
-        } else {
-            expectDeclarationEnd(after: "feature `\(name.name)`")
+        if let items = parseOptionalBlock(.feature, name: name, after: "feature `\(name.name)`") {
+            (decl.hasBlock, decl.items) = (true, items)
         }
-        decl.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+        decl.range = rangeSoFar(from: start)
         return decl
     }
 
     /// credits_decl = "credits" , NAME , [ block(credits_item) ] ;
     mutating func parseCredits(docs: [String]) -> CreditsDeclaration? {
-        let start = token.range
-        advance()
-        guard let name = parseName("a credit system name", reservedFollowers: [.leftBrace]) else {
-            skipToDeclaration()
+        guard let (start, name) = parseDeclarationName("a credit system name", reservedFollowers: [.leftBrace]) else {
             return nil
         }
-        var decl = CreditsDeclaration(docs: docs, name: name, items: [], hasBlock: false, range: start.through(name.range))
-        if token.kind == .leftBrace {
-            decl.hasBlock = true
-            decl.items = parseBlock(.credits, name: name.name)
-        } else {
-            expectDeclarationEnd(after: "credit system `\(name.name)`")
+        var decl = CreditsDeclaration(docs: docs, name: name, items: [], hasBlock: false,
+                                      range: start.through(name.range))
+        if let items = parseOptionalBlock(.credits, name: name, after: "credit system `\(name.name)`") {
+            (decl.hasBlock, decl.items) = (true, items)
         }
-        decl.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+        decl.range = rangeSoFar(from: start)
         return decl
     }
 
     /// entitlement_decl = "entitlement" , NAME , "=" , expr , [ block(entitlement_item) ] ;
     mutating func parseEntitlement(docs: [String]) -> EntitlementDeclaration? {
-        let start = token.range
-        advance()
-        guard let name = parseName("an entitlement name", reservedFollowers: Parser.nameFollowers) else {
-            skipToDeclaration()
-            return nil
-        }
+        guard let (start, name) = parseDeclarationName("an entitlement name") else { return nil }
         var decl = EntitlementDeclaration(docs: docs, name: name, expression: .error(Located("", range: name.range)),
                                           items: [], hasBlock: false, range: start.through(name.range))
         guard token.kind == .equals else {
@@ -211,13 +204,11 @@ extension Parser {
         decl.expression = parseConstraint()
         if case .error = decl.expression {
             skipToDeclaration()
-        } else if token.kind == .leftBrace {
-            decl.hasBlock = true
-            decl.items = parseBlock(.entitlement, name: name.name)
-        } else {
-            expectDeclarationEnd(after: "the constraint of entitlement `\(name.name)`")
+        } else if let items = parseOptionalBlock(.entitlement, name: name,
+                                                 after: "the constraint of entitlement `\(name.name)`") {
+            (decl.hasBlock, decl.items) = (true, items)
         }
-        decl.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+        decl.range = rangeSoFar(from: start)
         return decl
     }
 
@@ -268,33 +259,21 @@ extension Parser {
             skipToDeclaration()
             return nil
         }
-        let open = token.range
-        advance()
         var declarations: [Declaration] = []
-        loop: while true {
-            switch token.kind {
-            case .rightBrace:
-                advance()
-                break loop
-            case .semicolon:
-                advance()
-            case .endOfFile:
-                report(.expectedToken, "expected `}` to close `environment \(environment.value.rawValue)`, found end of file",
-                       at: token.range, notes: [DiagnosticNote(message: "the block opens here", file: path, range: open)])
-                break loop
+        parseBraces(closing: "`environment \(environment.value.rawValue)`") { p in
+            switch p.token.kind {
             case .keyword(let k) where k == .app || k == .environment || k == .test:
-                let keywordRange = token.range
                 let what = k == .environment ? "an environment block" : "`\(k.rawValue)` declarations"
-                report(.misplacedDeclaration, "\(what) cannot appear inside an environment block", at: keywordRange,
-                       help: "move it out of `environment \(environment.value.rawValue) { … }`")
-                _ = parseDeclaration()  // parsed to stay in step, then dropped
+                p.report(.misplacedDeclaration, "\(what) cannot appear inside an environment block", at: p.token.range,
+                         help: "move it out of `environment \(environment.value.rawValue) { … }`")
+                _ = p.parseDeclaration()  // parsed to stay in step, then dropped
             default:
-                if let d = parseDeclaration() { declarations.append(d) }
+                if let d = p.parseDeclaration() { declarations.append(d) }
             }
         }
         return .environment(EnvironmentDeclaration(
             docs: docs, environment: environment, declarations: declarations,
-            range: start.through(SourceRange(start: previousEnd, end: previousEnd))))
+            range: rangeSoFar(from: start)))
     }
 
     /// Skips a `{ … }` block if one follows, else to the next declaration.
@@ -319,36 +298,18 @@ extension Parser {
     /// A missing `}` is reported where the next declaration starts (or at the end of the file),
     /// and the block ends there.
     mutating func parseBlock(_ owner: BlockOwner, name: String) -> [Item] {
-        let open = token.range
-        advance()
         var items: [Item] = []
-        while true {
-            switch token.kind {
-            case .rightBrace:
-                advance()
-                return items
-            case .semicolon:
-                advance()
-            case .endOfFile:
-                reportUnclosed(owner, name: name, open: open)
-                return items
-            case .keyword(let k) where k.startsDeclaration:
-                reportUnclosed(owner, name: name, open: open)
-                return items
-            case .identifier(let w):
-                if let item = parseItem(owner, word: w, ownerName: name) { items.append(item) }
-            default:
-                let line = token.range.start.line
-                reportExpected("an item of \(owner.noun) `\(name)` or `}`")
-                advance()
-                skipRestOfLine(line)
+        parseBraces(closing: "\(owner.noun) `\(name)`", endsAt: Parser.startsDeclaration) { p in
+            if case .identifier(let w) = p.token.kind {
+                if let item = p.parseItem(owner, word: w, ownerName: name) { items.append(item) }
+            } else {
+                let line = p.token.range.start.line
+                p.reportExpected("an item of \(owner.noun) `\(name)` or `}`")
+                p.advance()
+                p.skipRestOfLine(line)
             }
         }
-    }
-
-    private mutating func reportUnclosed(_ owner: BlockOwner, name: String, open: SourceRange) {
-        report(.expectedToken, "expected `}` to close \(owner.noun) `\(name)`, found \(token.description)",
-               at: token.range, notes: [DiagnosticNote(message: "the block opens here", file: path, range: open)])
+        return items
     }
 
     /// One item; nil (after reporting and skipping the rest of its line) when it does not parse.
@@ -418,7 +379,7 @@ extension Parser {
             skipRestOfLine(line)
             return nil
         }
-        return Item(kind, range: start.through(SourceRange(start: previousEnd, end: previousEnd)))
+        return Item(kind, range: rangeSoFar(from: start))
     }
 
     private mutating func reportUnknownItem(_ owner: BlockOwner, word w: String, ownerName: String) {
@@ -447,14 +408,16 @@ extension Parser {
         }
         advance()
         guard let credits = parseInteger("the number of credits after `=`") else { return nil }
-        return Item(.conversion(feature: feature, amount: amount, credits: credits), range: start.through(credits.range))
+        return Item(.conversion(feature: feature, amount: amount, credits: credits),
+                    range: start.through(credits.range))
     }
 
     /// grant = "grants" , NAME , [ INTEGER | "unlimited" ] , { grant_clause } ;
     /// grant_clause = "per" , reset_interval | "carry" , [ "up" , "to" , INTEGER ] | "priority" , INTEGER ;
     private mutating func parseGrant(start: SourceRange) -> Grant? {
         guard let feature = parseName("a feature or credit system name after `grants`") else { return nil }
-        var grant = Grant(feature: feature, amount: nil, per: nil, carry: nil, priority: nil, range: start.through(feature.range))
+        var grant = Grant(feature: feature, amount: nil, per: nil, carry: nil, priority: nil,
+                          range: start.through(feature.range))
         if case .integer(let v) = token.kind {
             grant.amount = .count(IntegerLiteral(v, range: token.range))
             advance()
@@ -494,7 +457,7 @@ extension Parser {
                        help: "keep one `\(w)` clause")
             }
         }
-        grant.range = start.through(SourceRange(start: previousEnd, end: previousEnd))
+        grant.range = rangeSoFar(from: start)
         return grant
     }
 }

@@ -10,22 +10,23 @@ extension Parser {
 
     /// expr = and_expr , { "or" , and_expr } ;
     private mutating func parseOr() -> Expression {
-        var terms = [parseAnd()]
-        while !expressionFailed, token.kind == .keyword(.or) {
-            advance()
-            terms.append(parseAnd())
-        }
-        return terms.count == 1 ? terms[0] : .or(terms)
+        parseChain(.or, Expression.or) { $0.parseAnd() }
     }
 
     /// and_expr = unary , { "and" , unary } ;
     private mutating func parseAnd() -> Expression {
-        var terms = [parseUnary()]
-        while !expressionFailed, token.kind == .keyword(.and) {
+        parseChain(.and, Expression.and) { $0.parseUnary() }
+    }
+
+    /// Operands joined by one operator, flattened into one node (`a or b or c` is one `.or`).
+    private mutating func parseChain(_ op: Keyword, _ node: ([Expression]) -> Expression,
+                                     operand: (inout Parser) -> Expression) -> Expression {
+        var terms = [operand(&self)]
+        while !expressionFailed, token.kind == .keyword(op) {
             advance()
-            terms.append(parseUnary())
+            terms.append(operand(&self))
         }
-        return terms.count == 1 ? terms[0] : .and(terms)
+        return terms.count == 1 ? terms[0] : node(terms)
     }
 
     /// unary = "not" , unary | primary ;
@@ -57,7 +58,8 @@ extension Parser {
             if isWord("purchased") {
                 report(.dateOnQuantity, "`purchased before` and `purchased since` qualify a product, not a quantity",
                        at: token.range, label: "`\(name) >= \(n.value)` counts units, whenever bought",
-                       help: "qualify the product and keep the quantity apart: `(\(name) purchased before \"…\") and \(name) >= \(n.value)`")
+                       help: "qualify the product and keep the quantity apart: `(\(name) purchased before \"…\") "
+                             + "and \(name) >= \(n.value)`")
                 return failed()
             }
             return .atLeast(id, n)
@@ -92,13 +94,15 @@ extension Parser {
         let start = token.range
         advance()
         guard let w = word, let relation = PurchaseDate.Relation(rawValue: w) else {
-            reportExpected("`before` or `since` after `purchased` (`\(product.name) purchased before \"2026-06-01T00:00:00Z\"`)")
+            reportExpected("`before` or `since` after `purchased` (`\(product.name) purchased before "
+                           + "\"2026-06-01T00:00:00Z\"`)")
             return failed()
         }
         let relationWord = Located(relation, range: token.range)
         advance()
         guard let instant = parseString("an instant string after `purchased \(w)`") else { return failed() }
-        return .purchased(product, PurchaseDate(relation: relationWord, instant: instant, range: start.through(instant.range)))
+        return .purchased(product, PurchaseDate(relation: relationWord, instant: instant,
+                                                range: start.through(instant.range)))
     }
 
     /// Counts one level of `(` or `not`; false (after reporting E114) past the limit.

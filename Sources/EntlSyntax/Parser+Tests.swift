@@ -16,40 +16,22 @@ extension Parser {
             skipToDeclaration()
             return nil
         }
-        let open = token.range
-        advance()
         var items: [TestItem] = []
-        loop: while true {
-            switch token.kind {
-            case .rightBrace:
-                advance()
-                break loop
-            case .semicolon:
-                advance()
-            case .endOfFile:
-                report(.expectedToken, "expected `}` to close test \(Token.quoted(description.value)), found end of file",
-                       at: token.range, notes: [DiagnosticNote(message: "the block opens here", file: path, range: open)])
-                break loop
-            case .keyword(let k) where k.startsDeclaration:
-                report(.expectedToken, "expected `}` to close test \(Token.quoted(description.value)), found \(token.description)",
-                       at: token.range, notes: [DiagnosticNote(message: "the block opens here", file: path, range: open)])
-                break loop
-            default:
-                let line = token.range.start.line
-                if let item = parseTestItem() {
-                    reportAmbiguousInstant(item, after: items.last)
-                    items.append(item)
-                    if onSameLine, ![.rightBrace, .semicolon, .endOfFile].contains(token.kind) {
-                        reportExpected("the end of the line after this test item")
-                        skipRestOfLine(line)
-                    }
-                } else {
-                    skipRestOfLine(line)
+        parseBraces(closing: "test \(Token.quoted(description.value))", endsAt: Parser.startsDeclaration) { p in
+            let line = p.token.range.start.line
+            if let item = p.parseTestItem() {
+                p.reportAmbiguousInstant(item, after: items.last)
+                items.append(item)
+                if p.onSameLine, ![.rightBrace, .semicolon, .endOfFile].contains(p.token.kind) {
+                    p.reportExpected("the end of the line after this test item")
+                    p.skipRestOfLine(line)
                 }
+            } else {
+                p.skipRestOfLine(line)
             }
         }
         return TestDeclaration(docs: docs, description: description, items: items,
-                               range: start.through(SourceRange(start: previousEnd, end: previousEnd)))
+                               range: rangeSoFar(from: start))
     }
 
     /// Test items end at the end of their line, so an `at` on the line after `used calls 30`
@@ -63,11 +45,13 @@ extension Parser {
         case .level(_, _, nil): word = "level"
         default: return
         }
-        report(.ambiguousTestInstant, "`at` on its own line sets the test's instant, not the time of the `\(word)` above it",
+        report(.ambiguousTestInstant,
+               "`at` on its own line sets the test's instant, not the time of the `\(word)` above it",
                at: item.range, label: "the test's instant",
                help: "to date the \(word == "used" ? "use" : "level"), write `at` on the `\(word)` line; "
                    + "to set the test's instant, put `at` before the `\(word)` items",
-               notes: [DiagnosticNote(message: "this `\(word)` has no instant of its own", file: path, range: previous.range)])
+               notes: [DiagnosticNote(message: "this `\(word)` has no instant of its own", file: path,
+                                      range: previous.range)])
     }
 
     /// test_item = "at" INSTANT | "env" … | "state" STRING | "given" … | "used" … | "level" …
@@ -111,7 +95,8 @@ extension Parser {
             while onSameLine, let clause = word, clause == "at" || (clause == "id" && w == "used") {
                 let clauseRange = token.range
                 advance()
-                guard let value = parseString(clause == "at" ? "an instant string after `at`" : "an id string after `id`")
+                guard let value = parseString(clause == "at" ? "an instant string after `at`" : "an id string after "
+                                                                                                + "`id`")
                 else { return nil }
                 if (clause == "at" ? at : id) != nil { reportTwice(clause, at: clauseRange) }
                 if clause == "at" { at = value } else { id = value }
@@ -128,13 +113,14 @@ extension Parser {
             kind = parseString("an instant string after `customer since`").map(TestItem.Kind.customerSince)
         case "override":
             guard let product = parseName("a product name after `override`"),
-                  let value = parseKeywordValue(OverrideWord.self, after: "override \(product.name)") else { return nil }
+                  let value = parseKeywordValue(OverrideWord.self,
+                                                after: "override \(product.name)") else { return nil }
             kind = .override(product: product, value: value)
         default:
             kind = parseExpect().map(TestItem.Kind.expect)
         }
         guard let kind else { return nil }
-        return TestItem(kind, range: start.through(SourceRange(start: previousEnd, end: previousEnd)))
+        return TestItem(kind, range: rangeSoFar(from: start))
     }
 
     static let givenClauseWords = ["since", "until", "grace_until", "quantity", "family_shared"]
@@ -225,7 +211,8 @@ extension Parser {
                 }
             default:
                 report(.unknownKeyword, "unknown clause `\(w)` in `expect`", at: clause,
-                       help: Suggestions.help(Suggestions.closest(to: w, among: ["balance", "via"]), expected: ["balance", "via"]))
+                       help: Suggestions.help(Suggestions.closest(to: w, among: ["balance", "via"]),
+                                              expected: ["balance", "via"]))
                 return nil
             }
         }

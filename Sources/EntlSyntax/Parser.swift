@@ -50,7 +50,7 @@ public struct Parser {
                                file: source.path, range: SourceRange(start: start, end: start))
             return ParseResult(file: empty, diagnostics: [d], comments: [])
         }
-        if let bad = Lexer.firstInvalidUTF8Offset(source.bytes) {
+        if let bad = UTF8Validation.firstInvalidOffset(source.bytes) {
             let start = source.location(ofOffset: bad)
             let end = SourceLocation(line: start.line, column: start.column + 1, offset: bad + 1)
             let byte = String(source.bytes[bad], radix: 16, uppercase: true)
@@ -143,7 +143,43 @@ public struct Parser {
         report(.expectedToken, "expected \(what), found \(token.description)", at: token.range, help: help)
     }
 
-    // MARK: - Recovery
+    // MARK: - Blocks and recovery
+
+    /// The inside of a `{ … }` whose `{` is the current token, up to its `}` (consumed), `;`
+    /// skipped: `element` parses one element at a time (it is not called on `}`, `;` or the end
+    /// of the file). At the end of the file, or at a token `endsAt` says no element starts with,
+    /// the `}` is reported missing (with a note at the `{`) and the block ends there.
+    mutating func parseBraces(closing what: String, endsAt: (TokenKind) -> Bool = { _ in false },
+                              element: (inout Parser) -> Void) {
+        let open = token.range
+        advance()
+        while true {
+            switch token.kind {
+            case .rightBrace:
+                advance()
+                return
+            case .semicolon:
+                advance()
+            case let kind where kind == .endOfFile || endsAt(kind):
+                report(.expectedToken, "expected `}` to close \(what), found \(token.description)", at: token.range,
+                       notes: [DiagnosticNote(message: "the block opens here", file: path, range: open)])
+                return
+            default:
+                element(&self)
+            }
+        }
+    }
+
+    /// From the start of `start` to the end of the last token consumed: the range of what was
+    /// just parsed.
+    func rangeSoFar(from start: SourceRange) -> SourceRange {
+        start.through(SourceRange(start: previousEnd, end: previousEnd))
+    }
+
+    /// Whether a token is a keyword that starts a declaration (a block left open ends there).
+    static func startsDeclaration(_ kind: TokenKind) -> Bool {
+        if case .keyword(let k) = kind { k.startsDeclaration } else { false }
+    }
 
     /// Skips to the next declaration keyword, or to a `}` that closes an enclosing block.
     mutating func skipToDeclaration() {
@@ -199,29 +235,30 @@ public struct Parser {
     }
 
     mutating func parseString(_ what: String) -> StringLiteral? {
-        guard case .string(let s) = token.kind else {
-            reportExpected(what)
-            return nil
-        }
-        let lit = StringLiteral(s, range: token.range)
-        advance()
-        return lit
+        parseLiteral(what) { if case .string(let s) = $0 { s } else { nil } }
     }
 
     mutating func parseInteger(_ what: String) -> IntegerLiteral? {
-        guard case .integer(let v) = token.kind else {
+        parseLiteral(what) { if case .integer(let n) = $0 { n } else { nil } }
+    }
+
+    /// The value of the current token when `value` reads one from it (advancing past it), else
+    /// nil with `what` reported expected.
+    private mutating func parseLiteral<T>(_ what: String, _ value: (TokenKind) -> T?) -> Located<T>? {
+        guard let v = value(token.kind) else {
             reportExpected(what)
             return nil
         }
-        let lit = IntegerLiteral(v, range: token.range)
+        let literal = Located(v, range: token.range)
         advance()
-        return lit
+        return literal
     }
 
     /// One word of a closed set (`month`, `subscription`, …), with a suggestion when misspelled.
     mutating func parseKeywordValue<T: KeywordValue>(_: T.Type, after: String) -> Located<T>? {
         guard let w = word else {
-            reportExpected("a \(T.setName) after `\(after)`", help: "expected one of: \(T.spellings.joined(separator: ", "))")
+            reportExpected("a \(T.setName) after `\(after)`",
+                           help: "expected one of: \(T.spellings.joined(separator: ", "))")
             return nil
         }
         guard let value = T(word: w) else {
