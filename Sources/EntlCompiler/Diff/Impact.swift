@@ -12,10 +12,7 @@ public struct Impact: Sendable {
         public var kind: String
         public var name: String
 
-        public init(kind: String, name: String) {
-            self.kind = kind
-            self.name = name
-        }
+        public init(kind: String, name: String) { (self.kind, self.name) = (kind, name) }
 
         public static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
     }
@@ -111,7 +108,8 @@ public struct Impact: Sendable {
         for r in results {
             switch r {
             case .entitlement(let e):
-                out[Key(kind: "entitlement", name: e.name)] = Outcome(allowed: e.allowed, balance: nil, unlimited: false)
+                out[Key(kind: "entitlement", name: e.name)] = Outcome(allowed: e.allowed, balance: nil,
+                                                                      unlimited: false)
             case .feature(let f):
                 out[Key(kind: "feature", name: f.name)] = Outcome(allowed: f.allowed, balance: f.balance,
                                                                   unlimited: f.unlimited)

@@ -6,7 +6,7 @@ import EntlSyntax
 
 extension RuleModel {
     /// `app "ID"`
-    public struct App: Sendable {
+    public struct App: Declared {
         public let id: StringLiteral
         public let site: Site
     }
@@ -98,7 +98,7 @@ extension RuleModel {
 
     /// `test "DESCRIPTION" { … }`: the tree (the test runner reads its items in order), the
     /// environment it runs in, and the names it writes.
-    public struct Test: Sendable {
+    public struct Test: Declared {
         public let syntax: TestDeclaration
         public let site: Site
         /// Its `env` item, else live.

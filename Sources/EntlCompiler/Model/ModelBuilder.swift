@@ -8,7 +8,8 @@ enum ModelBuilder {
     /// built from them).
     static func declarations(_ sites: [DeclarationSite]) -> [RuleModel.Declaration] {
         sites.enumerated().map { index, s in
-            let site = RuleModel.Site(index: index, file: s.file, environment: s.environment, range: s.declaration.range)
+            let site = RuleModel.Site(index: index, file: s.file, environment: s.environment,
+                                      range: s.declaration.range)
             return declaration(s.declaration, site)
         }
     }
@@ -44,68 +45,58 @@ enum ModelBuilder {
         }
     }
 
-    private static func product(_ p: ProductDeclaration, _ site: RuleModel.Site) -> RuleModel.Product {
+    /// What a block's items say, sorted into fields; an item given twice (already reported)
+    /// keeps the one written last. Which items a block may hold the parser decided.
+    private struct Items {
         var displayName: StringLiteral?, period: Located<BillingPeriod>?, group: Identifier?
         var duration: RuleModel.Duration?, storeIDs: [RuleModel.StoreID] = [], grants: [Grant] = []
-        for item in p.items {
-            switch item.kind {
-            case .displayName(let s): displayName = s
-            case .period(let value): period = value
-            case .group(let g): group = g
-            case .duration(let n, let unit): duration = RuleModel.Duration(count: n, unit: unit, range: item.range)
-            case .storeID(let store, let id): storeIDs.append(RuleModel.StoreID(store: store, id: id, range: item.range))
-            case .grant(let g): grants.append(g)
-            case .usage, .event, .unit, .conversion: break
+        var usage: Located<Usage>?, event: StringLiteral?, unit: RuleModel.Unit?
+        var conversions: [RuleModel.Conversion] = []
+
+        init(_ items: [Item]) {
+            for item in items {
+                switch item.kind {
+                case .displayName(let s): displayName = s
+                case .storeID(let store, let id): storeIDs.append(.init(store: store, id: id, range: item.range))
+                case .period(let p): period = p
+                case .group(let g): group = g
+                case .duration(let n, let unit): duration = .init(count: n, unit: unit, range: item.range)
+                case .grant(let g): grants.append(g)
+                case .usage(let u): usage = u
+                case .event(let e): event = e
+                case .unit(let one, let many): unit = .init(singular: one, plural: many, range: item.range)
+                case .conversion(let feature, let amount, let credits):
+                    conversions.append(.init(feature: feature, amount: amount, credits: credits, range: item.range))
+                }
             }
         }
-        return RuleModel.Product(name: p.name, site: site, docs: p.docs, kind: p.kind, displayName: displayName,
-                                 period: period, group: group, duration: duration, storeIDs: storeIDs, grants: grants)
+    }
+
+    private static func product(_ p: ProductDeclaration, _ site: RuleModel.Site) -> RuleModel.Product {
+        let items = Items(p.items)
+        return RuleModel.Product(name: p.name, site: site, docs: p.docs, kind: p.kind, displayName: items.displayName,
+                                 period: items.period, group: items.group, duration: items.duration,
+                                 storeIDs: items.storeIDs, grants: items.grants)
     }
 
     private static func entitlement(_ e: EntitlementDeclaration, _ site: RuleModel.Site) -> RuleModel.Entitlement {
-        var displayName: StringLiteral?, grants: [Grant] = []
-        for item in e.items {
-            switch item.kind {
-            case .displayName(let s): displayName = s
-            case .grant(let g): grants.append(g)
-            default: break
-            }
-        }
+        let items = Items(e.items)
         return RuleModel.Entitlement(name: e.name, site: site, docs: e.docs, constraint: e.expression,
-                                     displayName: displayName, grants: grants)
+                                     displayName: items.displayName, grants: items.grants)
     }
 
     private static func feature(_ f: FeatureDeclaration, _ site: RuleModel.Site) -> RuleModel.Feature {
-        var displayName: StringLiteral?, usage: Located<Usage>?, event: StringLiteral?, unit: RuleModel.Unit?
-        for item in f.items {
-            switch item.kind {
-            case .displayName(let s): displayName = s
-            case .usage(let u): usage = u
-            case .event(let e): event = e
-            case .unit(let one, let many): unit = RuleModel.Unit(singular: one, plural: many, range: item.range)
-            default: break
-            }
-        }
+        let items = Items(f.items)
         return RuleModel.Feature(name: f.name, site: site, docs: f.docs, isCreditSystem: false, kind: f.kind,
-                                 usage: usage, requires: f.requires, displayName: displayName, event: event,
-                                 unit: unit, conversions: [])
+                                 usage: items.usage, requires: f.requires, displayName: items.displayName,
+                                 event: items.event, unit: items.unit, conversions: [])
     }
 
     private static func creditSystem(_ c: CreditsDeclaration, _ site: RuleModel.Site) -> RuleModel.Feature {
-        var displayName: StringLiteral?, unit: RuleModel.Unit?, conversions: [RuleModel.Conversion] = []
-        for item in c.items {
-            switch item.kind {
-            case .displayName(let s): displayName = s
-            case .unit(let one, let many): unit = RuleModel.Unit(singular: one, plural: many, range: item.range)
-            case .conversion(let feature, let amount, let credits):
-                conversions.append(RuleModel.Conversion(feature: feature, amount: amount, credits: credits,
-                                                        range: item.range))
-            default: break
-            }
-        }
+        let items = Items(c.items)
         return RuleModel.Feature(name: c.name, site: site, docs: c.docs, isCreditSystem: true, kind: nil, usage: nil,
-                                 requires: nil, displayName: displayName, event: nil, unit: unit,
-                                 conversions: conversions)
+                                 requires: nil, displayName: items.displayName, event: nil, unit: items.unit,
+                                 conversions: items.conversions)
     }
 
     private static func test(_ t: TestDeclaration, _ site: RuleModel.Site) -> RuleModel.Test {

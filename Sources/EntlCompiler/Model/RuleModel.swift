@@ -41,18 +41,21 @@ public struct RuleModel: Sendable {
         case feature(Feature)
         case test(Test)
 
-        public var site: Site {
+        /// The declaration, whatever its kind.
+        public var declared: any Declared {
             switch self {
-            case .app(let a): a.site
-            case .product(let p): p.site
-            case .entitlement(let e): e.site
-            case .feature(let f): f.site
-            case .test(let t): t.site
+            case .app(let a): a
+            case .product(let p): p
+            case .entitlement(let e): e
+            case .feature(let f): f
+            case .test(let t): t
             }
         }
 
+        public var site: Site { declared.site }
+
         /// What a name declared here means, for the declarations that declare one.
-        public var named: Named? {
+        public var named: (any Named)? {
             switch self {
             case .product(let p): p
             case .entitlement(let e): e
@@ -72,10 +75,14 @@ public struct RuleModel: Sendable {
     }
 }
 
-/// What every declaration that declares a name has: the name, where it is, its `///` comment.
-public protocol Named: Sendable {
-    var name: Identifier { get }
+/// A declaration of the model: it knows where it is.
+public protocol Declared: Sendable {
     var site: RuleModel.Site { get }
+}
+
+/// A declaration that declares a name: the name, its `///` comment, and what kind of name.
+public protocol Named: Declared {
+    var name: Identifier { get }
     var docs: [String] { get }
     var symbolKind: Symbol.Kind { get }
 }
