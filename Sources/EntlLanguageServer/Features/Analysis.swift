@@ -47,10 +47,7 @@ public struct Location: Equatable, Sendable {
     public var file: String
     public var range: SourceRange
 
-    public init(file: String, range: SourceRange) {
-        self.file = file
-        self.range = range
-    }
+    public init(file: String, range: SourceRange) { (self.file, self.range) = (file, range) }
 }
 
 /// Replace the bytes `range` of `file` with `newText`.
@@ -60,9 +57,21 @@ public struct TextEdit: Equatable, Sendable {
     public var newText: String
 
     public init(file: String, range: Range<Int>, newText: String) {
-        self.file = file
-        self.range = range
-        self.newText = newText
+        (self.file, self.range, self.newText) = (file, range, newText)
+    }
+}
+
+/// What a name stands for, as an editor shows it.
+public enum NameKind: Int, Sendable {
+    case product, entitlement, feature, credits
+
+    init(_ kind: Symbol.Kind) {
+        switch kind {
+        case .product: self = .product
+        case .entitlement: self = .entitlement
+        case .feature: self = .feature
+        case .credits: self = .credits
+        }
     }
 }
 

@@ -91,7 +91,8 @@ extension Analysis {
            case .entitlement(let e) = checked.model.declarations[symbol.site], symbol.file == d.file {
             let expression = String(code[code.index(after: equals)...].drop { $0 == " " })
             let range = e.constraint.range.start.offset..<e.constraint.range.end.offset
-            return CodeAction(title: title, diagnostic: d, edits: [TextEdit(file: d.file, range: range, newText: expression)])
+            return CodeAction(title: title, diagnostic: d, edits: [TextEdit(file: d.file, range: range,
+                                                                            newText: expression)])
         }
         let formatted = Printer.format(SourceFile(path: "<rewrite>", text: code)) ?? code + "\n"
         let end = source.bytes.count
@@ -110,10 +111,7 @@ public struct CodeAction: Equatable, Sendable {
     public var isPreferred: Bool
 
     public init(title: String, diagnostic: Diagnostic, edits: [TextEdit], isPreferred: Bool = false) {
-        self.title = title
-        self.diagnostic = diagnostic
-        self.edits = edits
-        self.isPreferred = isPreferred
+        (self.title, self.diagnostic, self.edits, self.isPreferred) = (title, diagnostic, edits, isPreferred)
     }
 }
 

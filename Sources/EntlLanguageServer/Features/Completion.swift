@@ -22,8 +22,9 @@ extension Analysis {
                     for name in table.names(where: filter) where seen.insert(name).inserted {
                         let symbol = table[name]!
                         let docs = docComment(checked.model.declarations[symbol.site].named?.docs ?? [])
-                        items.append(CompletionItem(label: name, kind: CompletionItem.Kind(symbol.kind),
-                                                    detail: symbol.kind.detail, documentation: docs.isEmpty ? nil : docs))
+                        items.append(CompletionItem(label: name, kind: .name(NameKind(symbol.kind)),
+                                                    detail: symbol.kind.detail,
+                                                    documentation: docs.isEmpty ? nil : docs))
                     }
                 }
             }
@@ -34,21 +35,13 @@ extension Analysis {
 
 /// A word or name that may be written at the cursor.
 public struct CompletionItem: Equatable, Sendable {
-    public enum Kind: Sendable {
-        case product, entitlement, feature, credits
+    public enum Kind: Equatable, Sendable {
+        /// A declared name.
+        case name(NameKind)
         /// A reserved or contextual word.
         case keyword
         /// One of a closed set of values (`month`, `consumable`, `app_store`).
         case value
-
-        init(_ kind: Symbol.Kind) {
-            switch kind {
-            case .product: self = .product
-            case .entitlement: self = .entitlement
-            case .feature: self = .feature
-            case .credits: self = .credits
-            }
-        }
     }
 
     public var label: String
@@ -59,10 +52,7 @@ public struct CompletionItem: Equatable, Sendable {
     public var documentation: String?
 
     public init(label: String, kind: Kind, detail: String? = nil, documentation: String? = nil) {
-        self.label = label
-        self.kind = kind
-        self.detail = detail
-        self.documentation = documentation
+        (self.label, self.kind, self.detail, self.documentation) = (label, kind, detail, documentation)
     }
 }
 
@@ -190,7 +180,8 @@ struct CompletionPlace {
         case (_, "usage") where words.count == 1: values(Usage.spellings)
         case ("test", "given"):
             if words.count == 1 { names(\.isProduct) }
-            else { values(PurchaseStatusWord.spellings); keywords(["since", "until", "grace_until", "quantity", "family_shared"]) }
+            else { values(PurchaseStatusWord.spellings); keywords(["since", "until", "grace_until", "quantity",
+                                                                   "family_shared"]) }
         case ("test", "used"), ("test", "level"):
             if words.count == 1 { names(\.isMetered) }
             else if words.count >= 3 { keywords(["at"] + (first == "used" ? ["id"] : [])) }

@@ -3,20 +3,10 @@ import EntlSyntax
 
 /// A token an editor colours by meaning.
 public struct SemanticToken: Equatable, Sendable {
-    /// The token types, in the order of the legend the server announces.
-    public enum Kind: Int, CaseIterable, Sendable {
+    public enum Kind: Equatable, Sendable {
         case keyword, number, string, comment
-        /// Names, by what they resolve to.
-        case product, entitlement, feature, credits
-
-        init(_ kind: Symbol.Kind) {
-            switch kind {
-            case .product: self = .product
-            case .entitlement: self = .entitlement
-            case .feature: self = .feature
-            case .credits: self = .credits
-            }
-        }
+        /// A name, by what it resolves to.
+        case name(NameKind)
     }
 
     /// The token's bytes.
@@ -26,9 +16,7 @@ public struct SemanticToken: Equatable, Sendable {
     public var isDeclaration: Bool
 
     public init(range: Range<Int>, kind: Kind, isDeclaration: Bool) {
-        self.range = range
-        self.kind = kind
-        self.isDeclaration = isDeclaration
+        (self.range, self.kind, self.isDeclaration) = (range, kind, isDeclaration)
     }
 }
 
@@ -51,8 +39,10 @@ extension Analysis {
             case .string: tokens.append(SemanticToken(range: range, kind: .string, isDeclaration: false))
             case .identifier:
                 while let o = names.first, o.range.start.offset < range.lowerBound { names.removeFirst() }
-                if let o = names.first, o.range.start.offset == range.lowerBound, let symbol = index.symbols(of: o).first {
-                    tokens.append(SemanticToken(range: range, kind: .init(symbol.kind), isDeclaration: o.isDeclaration))
+                if let o = names.first, o.range.start.offset == range.lowerBound,
+                let symbol = index.symbols(of: o).first {
+                    tokens.append(SemanticToken(range: range, kind: .name(NameKind(symbol.kind)),
+                                                isDeclaration: o.isDeclaration))
                 }
             default: break
             }

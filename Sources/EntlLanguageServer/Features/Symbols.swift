@@ -19,12 +19,8 @@ public struct DocumentSymbol: Equatable, Sendable {
 
     public init(name: String, detail: String, kind: Kind, range: SourceRange, selectionRange: SourceRange,
                 children: [DocumentSymbol] = []) {
-        self.name = name
-        self.detail = detail
-        self.kind = kind
-        self.range = range
-        self.selectionRange = selectionRange
-        self.children = children
+        (self.name, self.detail, self.kind) = (name, detail, kind)
+        (self.range, self.selectionRange, self.children) = (range, selectionRange, children)
     }
 }
 
@@ -35,9 +31,7 @@ public struct WorkspaceSymbol: Equatable, Sendable {
     public var location: Location
 
     public init(name: String, kind: DocumentSymbol.Kind, location: Location) {
-        self.name = name
-        self.kind = kind
-        self.location = location
+        (self.name, self.kind, self.location) = (name, kind, location)
     }
 }
 
@@ -59,7 +53,8 @@ public enum Symbols {
             (name, kind, detail, selection) = (f.name.name, .feature, (f.kind?.value.rawValue ?? "") + " feature",
                                                f.name.range)
         case .credits(let c): (name, kind, detail, selection) = (c.name.name, .credits, "credits", c.name.range)
-        case .entitlement(let e): (name, kind, detail, selection) = (e.name.name, .entitlement, "= \(e.expression)", e.name.range)
+        case .entitlement(let e): (name, kind, detail, selection) = (e.name.name, .entitlement, "= \(e.expression)",
+                                                                     e.name.range)
         case .environment(let e):
             (name, kind, detail, selection) = ("environment \(e.environment.value.rawValue)", .environment, "",
                                                e.environment.range)
@@ -78,7 +73,8 @@ public enum Symbols {
         var out: [WorkspaceSymbol] = []
         for d in file.declarationsInBlocks {
             guard let name = d.name, let kind = kind(d), matches(query, name.name) else { continue }
-            out.append(WorkspaceSymbol(name: name.name, kind: kind, location: Location(file: file.path, range: name.range)))
+            out.append(WorkspaceSymbol(name: name.name, kind: kind, location: Location(file: file.path,
+                                                                                       range: name.range)))
         }
         return out
     }

@@ -67,7 +67,8 @@ public final class LanguageServer {
         guard case .object = message, let method = message["method"]?.stringValue else {
             // A response to a request of ours (we send none that need one) or garbage.
             if message["id"] != nil, message["result"] != nil || message["error"] != nil { return }
-            respond(to: message["id"] ?? .null, error: ResponseError(.invalidRequest, "not a JSON-RPC request or notification"))
+            respond(to: message["id"] ?? .null, error: ResponseError(.invalidRequest,
+                                                                     "not a JSON-RPC request or notification"))
             return
         }
         let params = message["params"] ?? .null
@@ -159,7 +160,8 @@ public final class LanguageServer {
         for folder in params["workspaceFolders"]?.arrayValue ?? [] {
             if let uri = folder["uri"]?.stringValue, let path = DocumentURI.path(uri) { roots.append(path) }
         }
-        if roots.isEmpty, let uri = params["rootUri"]?.stringValue, let path = DocumentURI.path(uri) { roots.append(path) }
+        if roots.isEmpty, let uri = params["rootUri"]?.stringValue,
+        let path = DocumentURI.path(uri) { roots.append(path) }
         let capabilities: JSONValue = .object([
             "positionEncoding": .string("utf-16"),
             "textDocumentSync": .object([
@@ -176,7 +178,7 @@ public final class LanguageServer {
             "codeActionProvider": .object(["codeActionKinds": .array([.string("quickfix")])]),
             "semanticTokensProvider": .object([
                 "legend": .object([
-                    "tokenTypes": .array(SemanticToken.Kind.allCases.map { .string($0.legendName) }),
+                    "tokenTypes": .array(SemanticToken.Kind.legend.map { .string($0) }),
                     "tokenModifiers": .array([.string("declaration")]),
                 ]),
                 "full": .bool(true),

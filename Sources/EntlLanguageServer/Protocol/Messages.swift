@@ -26,7 +26,8 @@ extension LanguageServer {
     }
 
     func completionItem(_ item: CompletionItem) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("label", .string(item.label)), ("kind", .int(item.kind.lspKind))]
+        var members: [(key: String, value: JSONValue)] = [("label", .string(item.label)), ("kind",
+                                                                                           .int(item.kind.lspKind))]
         if let detail = item.detail { members.append(("detail", .string(detail))) }
         if let docs = item.documentation {
             members.append(("documentation", .object(["kind": .string("markdown"), "value": .string(docs)])))
@@ -39,7 +40,8 @@ extension LanguageServer {
             ("name", .string(symbol.name)), ("detail", .string(symbol.detail)), ("kind", .int(symbol.kind.lspKind)),
             ("range", lines.range(symbol.range)), ("selectionRange", lines.range(symbol.selectionRange)),
         ]
-        if !symbol.children.isEmpty { members.append(("children", .array(symbol.children.map { documentSymbol($0, lines) }))) }
+        if !symbol.children.isEmpty { members.append(("children", .array(symbol.children.map { documentSymbol($0,
+                                                                                                              lines) }))) }
         return .object(members)
     }
 
@@ -97,7 +99,7 @@ extension LanguageServer {
             guard from.line == to.line, to.character > from.character else { continue }
             let deltaLine = from.line - previous.line
             data += [deltaLine, deltaLine == 0 ? from.character - previous.character : from.character,
-                     to.character - from.character, t.kind.rawValue, t.isDeclaration ? 1 : 0]
+                     to.character - from.character, t.kind.legendIndex, t.isDeclaration ? 1 : 0]
             previous = from
         }
         return data
@@ -108,12 +110,12 @@ extension CompletionItem.Kind {
     /// LSP `CompletionItemKind`.
     var lspKind: Int {
         switch self {
-        case .product: 7
-        case .entitlement: 8
-        case .feature: 10
+        case .name(.product): 7
+        case .name(.entitlement): 8
+        case .name(.feature): 10
         case .keyword: 14
         case .value: 20
-        case .credits: 22
+        case .name(.credits): 22
         }
     }
 }
@@ -134,17 +136,18 @@ extension DocumentSymbol.Kind {
 }
 
 extension SemanticToken.Kind {
-    /// The LSP token type in the server's legend (the legend lists them in `rawValue` order).
-    var legendName: String {
+    /// The LSP token types the server announces: the keywords, numbers, strings and comments
+    /// the lexer sees, then the names by `NameKind`.
+    static let legend = ["keyword", "number", "string", "comment", "class", "interface", "property", "struct"]
+
+    /// The index of the kind's type in `legend`.
+    var legendIndex: Int {
         switch self {
-        case .keyword: "keyword"
-        case .number: "number"
-        case .string: "string"
-        case .comment: "comment"
-        case .product: "class"
-        case .entitlement: "interface"
-        case .feature: "property"
-        case .credits: "struct"
+        case .keyword: 0
+        case .number: 1
+        case .string: 2
+        case .comment: 3
+        case .name(let kind): 4 + kind.rawValue
         }
     }
 }

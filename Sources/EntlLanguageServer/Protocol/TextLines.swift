@@ -7,10 +7,7 @@ public struct Position: Hashable, Comparable, Sendable {
     public var line: Int
     public var character: Int
 
-    public init(line: Int, character: Int) {
-        self.line = line
-        self.character = character
-    }
+    public init(line: Int, character: Int) { (self.line, self.character) = (line, character) }
 
     public static func < (a: Position, b: Position) -> Bool {
         (a.line, a.character) < (b.line, b.character)

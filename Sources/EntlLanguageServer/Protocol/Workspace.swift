@@ -55,12 +55,7 @@ enum DocumentURI {
     }
 
     private static func hex(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        Character(Unicode.Scalar(b)).hexDigitValue.map(UInt8.init)
     }
 
     /// The directory of a path (`/a/b.entl` → `/a`).

@@ -29,12 +29,12 @@ import Testing
         let tokens = r.analysis.semanticTokens(in: r.source)
         func token(_ marker: String) -> SemanticToken? { tokens.first { $0.range.lowerBound == r[marker] } }
         #expect(token("1️⃣") == SemanticToken(range: r["1️⃣"]..<r["1️⃣"] + 7, kind: .keyword, isDeclaration: false))
-        #expect(token("2️⃣") == SemanticToken(range: r["2️⃣"]..<r["2️⃣"] + 1, kind: .product, isDeclaration: true))
+        #expect(token("2️⃣") == SemanticToken(range: r["2️⃣"]..<r["2️⃣"] + 1, kind: .name(.product), isDeclaration: true))
         #expect(token("3️⃣") == nil)  // the comment starts at `//`
         #expect(tokens.contains { $0.kind == .comment && $0.range.upperBound == r["3️⃣"] + 4 })
-        #expect(token("4️⃣")?.kind == .entitlement)
+        #expect(token("4️⃣")?.kind == .name(.entitlement))
         #expect(token("4️⃣")?.isDeclaration == true)
-        #expect(token("5️⃣") == SemanticToken(range: r["5️⃣"]..<r["5️⃣"] + 1, kind: .product, isDeclaration: false))
+        #expect(token("5️⃣") == SemanticToken(range: r["5️⃣"]..<r["5️⃣"] + 1, kind: .name(.product), isDeclaration: false))
         #expect(token("6️⃣") == nil)  // resolves to nothing
         #expect(token("7️⃣")?.kind == .number)
         #expect(tokens.map(\.range.lowerBound) == tokens.map(\.range.lowerBound).sorted())
