@@ -32,7 +32,8 @@ final class LintContext {
 
     /// The source text of a range, shortened to `limit` characters for messages.
     func text(_ file: String, _ range: SourceRange, limit: Int = 48) -> String {
-        guard let bytes = sources[file]?.bytes, range.start.offset <= range.end.offset, range.end.offset <= bytes.count else {
+        guard let bytes = sources[file]?.bytes, range.start.offset <= range.end.offset,
+              range.end.offset <= bytes.count else {
             return ""
         }
         let text = String(decoding: bytes[range.start.offset..<range.end.offset], as: UTF8.self)
@@ -82,7 +83,9 @@ final class LintContext {
             guard let symbol = table[name], symbol.kind == .entitlement,
                   case .entitlement(let d) = declarations[symbol.site].declaration else { continue }
             if d.expression.mentionsEveryone, saying.insert(name).inserted { pending.append(name) }
-            for r in d.expression.references where table[r.name]?.kind == .entitlement { namedBy[r.name, default: []].append(name) }
+            for r in d.expression.references where table[r.name]?.kind == .entitlement {
+                namedBy[r.name, default: []].append(name)
+            }
         }
         while let next = pending.popLast() {
             for dependent in namedBy[next] ?? [] where saying.insert(dependent).inserted { pending.append(dependent) }
@@ -106,9 +109,10 @@ final class LintContext {
 enum Linter {
     static let checks: [any LintCheck.Type] = [
         UnusedProductCheck.self, NeverGrantedCheck.self, ImpossibleConstraintCheck.self, AlwaysTrueConstraintCheck.self,
-        RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self, CarryCapBelowAllowanceCheck.self,
-        UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self, TestWithoutExpectationCheck.self,
-        UnknownStoreCheck.self, SkippedAnalysisCheck.self,
+        RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self,
+        CarryCapBelowAllowanceCheck.self,
+        UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self,
+        TestWithoutExpectationCheck.self, UnknownStoreCheck.self, SkippedAnalysisCheck.self,
     ]
 
     static func run(_ checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {

@@ -126,7 +126,8 @@ public struct ASTDump {
             if g.familyShared != nil { text += " family_shared" }
             label = text
         case .used(let f, let n, let at, let id):
-            label = "Used \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "") + (id.map { " id \(quote($0.value))" } ?? "")
+            label = "Used \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
+                + (id.map { " id \(quote($0.value))" } ?? "")
         case .customerSince(let s): label = "CustomerSince \(quote(s.value))"
         case .level(let f, let n, let at): label = "Level \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
         case .override(let p, let v): label = "Override \(p) \(v.value.rawValue)"

@@ -63,10 +63,10 @@ extension Parser {
     /// "expected a declaration, found `prodcut`" with a suggestion for a misspelled keyword.
     private mutating func reportNotADeclaration() {
         guard token.kind != .invalid else { return }
-        var help = "declarations start with `app`, `product`, `feature`, `credits`, `entitlement`, `environment` or "
-                   + "`test`"
-        if let w = word, let k = Suggestions.closest(to: w,
-                                                     among: Keyword.allCases.filter(\.startsDeclaration).map(\.rawValue)) {
+        var help = "declarations start with `app`, `product`, `feature`, `credits`, `entitlement`, `environment` "
+            + "or `test`"
+        let keywords = Keyword.allCases.filter(\.startsDeclaration).map(\.rawValue)
+        if let w = word, let k = Suggestions.closest(to: w, among: keywords) {
             help = "did you mean `\(k)`?"
         }
         report(.expectedToken, "expected a declaration, found \(token.description)", at: token.range, help: help)

@@ -169,7 +169,9 @@ extension Parser {
     /// "expect" , NAME , [ INTEGER ] , decision , [ "balance" , ( INTEGER | "unlimited" ) ] ,
     /// [ "via" , ( "direct" | "credits" , [ NAME ] ) ] ;   (balance and via in any order, once each)
     private mutating func parseExpect() -> Expectation? {
-        guard let name = parseName("a product, entitlement, feature or credit system name after `expect`") else { return nil }
+        guard let name = parseName("a product, entitlement, feature or credit system name after `expect`") else {
+            return nil
+        }
         var amount: IntegerLiteral?
         if case .integer(let v) = token.kind {
             amount = IntegerLiteral(v, range: token.range)

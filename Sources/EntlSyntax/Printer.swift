@@ -255,7 +255,8 @@ public struct Printer {
     }
 
     /// `KEYWORD NAME:` and the kind.
-    private func kindHeader(_ keyword: String, _ start: SourceLocation, _ name: Identifier, _ kind: SourceRange?) -> [Piece] {
+    private func kindHeader(_ keyword: String, _ start: SourceLocation, _ name: Identifier,
+                            _ kind: SourceRange?) -> [Piece] {
         [Piece(text: keyword, offset: start.offset), Piece(text: name.name + ":", offset: name.range.start.offset)]
             + (kind.map { [piece($0)] } ?? [])
     }
@@ -263,13 +264,14 @@ public struct Printer {
     private mutating func declaration(_ d: Declaration, limit: Int) {
         switch d {
         case .app(let a):
-            line([Piece(text: "app", offset: a.range.start.offset), piece(a.id.range)], start: a.range.start, end: a.range.end,
-                 limit: limit)
+            line([Piece(text: "app", offset: a.range.start.offset), piece(a.id.range)], start: a.range.start,
+                 end: a.range.end, limit: limit)
         case .product(let p):
             let header = kindHeader("product", p.range.start, p.name, p.kind?.range)
             let headerEnd = p.kind?.range.end ?? p.name.range.end
             block(header: header, start: p.range.start, headerEnd: headerEnd, end: p.range.end, hasBlock: p.hasBlock,
-                  firstInner: p.items.first?.range.start.offset, limit: limit) { $0.items(p.items, closing: p.range.end.offset - 1) }
+                  firstInner: p.items.first?.range.start.offset,
+                  limit: limit) { $0.items(p.items, closing: p.range.end.offset - 1) }
         case .feature(let f):
             var header = kindHeader("feature", f.range.start, f.name, f.kind?.range)
             var headerEnd = f.kind?.range.end ?? f.name.range.end
@@ -280,11 +282,13 @@ public struct Printer {
                 headerEnd = r.range.end
             }
             block(header: header, start: f.range.start, headerEnd: headerEnd, end: f.range.end, hasBlock: f.hasBlock,
-                  firstInner: f.items.first?.range.start.offset, limit: limit) { $0.items(f.items, closing: f.range.end.offset - 1) }
+                  firstInner: f.items.first?.range.start.offset,
+                  limit: limit) { $0.items(f.items, closing: f.range.end.offset - 1) }
         case .credits(let c):
-            block(header: [Piece(text: "credits", offset: c.range.start.offset), piece(c.name.range)], start: c.range.start,
-                  headerEnd: c.name.range.end, end: c.range.end, hasBlock: c.hasBlock,
-                  firstInner: c.items.first?.range.start.offset, limit: limit) { $0.items(c.items, closing: c.range.end.offset - 1) }
+            block(header: [Piece(text: "credits", offset: c.range.start.offset), piece(c.name.range)],
+                  start: c.range.start, headerEnd: c.name.range.end, end: c.range.end, hasBlock: c.hasBlock,
+                  firstInner: c.items.first?.range.start.offset,
+                  limit: limit) { $0.items(c.items, closing: c.range.end.offset - 1) }
         case .entitlement(let e):
             let equals = find(.equals, from: e.name.range.end.offset, before: e.expression.range.start.offset)
             let header = [Piece(text: "entitlement", offset: e.range.start.offset), piece(e.name.range),
@@ -300,8 +304,8 @@ public struct Printer {
                 $0.declarations(env.declarations, limit: env.range.end.offset - 1)
             }
         case .test(let t):
-            block(header: [Piece(text: "test", offset: t.range.start.offset), piece(t.description.range)], start: t.range.start,
-                  headerEnd: t.description.range.end, end: t.range.end, hasBlock: true,
+            block(header: [Piece(text: "test", offset: t.range.start.offset), piece(t.description.range)],
+                  start: t.range.start, headerEnd: t.description.range.end, end: t.range.end, hasBlock: true,
                   firstInner: t.items.first?.range.start.offset, limit: limit, braces: true) {
                 $0.testItems(t.items, closing: t.range.end.offset - 1)
             }
@@ -329,10 +333,14 @@ public struct Printer {
         case .event(let e): return [keyword, piece(e.range)]
         case .unit(let singular, let plural):
             guard let plural else { return [keyword, piece(singular.range)] }
-            return [keyword, piece(singular.range), Piece(text: "/", offset: find(.slash, from: singular.range.end.offset, before: plural.range.start.offset)),
+            return [keyword, piece(singular.range),
+                    Piece(text: "/",
+                          offset: find(.slash, from: singular.range.end.offset, before: plural.range.start.offset)),
                     piece(plural.range)]
         case .conversion(let f, let amount, let credits):
-            return [piece(f.range), piece(amount.range), Piece(text: "=", offset: find(.equals, from: amount.range.end.offset, before: credits.range.start.offset)),
+            return [piece(f.range), piece(amount.range),
+                    Piece(text: "=",
+                          offset: find(.equals, from: amount.range.end.offset, before: credits.range.start.offset)),
                     piece(credits.range)]
         case .grant(let g): return grant(g)
         }
@@ -378,7 +386,8 @@ public struct Printer {
         let start = item.range.start.offset
         /// A clause keyword (once per item, so the first after `from`) and its value.
         func clause(_ keyword: String, _ value: SourceRange, after from: SourceRange) -> [Piece] {
-            [Piece(text: keyword, offset: word(keyword, from: from.end.offset, before: value.start.offset)), piece(value)]
+            [Piece(text: keyword, offset: word(keyword, from: from.end.offset, before: value.start.offset)),
+             piece(value)]
         }
         func keyword(_ w: String) -> Piece { Piece(text: w, offset: start) }
         switch item.kind {
@@ -395,12 +404,15 @@ public struct Printer {
             if let f = g.familyShared { p.append(piece(f.range)) }
             return p
         case .used(let f, let n, let at, let id):
-            return [keyword("used"), piece(f.range), piece(n.range)] + (at.map { clause("at", $0.range, after: n.range) } ?? [])
+            return [keyword("used"), piece(f.range), piece(n.range)]
+                + (at.map { clause("at", $0.range, after: n.range) } ?? [])
                 + (id.map { clause("id", $0.range, after: n.range) } ?? [])
         case .level(let f, let n, let at):
-            return [keyword("level"), piece(f.range), piece(n.range)] + (at.map { clause("at", $0.range, after: n.range) } ?? [])
+            return [keyword("level"), piece(f.range), piece(n.range)]
+                + (at.map { clause("at", $0.range, after: n.range) } ?? [])
         case .customerSince(let s):
-            return [keyword("customer"), Piece(text: "since", offset: word("since", from: start, before: s.range.start.offset)),
+            return [keyword("customer"),
+                    Piece(text: "since", offset: word("since", from: start, before: s.range.start.offset)),
                     piece(s.range)]
         case .override(let p, let v): return [keyword("override"), piece(p.range), piece(v.range)]
         case .expect(let e):
@@ -453,7 +465,8 @@ public struct Printer {
             out.append(piece(date.instant.range))
         case .atLeast(let id, let n):
             out.append(piece(id.range))
-            out.append(Piece(text: ">=", offset: find(.greaterEqual, from: id.range.end.offset, before: n.range.start.offset)))
+            out.append(Piece(text: ">=",
+                             offset: find(.greaterEqual, from: id.range.end.offset, before: n.range.start.offset)))
             out.append(piece(n.range))
         case .not(let inner, let keyword):
             out.append(Piece(text: "not", offset: keyword.range.start.offset))
@@ -476,7 +489,11 @@ public struct Printer {
                 case .or: true
                 default: false
                 }
-                if needsParentheses { parenthesized(t, into: &out, cursor: &cursor) } else { expression(t, into: &out, cursor: &cursor) }
+                if needsParentheses {
+                    parenthesized(t, into: &out, cursor: &cursor)
+                } else {
+                    expression(t, into: &out, cursor: &cursor)
+                }
             }
         case .error(let e):
             out.append(Piece(text: e.value, offset: e.range.start.offset))

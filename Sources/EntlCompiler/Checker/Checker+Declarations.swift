@@ -73,8 +73,8 @@ extension Checker {
         checkSingleItems(feature.items, owner: owner, file: file)
         if let requires = feature.requires {
             if feature.kind?.value == .metered {
-                report(.requiresOnMetered, "`requires` applies only to boolean features", file: file, at: requires.range,
-                       label: "`\(feature.name.name)` is metered",
+                report(.requiresOnMetered, "`requires` applies only to boolean features", file: file,
+                       at: requires.range, label: "`\(feature.name.name)` is metered",
                        help: "grant the metered feature from an entitlement whose constraint says who gets it")
             } else {
                 checkConstraint(requires, file: file, table: table)
@@ -99,8 +99,10 @@ extension Checker {
             requirePositive(amount, "a conversion amount", file: file)
             requirePositive(cost, "a conversion's credits", file: file)
             if let first = converted[feature.name] {
-                report(.duplicateConversion, "`\(feature.name)` is converted twice in credit system `\(credits.name.name)`",
-                       file: file, at: feature.range, label: "converted again here", help: "keep one conversion per feature",
+                report(.duplicateConversion,
+                       "`\(feature.name)` is converted twice in credit system `\(credits.name.name)`",
+                       file: file, at: feature.range, label: "converted again here",
+                       help: "keep one conversion per feature",
                        notes: [DiagnosticNote(message: "first conversion", file: file, range: first)])
             } else {
                 converted[feature.name] = feature.range
@@ -115,7 +117,8 @@ extension Checker {
             case .feature(.metered?, _), .feature(nil, _):
                 break
             case .feature(.boolean?, _), .credits:
-                report(.conversionOfNonMetered, "credit system `\(credits.name.name)` converts `\(feature.name)`, a \(symbol.kind.detail)",
+                report(.conversionOfNonMetered,
+                       "credit system `\(credits.name.name)` converts `\(feature.name)`, a \(symbol.kind.detail)",
                        file: file, at: feature.range, label: "not a metered feature",
                        help: "credits pay for metered features only; remove this conversion")
             case .product, .entitlement:
@@ -165,7 +168,8 @@ extension Checker {
             }
             guard checkConstraintName(id, symbol, file: file) else { return }
             if symbol.kind != .product(.consumable), symbol.kind != .product(nil) {
-                report(.quantityOnNonConsumable, "`\(id.name)` is \(Checker.article(symbol.kind.detail)); `>= N` counts units of a consumable",
+                report(.quantityOnNonConsumable,
+                       "`\(id.name)` is \(Checker.article(symbol.kind.detail)); `>= N` counts units of a consumable",
                        file: file, at: expression.range, label: "not a consumable",
                        help: "write `\(id.name)` alone to require it")
             }
@@ -182,7 +186,8 @@ extension Checker {
             guard checkConstraintName(id, symbol, file: file) else { return }
             if symbol.kind == .entitlement {
                 report(.dateOnEntitlement,
-                       "`purchased \(date.relation.value.rawValue)` qualifies a product; `\(id.name)` is an entitlement",
+                       "`purchased \(date.relation.value.rawValue)` qualifies a product; "
+                       + "`\(id.name)` is an entitlement",
                        file: file, at: date.relation.range, label: "entitlements are not bought",
                        help: "qualify the products in the constraint of `\(id.name)`")
             }
@@ -201,7 +206,8 @@ extension Checker {
         case .product, .entitlement:
             return true
         case .feature, .credits:
-            report(.wrongKindOfName, "`\(id.name)` is \(Checker.article(symbol.kind.detail)); constraints name products and entitlements",
+            report(.wrongKindOfName,
+                   "`\(id.name)` is \(Checker.article(symbol.kind.detail)); constraints name products and entitlements",
                    file: file, at: id.range, label: "not a product or entitlement",
                    help: "to depend on a feature, name the entitlement or product that grants it")
             return false
@@ -222,7 +228,8 @@ extension Checker {
         if let cap = grant.carry?.cap { requirePositive(cap, "a carry cap", file: file) }
         switch symbol.kind {
         case .product, .entitlement:
-            report(.wrongKindOfName, "`\(name)` is \(Checker.article(symbol.kind.detail)), not a feature or credit system",
+            report(.wrongKindOfName,
+                   "`\(name)` is \(Checker.article(symbol.kind.detail)), not a feature or credit system",
                    file: file, at: grant.feature.range, label: "cannot be granted",
                    help: "`grants` names a feature or a credit system")
         case .feature(.boolean?, _):
@@ -232,16 +239,16 @@ extension Checker {
             }
             for (clause, range) in [("per", grant.per?.range), ("carry", grant.carry?.range)] {
                 if let range {
-                    report(.amountOnBooleanGrant, "boolean feature `\(name)` takes no `\(clause)`", file: file, at: range,
-                           label: "remove this", help: "write `grants \(name)`")
+                    report(.amountOnBooleanGrant, "boolean feature `\(name)` takes no `\(clause)`", file: file,
+                           at: range, label: "remove this", help: "write `grants \(name)`")
                 }
             }
         case .feature(.metered?, .continuous):
             if grant.amount == nil { reportMissingAmount(grant, symbol, file: file) }
             for (clause, range) in [("per", grant.per?.range), ("carry", grant.carry?.range)] {
                 if let range {
-                    report(.windowOnContinuousGrant, "`\(clause)` on continuous feature `\(name)`", file: file, at: range,
-                           label: "a level has no windows",
+                    report(.windowOnContinuousGrant, "`\(clause)` on continuous feature `\(name)`", file: file,
+                           at: range, label: "a level has no windows",
                            help: "continuous features (seats, storage) grant a fixed allowance; remove `\(clause)`")
                 }
             }

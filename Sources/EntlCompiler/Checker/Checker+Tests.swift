@@ -29,12 +29,15 @@ extension Checker {
             case .env, .state:
                 break
             case .given(let given):
-                guard let product = resolve(given.product, as: "product", file: file, table: table, where: \.isProduct) else { break }
+                guard let product = resolve(given.product, as: "product", file: file, table: table,
+                                            where: \.isProduct) else { break }
                 for instant in [given.since, given.until, given.graceUntil].compactMap({ $0 }) {
                     checkInstant(instant, file: file)
                 }
                 if let q = given.quantity, product.kind != .product(.consumable), product.kind != .product(nil) {
-                    report(.quantityOnNonConsumable, "`\(product.name)` is \(Checker.article(product.kind.detail)); only consumables have a quantity",
+                    report(.quantityOnNonConsumable,
+                           "`\(product.name)` is \(Checker.article(product.kind.detail)); "
+                           + "only consumables have a quantity",
                            file: file, at: q.range, label: "not a consumable", help: "remove `quantity`")
                 }
             case .used(let feature, _, let at, _), .level(let feature, _, let at):
@@ -80,7 +83,8 @@ extension Checker {
             return nil
         }
         guard accepts(symbol.kind) else {
-            report(.wrongKindOfName, "`\(id.name)` is \(Checker.article(symbol.kind.detail)), not \(Checker.article(noun))",
+            report(.wrongKindOfName,
+                   "`\(id.name)` is \(Checker.article(symbol.kind.detail)), not \(Checker.article(noun))",
                    file: file, at: id.range, label: "expected \(Checker.article(noun))")
             return nil
         }
@@ -93,13 +97,15 @@ extension Checker {
              (.feature(nil, _), _):
             return
         case (.feature(.metered?, .continuous), false):
-            report(.invalidTestItem, "`\(feature.name)` is continuous; it has a level, not uses", file: file, at: feature.range,
-                   label: "continuous feature", help: "write `level \(feature.name) N`")
+            report(.invalidTestItem, "`\(feature.name)` is continuous; it has a level, not uses", file: file,
+                   at: feature.range, label: "continuous feature", help: "write `level \(feature.name) N`")
         case (.feature(.metered?, .singleUse), true), (.credits, true):
-            report(.invalidTestItem, "`\(feature.name)` is consumed in uses; it has no level", file: file, at: feature.range,
-                   label: "single-use", help: "write `used \(feature.name) N`")
+            report(.invalidTestItem, "`\(feature.name)` is consumed in uses; it has no level", file: file,
+                   at: feature.range, label: "single-use", help: "write `used \(feature.name) N`")
         default:
-            report(.invalidTestItem, "`\(feature.name)` is \(Checker.article(symbol.kind.detail)); only metered features and credit systems are used",
+            report(.invalidTestItem,
+                   "`\(feature.name)` is \(Checker.article(symbol.kind.detail)); "
+                   + "only metered features and credit systems are used",
                    file: file, at: feature.range, label: "not metered")
         }
     }
@@ -110,7 +116,8 @@ extension Checker {
             return
         }
         // A feature whose kind did not parse was reported already: accept what it might be.
-        let metered = symbol.kind.isMetered || symbol.kind == .feature(nil, .singleUse) || symbol.kind == .feature(nil, .continuous)
+        let metered = symbol.kind.isMetered || symbol.kind == .feature(nil, .singleUse)
+            || symbol.kind == .feature(nil, .continuous)
         if let n = e.amount {
             if !metered {
                 report(.invalidTestItem, "a required amount applies only to metered features and credit systems",
@@ -125,8 +132,8 @@ extension Checker {
             case .amount(let n): n.range
             case .unlimited(let w): w.range
             }
-            report(.invalidTestItem, "`balance` applies only to metered features and credit systems", file: file, at: range,
-                   label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
+            report(.invalidTestItem, "`balance` applies only to metered features and credit systems", file: file,
+                   at: range, label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
         }
         guard let via = e.via else { return }
         let viaRange: SourceRange

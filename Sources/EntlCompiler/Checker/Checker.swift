@@ -41,7 +41,8 @@ struct Checker {
             for d in file.declarations {
                 if case .environment(let env) = d {
                     for inner in env.declarations {
-                        sites.append(DeclarationSite(file: file.path, declaration: inner, environment: env.environment.value))
+                        sites.append(DeclarationSite(file: file.path, declaration: inner,
+                                                     environment: env.environment.value))
                     }
                 } else {
                     sites.append(DeclarationSite(file: file.path, declaration: d, environment: nil))
@@ -97,7 +98,8 @@ struct Checker {
             if let first {
                 report(.duplicateApp, "more than one `app` declaration", file: site.file, at: app.range,
                        label: "second `app`", help: "a rule set describes one app; remove this declaration",
-                       notes: [DiagnosticNote(message: "the first `app` is here", file: first.file, range: first.range)])
+                       notes: [DiagnosticNote(message: "the first `app` is here", file: first.file,
+                                              range: first.range)])
             } else {
                 first = (site.file, app.range)
             }
@@ -109,7 +111,8 @@ struct Checker {
         for (index, site) in declarations.enumerated() where site.isVisible(in: env) {
             guard let named = modelDeclarations[index].named else { continue }
             let name = named.name
-            let symbol = Symbol(name: name.name, kind: named.symbolKind, site: index, file: site.file, range: name.range)
+            let symbol = Symbol(name: name.name, kind: named.symbolKind, site: index, file: site.file,
+                                range: name.range)
             if let first = table.insert(symbol), reportDuplicates {
                 report(.duplicateDeclaration, "duplicate name `\(name.name)`", file: site.file, at: name.range,
                        label: "declared again here",
@@ -151,11 +154,12 @@ struct Checker {
             for item in feature.items {
                 guard case .event(let event) = item.kind else { continue }
                 if let first = seen[event.value] {
-                    report(.duplicateEvent, "event \"\(event.value)\" is already the event of feature `\(first.feature)`",
+                    report(.duplicateEvent,
+                           "event \"\(event.value)\" is already the event of feature `\(first.feature)`",
                            file: site.file, at: event.range, label: "usage reported as this event would be ambiguous",
                            help: "give each feature its own event name",
-                           notes: [DiagnosticNote(message: "feature `\(first.feature)` declares it here", file: first.file,
-                                                  range: first.range)])
+                           notes: [DiagnosticNote(message: "feature `\(first.feature)` declares it here",
+                                                  file: first.file, range: first.range)])
                 } else {
                     seen[event.value] = (feature.name.name, site.file, event.range)
                 }
@@ -223,7 +227,8 @@ struct Checker {
                     let start = stack.firstIndex { $0.0 == target.name }!
                     let path = stack[start...].map { "`\($0.0)`" } + ["`\(target.name)`"]
                     let owner = owners[node]!
-                    report(.entitlementCycle, "entitlement `\(target.name)` depends on itself: \(path.joined(separator: " → "))",
+                    report(.entitlementCycle,
+                           "entitlement `\(target.name)` depends on itself: \(path.joined(separator: " → "))",
                            file: owner.file, at: target.range, label: "this reference closes the cycle",
                            help: "an entitlement cannot require itself, directly or through others")
                 case .black:

@@ -11,7 +11,8 @@ enum CarryWithoutResetCheck: LintCheck {
         for declaration in context.checkedDeclarations {
             for g in grants(of: declaration)?.grants ?? [] {
                 guard let carry = g.carry, g.per == nil, !isUnlimited(g) else { continue }
-                context.report(code, message, file: declaration.site.file, at: carry.range, label: label, help: help(g.feature.name))
+                context.report(code, message, file: declaration.site.file, at: carry.range, label: label,
+                               help: help(g.feature.name))
             }
         }
     }

@@ -13,9 +13,10 @@ enum DuplicateGrantCheck: LintCheck {
             var first: [String: Grant] = [:]
             for g in block.grants {
                 if let earlier = first[g.feature.name] {
-                    context.report(code, message(g.feature.name, block.owner), file: declaration.site.file, at: g.feature.range,
-                                   label: label, help: help,
-                                   notes: [DiagnosticNote(message: "first granted here", file: declaration.site.file, range: earlier.range)])
+                    context.report(code, message(g.feature.name, block.owner), file: declaration.site.file,
+                                   at: g.feature.range, label: label, help: help,
+                                   notes: [DiagnosticNote(message: "first granted here", file: declaration.site.file,
+                                                          range: earlier.range)])
                 } else {
                     first[g.feature.name] = g
                 }

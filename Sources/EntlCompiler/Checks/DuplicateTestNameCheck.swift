@@ -11,8 +11,10 @@ enum DuplicateTestNameCheck: LintCheck {
         for test in context.model.tests {
             let (t, site) = (test.syntax, test.site)
             if let earlier = first[t.description.value] {
-                context.report(code, message(t.description.value), file: site.file, at: t.description.range, label: label,
-                               help: help, notes: [DiagnosticNote(message: "first used here", file: earlier.file, range: earlier.range)])
+                context.report(code, message(t.description.value), file: site.file, at: t.description.range,
+                               label: label, help: help,
+                               notes: [DiagnosticNote(message: "first used here", file: earlier.file,
+                                                      range: earlier.range)])
             } else {
                 first[t.description.value] = (site.file, t.description.range)
             }

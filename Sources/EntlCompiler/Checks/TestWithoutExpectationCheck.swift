@@ -11,8 +11,8 @@ enum TestWithoutExpectationCheck: LintCheck {
             let t = test.syntax
             let expects = t.items.contains { if case .expect = $0.kind { true } else { false } }
             if !expects {
-                context.report(code, message(t.description.value), file: test.site.file, at: t.description.range, label: label,
-                               help: help)
+                context.report(code, message(t.description.value), file: test.site.file, at: t.description.range,
+                               label: label, help: help)
             }
         }
     }

@@ -33,5 +33,6 @@ extension UnknownStoreCheck {
 /// The stores purchase trackers report (RevenueCat's and the web's payment providers): what W314
 /// accepts and what an editor completes after `id`.
 public enum KnownStores {
-    public static let names = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web", "promotional"]
+    public static let names = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web",
+                               "promotional"]
 }

@@ -14,7 +14,8 @@ enum UnusedProductCheck: LintCheck {
                 for r in c.expression.references { referenced.insert(r.name) }
             }
         }
-        for case .product(let p) in context.checkedDeclarations where !referenced.contains(p.name.name) && p.grants.isEmpty {
+        for case .product(let p) in context.checkedDeclarations
+        where !referenced.contains(p.name.name) && p.grants.isEmpty {
             context.report(code, message(p.name.name), file: p.site.file, at: p.name.range, label: label,
                            help: help(p.name.name))
         }

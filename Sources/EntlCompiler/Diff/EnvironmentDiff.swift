@@ -71,9 +71,11 @@ final class EnvironmentDiff {
         self.since = since
         let oldModel = old.model[environment], newModel = new.model[environment]
         self.old = Side(checked: old, model: oldModel,
-                        analysis: ConstraintAnalysis(declarations: old.declarations, table: oldModel.symbols, atoms: atoms))
+                        analysis: ConstraintAnalysis(declarations: old.declarations, table: oldModel.symbols,
+                                                     atoms: atoms))
         self.new = Side(checked: new, model: newModel,
-                        analysis: ConstraintAnalysis(declarations: new.declarations, table: newModel.symbols, atoms: atoms))
+                        analysis: ConstraintAnalysis(declarations: new.declarations, table: newModel.symbols,
+                                                     atoms: atoms))
     }
 
     func run() {
@@ -85,7 +87,8 @@ final class EnvironmentDiff {
         if !atoms.usable {
             findings.removeAll { [.entitlementLost, .featureLost, .allowanceShrinks].contains($0.code) }
             let start = SourceLocation(line: 1, column: 1, offset: 0)
-            report(.comparisonIncomplete, "the constraints are too large to compare exactly: access and allowances were not compared",
+            report(.comparisonIncomplete,
+                   "the constraints are too large to compare exactly: access and allowances were not compared",
                    file: new.checked.sources.first?.path ?? "", range: SourceRange(start: start, end: start))
         }
     }
@@ -109,11 +112,13 @@ final class EnvironmentDiff {
                     message += "; `\(renamed)` is the same \(o.kind.noun) under another name"
                 }
                 report(.nameRemoved, message, file: o.file, range: o.range,
-                       help: "app code or a tracker that names it is denied from now on; keep the name, or allow D404 if nothing names it")
+                       help: "app code or a tracker that names it is denied from now on; keep the name, "
+                             + "or allow D404 if nothing names it")
                 continue
             }
             if o.kind != n.kind {
-                report(.nameRemoved, "`\(name)` was a \(o.kind.detail), is now a \(n.kind.detail)", file: n.file, range: n.range,
+                report(.nameRemoved, "`\(name)` was a \(o.kind.detail), is now a \(n.kind.detail)", file: n.file,
+                       range: n.range,
                        notes: [DiagnosticNote(message: "declared here before", file: o.file, range: o.range)])
             }
         }
@@ -127,13 +132,15 @@ final class EnvironmentDiff {
     /// grants; for a product, the same store ids.
     private func isRename(from oldName: String, to newName: String) -> Bool {
         if let a = old.model.entitlement(oldName), let b = new.model.entitlement(newName) {
-            guard let f = old.analysis.entitlement(oldName), let g = new.analysis.entitlement(newName) else { return false }
+            guard let f = old.analysis.entitlement(oldName),
+                  let g = new.analysis.entitlement(newName) else { return false }
             return old.analysis.equivalent(f, g) && a.displayName == b.displayName && Set(a.grants) == Set(b.grants)
         }
         if let a = old.model.product(oldName), let b = new.model.product(newName) {
             return a.kind?.value == b.kind?.value && !storeIDs(a).isEmpty && storeIDs(a) == storeIDs(b)
         }
-        if let a = old.model.feature(oldName), let b = new.model.feature(newName), !a.isCreditSystem, !b.isCreditSystem {
+        if let a = old.model.feature(oldName), let b = new.model.feature(newName), !a.isCreditSystem,
+           !b.isCreditSystem {
             return a.kind?.value == b.kind?.value && a.displayName == b.displayName && a.usage == b.usage
                 && a.event == b.event && a.unit?.singular == b.unit?.singular && a.unit?.plural == b.unit?.plural
                 && a.requires == nil && b.requires == nil
@@ -190,21 +197,25 @@ final class EnvironmentDiff {
                 "\(amount.grouped) for \(credits.grouped) credit\(credits == 1 ? "" : "s")"
             }
             for c in before where !after.contains(where: { $0.feature == c.feature }) {
-                report(.conversionDearer, "credit system `\(name)` no longer pays for `\(c.feature)`", file: new.file(name)!,
-                       range: n.name.range, notes: [DiagnosticNote(message: "the conversion before", file: old.file(name)!, range: c.range)])
+                report(.conversionDearer, "credit system `\(name)` no longer pays for `\(c.feature)`",
+                       file: new.file(name)!, range: n.name.range,
+                       notes: [DiagnosticNote(message: "the conversion before", file: old.file(name)!, range: c.range)])
             }
             for c in after {
                 guard let b = before.first(where: { $0.feature == c.feature }) else {
-                    report(.conversionCheaper, "credit system `\(name)` now pays for `\(c.feature)`", file: new.file(name)!, range: c.range)
+                    report(.conversionCheaper, "credit system `\(name)` now pays for `\(c.feature)`",
+                           file: new.file(name)!, range: c.range)
                     continue
                 }
                 // Credits per unit, c.credits / c.amount against b.credits / b.amount, compared
                 // exactly as c.credits × b.amount against b.credits × c.amount (128-bit products).
-                let after = c.credits.multipliedFullWidth(by: b.amount), before = b.credits.multipliedFullWidth(by: c.amount)
+                let after = c.credits.multipliedFullWidth(by: b.amount)
+                let before = b.credits.multipliedFullWidth(by: c.amount)
                 if after == before { continue }
                 let dearer = (after.high, after.low) > (before.high, before.low)
                 report(dearer ? .conversionDearer : .conversionCheaper,
-                       "`\(c.feature)` costs \(dearer ? "more" : "fewer") `\(name)` credits: \(rate(b.amount, b.credits)) → \(rate(c.amount, c.credits))",
+                       "`\(c.feature)` costs \(dearer ? "more" : "fewer") `\(name)` credits: "
+                       + "\(rate(b.amount, b.credits)) → \(rate(c.amount, c.credits))",
                        file: new.file(name)!, range: c.range,
                        notes: [DiagnosticNote(message: "the conversion before", file: old.file(name)!, range: b.range)])
             }
@@ -225,7 +236,8 @@ final class EnvironmentDiff {
             if facts[product] == nil { products.append(product); facts[product] = (1, nil, nil) }
             switch atom {
             case .atLeast(let n): facts[product]!.units = max(facts[product]!.units, n)
-            case .purchased(true, let t) where !existing || t != since: facts[product]!.before = min(facts[product]!.before ?? t, t)
+            case .purchased(true, let t) where !existing || t != since:
+                facts[product]!.before = min(facts[product]!.before ?? t, t)
             case .purchased(false, let t): facts[product]!.since = max(facts[product]!.since ?? t, t)
             case .purchased: break
             }

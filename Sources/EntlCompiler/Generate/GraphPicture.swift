@@ -54,7 +54,12 @@ public struct GraphPicture: Sendable {
         }
         for f in g.features {
             let kind: NodeKind = f.kind == .credits ? .credits : .feature
-            let detail = f.kind == .credits ? "credits" : f.kind == .boolean ? "boolean" : f.kind == .continuous ? "metered · level" : "metered"
+            let detail = switch f.kind {
+            case .credits: "credits"
+            case .boolean: "boolean"
+            case .continuous: "metered · level"
+            case .singleUse: "metered"
+            }
             nodes.append(Node(id: GraphPicture.id(f), kind: kind, name: f.name, detail: detail, docs: f.docs))
         }
         for e in g.entitlements {
@@ -70,7 +75,9 @@ public struct GraphPicture: Sendable {
                 switch grant.source {
                 case .product(let p):
                     from = "product_" + g.products[p].name
-                    if g.products[p].kind == .consumable, case .count = grant.amount { label = (label ?? "") + " × units" }
+                    if g.products[p].kind == .consumable, case .count = grant.amount {
+                        label = (label ?? "") + " × units"
+                    }
                 case .entitlement(let e):
                     from = "entitlement_" + g.entitlements[e].name
                 }
@@ -153,8 +160,10 @@ public struct GraphPicture: Sendable {
             "\"" + s.replacingAll("\\", "\\\\").replacingAll("\"", "\\\"").replacingAll("\n", "\\n") + "\""
         }
         var out = "digraph entl {\n"
-        out += "  graph [rankdir=LR, fontname=\"Helvetica\", label=\(q("entl rule graph (\(environment.rawValue))")), labelloc=t];\n"
-        out += "  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10, color=\"#475569\"];\n"
+        out += "  graph [rankdir=LR, fontname=\"Helvetica\", "
+               + "label=\(q("entl rule graph (\(environment.rawValue))")), labelloc=t];\n"
+        out += "  node [fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=10, "
+               + "color=\"#475569\"];\n"
         for n in nodes {
             let label = n.detail.map { n.name + "\n" + $0 } ?? n.name
             var attributes: [String]
@@ -174,7 +183,8 @@ public struct GraphPicture: Sendable {
             if let l = e.label { attributes.append("label=" + q(l)) }
             if e.kind == .credit { attributes.append("style=dashed") }
             if e.kind == .grant { attributes.append("color=\"#15803d\"") }
-            out += "  \(e.from) -> \(e.to)" + (attributes.isEmpty ? "" : " [\(attributes.joined(separator: ", "))]") + ";\n"
+            let list = attributes.isEmpty ? "" : " [\(attributes.joined(separator: ", "))]"
+            out += "  \(e.from) -> \(e.to)\(list);\n"
         }
         return out + "}\n"
     }

@@ -100,10 +100,13 @@ public enum SwiftGenerator {
         return out
     }
 
+    /// The typed queries. A line ending in `\` continues on the next: some generated lines are longer
+    /// than the 120 columns of ours.
     static let queries = """
         extension Evaluator {
             /// May the customer use `feature` (`requiredBalance` units of a metered one)?
-            public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
+            public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) \
+        throws(EvaluationError)
                 -> FeatureResult
             {
                 try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
@@ -117,7 +120,8 @@ public enum SwiftGenerator {
             }
 
             /// Does the customer own `product`?
-            public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
+            public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) \
+        -> ProductResult {
                 try entitled(product: product.name, at: at)
             }
 
@@ -132,7 +136,8 @@ public enum SwiftGenerator {
             public func unlockingProducts(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now())
                 throws(EvaluationError) -> [EntlProduct]?
             {
-                try unlockingProducts(feature: feature.name, requiredBalance: requiredBalance, at: at)?.compactMap(EntlProduct.named)
+                try unlockingProducts(feature: feature.name, requiredBalance: requiredBalance, at: at)?\
+        .compactMap(EntlProduct.named)
             }
         }
 
@@ -141,7 +146,8 @@ public enum SwiftGenerator {
                 try self.feature(feature.name, required: required)
             }
 
-            public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
+            public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) \
+        -> FeatureResult {
                 try self.feature(credits.name, required: required)
             }
 

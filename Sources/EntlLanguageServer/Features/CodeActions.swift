@@ -70,7 +70,8 @@ extension Analysis {
         let lineStart = source.offset(ofLine: line)
         // The declaration's indentation, within reason: every warning of a long line gets an
         // edit, and each edit must not copy a line's worth of blanks.
-        let indent = source.bytes[lineStart...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix(80)
+        let indent = source.bytes[lineStart...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            .prefix(80)
         let text = String(decoding: indent, as: UTF8.self) + "// entl-allow \(d.code.id)\n"
         return CodeAction(title: title, diagnostic: d,
                           edits: [TextEdit(file: d.file, range: lineStart..<lineStart, newText: text)])

@@ -106,7 +106,8 @@ struct CompletionPlace {
             case .leftBrace:
                 let owner = header.first.map(Self.word) ?? ""
                 if owner == "environment" {
-                    stack.append(.environment(header.dropFirst().first.flatMap { EnvironmentName(word: Self.word($0)) }))
+                    let name = header.dropFirst().first.flatMap { EnvironmentName(word: Self.word($0)) }
+                    stack.append(.environment(name))
                 } else {
                     stack.append(.block(owner))
                 }

@@ -109,7 +109,8 @@ enum Hover {
         var out: [String] = []
         for case .feature(let system) in model.declarations where system.isCreditSystem {
             for c in system.conversions where c.feature.name == name {
-                out.append("paid with `\(system.name.name)`: \(c.amount.value.literal) = \(c.credits.value.literal) credits")
+                out.append("paid with `\(system.name.name)`: "
+                           + "\(c.amount.value.literal) = \(c.credits.value.literal) credits")
             }
         }
         return out

@@ -21,7 +21,9 @@ extension Analysis {
     }
 
     /// The name a rename at `offset` would change: its range and its text.
-    public func prepareRename(in file: String, at offset: Int) throws(FeatureError) -> (range: SourceRange, name: String) {
+    public func prepareRename(in file: String, at offset: Int) throws(FeatureError)
+        -> (range: SourceRange, name: String)
+    {
         guard let (o, _) = resolve(in: file, at: offset) else { throw FeatureError(Self.notRenamable) }
         return (o.range, o.name)
     }
@@ -46,7 +48,8 @@ extension Analysis {
 
     /// Why `name` cannot name a declaration, or nil when it can.
     static func invalidName(_ name: String) -> String? {
-        guard let first = name.utf8.first, Lexer.isIdentifierStart(first), name.utf8.allSatisfy(Lexer.isIdentifierContinue)
+        guard let first = name.utf8.first, Lexer.isIdentifierStart(first),
+              name.utf8.allSatisfy(Lexer.isIdentifierContinue)
         else { return "`\(name)` is not a name: use letters, digits and `_`, starting with a letter or `_`" }
         if Keyword(rawValue: name) != nil { return "`\(name)` is a reserved word and cannot name anything" }
         return nil

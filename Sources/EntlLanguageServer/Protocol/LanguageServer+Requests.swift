@@ -32,14 +32,20 @@ extension LanguageServer {
 
     func prepareRename(_ params: JSONValue) throws(ResponseError) -> JSONValue {
         let (ruleSet, path, offset) = try position(params)
-        let (range, name) = try failed { () throws(FeatureError) in try ruleSet.analysis.prepareRename(in: path, at: offset) }
+        let (range, name) = try failed { () throws(FeatureError) in
+            try ruleSet.analysis.prepareRename(in: path, at: offset)
+        }
         return .object(["range": ruleSet.range(path, range), "placeholder": .string(name)])
     }
 
     func rename(_ params: JSONValue) throws(ResponseError) -> JSONValue {
-        guard let newName = params["newName"]?.stringValue else { throw ResponseError(.invalidParams, "missing `newName`") }
+        guard let newName = params["newName"]?.stringValue else {
+            throw ResponseError(.invalidParams, "missing `newName`")
+        }
         let (ruleSet, path, offset) = try position(params)
-        let edits = try failed { () throws(FeatureError) in try ruleSet.analysis.rename(in: path, at: offset, to: newName) }
+        let edits = try failed { () throws(FeatureError) in
+            try ruleSet.analysis.rename(in: path, at: offset, to: newName)
+        }
         return workspaceEdit(edits, ruleSet.lines)
     }
 
@@ -93,7 +99,9 @@ extension LanguageServer {
 
     func formatting(_ params: JSONValue) throws(ResponseError) -> JSONValue {
         let (_, source, lines) = try namesAndText(params)
-        guard let edit = try failed({ () throws(FeatureError) in try Formatting.edit(source) }) else { return .array([]) }
+        guard let edit = try failed({ () throws(FeatureError) in try Formatting.edit(source) }) else {
+            return .array([])
+        }
         return .array([textEdit(edit, lines)])
     }
 

@@ -40,8 +40,9 @@ extension LanguageServer {
             ("name", .string(symbol.name)), ("detail", .string(symbol.detail)), ("kind", .int(symbol.kind.lspKind)),
             ("range", lines.range(symbol.range)), ("selectionRange", lines.range(symbol.selectionRange)),
         ]
-        if !symbol.children.isEmpty { members.append(("children", .array(symbol.children.map { documentSymbol($0,
-                                                                                                              lines) }))) }
+        if !symbol.children.isEmpty {
+            members.append(("children", .array(symbol.children.map { documentSymbol($0, lines) })))
+        }
         return .object(members)
     }
 
