@@ -38,7 +38,8 @@ import Testing
         #expect(impact.errors.map(\.line) == [3])
         let rows = impact.rows.keys.sorted().map { key in
             let row = impact.rows[key]!
-            return "\(key.kind) \(key.name): +\(row.gained.customers) -\(row.lost.customers) ~\(row.balanceChanged.customers)"
+            return "\(key.kind) \(key.name): +\(row.gained.customers) -\(row.lost.customers) "
+                   + "~\(row.balanceChanged.customers)"
         }
         #expect(rows == [
             "entitlement free: +[\"a\", \"b\"] -[] ~[]",
@@ -52,8 +53,12 @@ import Testing
         let clock = instant("2026-06-01T00:00:00Z")
         var first = Impact(source: "s"), second = Impact(source: "s")
         for i in 0..<8 {
-            first.add(line: i, old: Self.old, new: Self.new, environment: nil, clock: clock) { state("a\(i)", owns: false) }
-            second.add(line: 8 + i, old: Self.old, new: Self.new, environment: nil, clock: clock) { state("b\(i)", owns: false) }
+            first.add(line: i, old: Self.old, new: Self.new, environment: nil, clock: clock) {
+                state("a\(i)", owns: false)
+            }
+            second.add(line: 8 + i, old: Self.old, new: Self.new, environment: nil, clock: clock) {
+                state("b\(i)", owns: false)
+            }
         }
         first.merge(second)
         let gained = first.rows[Impact.Key(kind: "feature", name: "export")]!.gained

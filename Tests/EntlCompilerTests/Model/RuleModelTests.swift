@@ -32,7 +32,8 @@ import Testing
         let tokens = try #require(model.live.feature("tokens"))
         #expect(tokens.isCreditSystem)
         #expect(tokens.unit?.pluralText == "tokens")
-        #expect(tokens.conversions.map { "\($0.feature.name) \($0.amount.value) = \($0.credits.value)" } == ["calls 10 = 1"])
+        let conversions = tokens.conversions.map { "\($0.feature.name) \($0.amount.value) = \($0.credits.value)" }
+        #expect(conversions == ["calls 10 = 1"])
         let calls = try #require(model.live.feature("calls"))
         #expect(calls.symbolKind == .feature(.metered, .singleUse))
         #expect(model.live.feature("seats")?.symbolKind == .feature(.metered, .continuous))
@@ -69,8 +70,8 @@ import Testing
     @Test func grantsInDeclarationOrder() {
         let test = check(Self.rules).model.test
         #expect(test.grants.map { "\($0.source) \($0.feature.map(String.init) ?? "-") \($0.grant)" } == [
-            "product(0) 1 calls 100 per day", "entitlement(0) 0 tokens 50", "entitlement(0) 1 calls unlimited priority 2",
-            "product(1) 1 calls 5", "product(1) 2 seats 3",
+            "product(0) 1 calls 100 per day", "entitlement(0) 0 tokens 50",
+            "entitlement(0) 1 calls unlimited priority 2", "product(1) 1 calls 5", "product(1) 2 seats 3",
         ])
     }
 

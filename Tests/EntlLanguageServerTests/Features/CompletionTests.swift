@@ -41,7 +41,8 @@ import Testing
         let r = MarkedRuleSet(Self.rules, depth: .names)
         let items = r.analysis.completions(in: r.source, at: r["2️⃣"])
         #expect(items == [
-            CompletionItem(label: "export", kind: .name(.feature), detail: "boolean feature", documentation: "Export photos."),
+            CompletionItem(label: "export", kind: .name(.feature), detail: "boolean feature",
+                           documentation: "Export photos."),
             CompletionItem(label: "api_calls", kind: .name(.feature), detail: "metered feature"),
         ])
         #expect(r.analysis.completions(in: r.source, at: r["3️⃣"]).first == CompletionItem(label: "week", kind: .value))

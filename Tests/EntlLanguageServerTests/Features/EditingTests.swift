@@ -13,8 +13,9 @@ import Testing
     }
 
     @Test func refusedWithTheFirstSyntaxError() {
-        #expect(throws: FeatureError("cannot format a.entl: it has syntax errors (E110 at 1:9: expected a product name, "
-                                     + "found `}`); fix them first")) {
+        let message = "cannot format a.entl: it has syntax errors "
+            + "(E110 at 1:9: expected a product name, found `}`); fix them first"
+        #expect(throws: FeatureError(message)) {
             try Formatting.edit(SourceFile(path: "/w/a.entl", text: "product }\n"))
         }
     }
@@ -29,12 +30,14 @@ import Testing
         let tokens = r.analysis.semanticTokens(in: r.source)
         func token(_ marker: String) -> SemanticToken? { tokens.first { $0.range.lowerBound == r[marker] } }
         #expect(token("1️⃣") == SemanticToken(range: r["1️⃣"]..<r["1️⃣"] + 7, kind: .keyword, isDeclaration: false))
-        #expect(token("2️⃣") == SemanticToken(range: r["2️⃣"]..<r["2️⃣"] + 1, kind: .name(.product), isDeclaration: true))
+        #expect(token("2️⃣") == SemanticToken(range: r["2️⃣"]..<r["2️⃣"] + 1, kind: .name(.product),
+                                              isDeclaration: true))
         #expect(token("3️⃣") == nil)  // the comment starts at `//`
         #expect(tokens.contains { $0.kind == .comment && $0.range.upperBound == r["3️⃣"] + 4 })
         #expect(token("4️⃣")?.kind == .name(.entitlement))
         #expect(token("4️⃣")?.isDeclaration == true)
-        #expect(token("5️⃣") == SemanticToken(range: r["5️⃣"]..<r["5️⃣"] + 1, kind: .name(.product), isDeclaration: false))
+        #expect(token("5️⃣") == SemanticToken(range: r["5️⃣"]..<r["5️⃣"] + 1, kind: .name(.product),
+                                              isDeclaration: false))
         #expect(token("6️⃣") == nil)  // resolves to nothing
         #expect(token("7️⃣")?.kind == .number)
         #expect(tokens.map(\.range.lowerBound) == tokens.map(\.range.lowerBound).sorted())
@@ -49,7 +52,8 @@ import Testing
             """, depth: .checked)
         let actions = r.analysis.codeActions(in: MarkedRuleSet.path, from: r["1️⃣"], to: r["1️⃣"], changes: [])
         #expect(actions.map(\.title) == ["Replace `pro_montly` with `pro_monthly`"])
-        #expect(actions.first?.edits == [TextEdit(file: MarkedRuleSet.path, range: r.span("1️⃣", "2️⃣"), newText: "pro_monthly")])
+        #expect(actions.first?.edits == [TextEdit(file: MarkedRuleSet.path, range: r.span("1️⃣", "2️⃣"),
+                                                  newText: "pro_monthly")])
         #expect(actions.first?.diagnostic.code.id == "E201")
         #expect(actions.first?.isPreferred == true)
         #expect(r.analysis.codeActions(in: MarkedRuleSet.path, from: 0, to: 0, changes: []).isEmpty)
@@ -64,7 +68,8 @@ import Testing
             """)
         let extended = r.analysis.codeActions(in: MarkedRuleSet.path, from: r["3️⃣"], to: r["3️⃣"], changes: [])
         #expect(extended.map(\.title) == ["Replace `appstore` with `app_store`", "Allow W314 in `p` (// entl-allow)"])
-        #expect(extended.last?.edits == [TextEdit(file: MarkedRuleSet.path, range: r["1️⃣"]..<r["1️⃣"], newText: " W314")])
+        #expect(extended.last?.edits == [TextEdit(file: MarkedRuleSet.path, range: r["1️⃣"]..<r["1️⃣"],
+                                                  newText: " W314")])
         let added = r.analysis.codeActions(in: MarkedRuleSet.path, from: r["5️⃣"], to: r["5️⃣"], changes: [])
         #expect(added.map(\.title) == ["Replace `appstore` with `app_store`", "Allow W314 in `q` (// entl-allow)"])
         #expect(added.last?.edits == [TextEdit(file: MarkedRuleSet.path, range: r["4️⃣"]..<r["4️⃣"],

@@ -44,9 +44,11 @@ import Testing
             """)
         let found = Symbols.matching("prtr", in: Parser.parse(r.source).file)
         #expect(found == [WorkspaceSymbol(name: "PRO_trial", kind: .product,
-                                          location: Location(file: MarkedRuleSet.path, range: found.first!.location.range))])
+                                          location: Location(file: MarkedRuleSet.path,
+                                                             range: found.first!.location.range))])
         #expect(found.first?.location.range.bytes == r.span("1️⃣", "2️⃣"))
-        #expect(Symbols.matching("", in: Parser.parse(r.source).file).map(\.name) == ["pro_annual", "PRO_trial", "export"])
+        let all = Symbols.matching("", in: Parser.parse(r.source).file)
+        #expect(all.map(\.name) == ["pro_annual", "PRO_trial", "export"])
         #expect(Symbols.matching("xp", in: Parser.parse(r.source).file).map(\.name) == ["export"])
     }
 }
