@@ -106,5 +106,7 @@ extension RuleModel {
         /// Every name the test writes (products given or overridden, features used, names
         /// expected, credit systems after `via credits`), in source order.
         public let names: [Identifier]
+        /// Its `expect` lines, in order.
+        public let expectations: [Expectation]
     }
 }

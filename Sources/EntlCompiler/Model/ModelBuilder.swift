@@ -101,7 +101,7 @@ enum ModelBuilder {
 
     private static func test(_ t: TestDeclaration, _ site: RuleModel.Site) -> RuleModel.Test {
         var environment: EnvironmentName?
-        var names: [Identifier] = []
+        var names: [Identifier] = [], expectations: [Expectation] = []
         for item in t.items {
             switch item.kind {
             case .env(let e): environment = environment ?? e.value
@@ -109,11 +109,13 @@ enum ModelBuilder {
             case .used(let feature, _, _, _), .level(let feature, _, _): names.append(feature)
             case .override(let product, _): names.append(product)
             case .expect(let e):
+                expectations.append(e)
                 names.append(e.name)
                 if case .credits(_, let system?)? = e.via { names.append(system) }
             case .at, .state, .customerSince: break
             }
         }
-        return RuleModel.Test(syntax: t, site: site, environment: environment ?? .live, names: names)
+        return RuleModel.Test(syntax: t, site: site, environment: environment ?? .live, names: names,
+                              expectations: expectations)
     }
 }
