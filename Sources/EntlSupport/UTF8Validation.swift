@@ -29,11 +29,17 @@ public enum UTF8Validation {
     /// The offset of the first byte that is not part of well-formed UTF-8, or nil when all of
     /// `bytes` is.
     public static func firstInvalidOffset(_ bytes: [UInt8]) -> Int? {
-        var i = 0
-        while i < bytes.count {
-            guard let length = sequenceLength(bytes, at: i) else { return i }
-            i += length
+        bytes.withUnsafeBufferPointer { buffer in
+            var i = 0
+            while i < buffer.count {
+                if buffer[i] < 0x80 {
+                    i += 1
+                    continue
+                }
+                guard let length = sequenceLength(buffer, at: i) else { return i }
+                i += length
+            }
+            return nil
         }
-        return nil
     }
 }

@@ -116,9 +116,10 @@ extension Parser {
     }
 
     /// A declaration's `{ … }` block when one follows; else nil, and the declaration must end.
-    private mutating func parseOptionalBlock(_ owner: BlockOwner, name: Identifier, after what: String) -> [Item]? {
+    private mutating func parseOptionalBlock(_ owner: BlockOwner, name: Identifier,
+                                             after what: @autoclosure () -> String) -> [Item]? {
         guard token.kind == .leftBrace else {
-            expectDeclarationEnd(after: what)
+            expectDeclarationEnd(after: what())
             return nil
         }
         return parseBlock(owner, name: name.name)
@@ -213,14 +214,14 @@ extension Parser {
     }
 
     /// After a declaration without a block, the next token must end it.
-    private mutating func expectDeclarationEnd(after what: String) {
+    private mutating func expectDeclarationEnd(after what: @autoclosure () -> String) {
         switch token.kind {
         case .endOfFile, .semicolon, .rightBrace: return
         case .keyword(let k) where k.startsDeclaration: return
         default:
             // On a new line, the token most likely starts a mistyped declaration.
             if onSameLine {
-                reportExpected("`{` or a new declaration after \(what)")
+                reportExpected("`{` or a new declaration after \(what())")
             } else {
                 reportNotADeclaration()
             }

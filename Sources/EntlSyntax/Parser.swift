@@ -149,7 +149,7 @@ public struct Parser {
     /// skipped: `element` parses one element at a time (it is not called on `}`, `;` or the end
     /// of the file). At the end of the file, or at a token `endsAt` says no element starts with,
     /// the `}` is reported missing (with a note at the `{`) and the block ends there.
-    mutating func parseBraces(closing what: String, endsAt: (TokenKind) -> Bool = { _ in false },
+    mutating func parseBraces(closing what: @autoclosure () -> String, endsAt: (TokenKind) -> Bool = { _ in false },
                               element: (inout Parser) -> Void) {
         let open = token.range
         advance()
@@ -161,7 +161,7 @@ public struct Parser {
             case .semicolon:
                 advance()
             case let kind where kind == .endOfFile || endsAt(kind):
-                report(.expectedToken, "expected `}` to close \(what), found \(token.description)", at: token.range,
+                report(.expectedToken, "expected `}` to close \(what()), found \(token.description)", at: token.range,
                        notes: [DiagnosticNote(message: "the block opens here", file: path, range: open)])
                 return
             default:

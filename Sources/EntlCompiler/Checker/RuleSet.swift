@@ -82,6 +82,8 @@ public struct SymbolTable: Sendable {
     public private(set) var symbols: [String: Symbol] = [:]
     /// Names in declaration order.
     public private(set) var order: [String] = []
+    /// The symbols in declaration order.
+    public private(set) var ordered: [Symbol] = []
 
     init(environment: EnvironmentName) {
         self.environment = environment
@@ -94,6 +96,7 @@ public struct SymbolTable: Sendable {
         if let existing = symbols[symbol.name] { return existing }
         symbols[symbol.name] = symbol
         order.append(symbol.name)
+        ordered.append(symbol)
         return nil
     }
 

@@ -3,16 +3,19 @@ import EntlSyntax
 // The typed declarations of the model: each item of a declaration's block in its own field.
 // Values keep their source ranges (`Located`), for diagnostics and editors. A grant is the
 // syntax tree's `Grant` itself: already one typed value per `grants` item, its clauses fields.
+// Declarations are immutable objects: the rule set's list and each environment's share them.
 
 extension RuleModel {
     /// `app "ID"`
-    public struct App: Declared {
+    public final class App: Declared {
         public let id: StringLiteral
         public let site: Site
+
+        init(id: StringLiteral, site: Site) { (self.id, self.site) = (id, site) }
     }
 
     /// `product NAME: KIND { … }`
-    public struct Product: Named {
+    public final class Product: Named {
         public let name: Identifier
         public let site: Site
         public let docs: [String]
@@ -26,10 +29,16 @@ extension RuleModel {
         public let grants: [Grant]
 
         public var symbolKind: Symbol.Kind { .product(kind?.value) }
+
+        init(_ p: ProductDeclaration, site: Site, items: ModelBuilder.Items) {
+            (name, self.site, docs, kind) = (p.name, site, p.docs, p.kind)
+            (displayName, period, group, duration) = (items.displayName, items.period, items.group, items.duration)
+            (storeIDs, grants) = (items.storeIDs, items.grants)
+        }
     }
 
     /// `entitlement NAME = CONSTRAINT { … }`
-    public struct Entitlement: Named {
+    public final class Entitlement: Named {
         public let name: Identifier
         public let site: Site
         public let docs: [String]
@@ -38,11 +47,16 @@ extension RuleModel {
         public let grants: [Grant]
 
         public var symbolKind: Symbol.Kind { .entitlement }
+
+        init(_ e: EntitlementDeclaration, site: Site, items: ModelBuilder.Items) {
+            (name, self.site, docs, constraint) = (e.name, site, e.docs, e.expression)
+            (displayName, grants) = (items.displayName, items.grants)
+        }
     }
 
     /// `feature NAME: KIND [requires CONSTRAINT] { … }`, or `credits NAME { … }`: a credit
     /// system is a metered single-use feature that pays for others (`conversions`).
-    public struct Feature: Named {
+    public final class Feature: Named {
         public let name: Identifier
         public let site: Site
         public let docs: [String]
@@ -61,6 +75,14 @@ extension RuleModel {
 
         public var symbolKind: Symbol.Kind {
             isCreditSystem ? .credits : .feature(kind?.value, usage?.value ?? .singleUse)
+        }
+
+        /// A feature (`kind` and `requires` as written) or a credit system (neither).
+        init(name: Identifier, docs: [String], site: Site, creditSystem: Bool, kind: Located<FeatureKind>?,
+             requires: Expression?, items: ModelBuilder.Items) {
+            (self.name, self.docs, self.site, isCreditSystem) = (name, docs, site, creditSystem)
+            (self.kind, self.requires, displayName) = (kind, requires, items.displayName)
+            (usage, event, unit, conversions) = (items.usage, items.event, items.unit, items.conversions)
         }
     }
 
@@ -98,7 +120,7 @@ extension RuleModel {
 
     /// `test "DESCRIPTION" { … }`: the tree (the test runner reads its items in order), the
     /// environment it runs in, and the names it writes.
-    public struct Test: Declared {
+    public final class Test: Declared {
         public let syntax: TestDeclaration
         public let site: Site
         /// Its `env` item, else live.
@@ -108,5 +130,11 @@ extension RuleModel {
         public let names: [Identifier]
         /// Its `expect` lines, in order.
         public let expectations: [Expectation]
+
+        init(syntax: TestDeclaration, site: Site, environment: EnvironmentName, names: [Identifier],
+             expectations: [Expectation]) {
+            (self.syntax, self.site, self.environment) = (syntax, site, environment)
+            (self.names, self.expectations) = (names, expectations)
+        }
     }
 }

@@ -18,15 +18,13 @@ enum ModelBuilder {
     static func model(_ declarations: [RuleModel.Declaration], tables: [EnvironmentName: SymbolTable]) -> RuleModel {
         var app: String?
         for case .app(let a) in declarations where app == nil { app = a.id.value }
-        func environment(_ env: EnvironmentName) -> EnvironmentModel {
-            let sites = declarations.indices.filter { i in
-                let environment = declarations[i].site.environment
-                return environment == nil || environment == env
-            }
-            return EnvironmentModel(environment: env, symbols: tables[env] ?? SymbolTable(environment: env),
-                                    declarations: declarations, sites: sites)
-        }
-        return RuleModel(declarations: declarations, app: app, live: environment(.live), test: environment(.test))
+        func symbols(_ env: EnvironmentName) -> SymbolTable { tables[env] ?? SymbolTable(environment: env) }
+        let live = EnvironmentModel(environment: .live, symbols: symbols(.live), declarations: declarations)
+        // No declaration in an environment block: both environments see the same, in the same order.
+        let same = declarations.allSatisfy { $0.site.environment == nil }
+        let test = same ? EnvironmentModel(sharing: live, environment: .test, symbols: symbols(.test))
+            : EnvironmentModel(environment: .test, symbols: symbols(.test), declarations: declarations)
+        return RuleModel(declarations: declarations, app: app, live: live, test: test, sameInEveryEnvironment: same)
     }
 
     private static func declaration(_ declaration: EntlSyntax.Declaration, _ site: RuleModel.Site)
@@ -34,10 +32,14 @@ enum ModelBuilder {
     {
         switch declaration {
         case .app(let a): .app(RuleModel.App(id: a.id, site: site))
-        case .product(let p): .product(product(p, site))
-        case .entitlement(let e): .entitlement(entitlement(e, site))
-        case .feature(let f): .feature(feature(f, site))
-        case .credits(let c): .feature(creditSystem(c, site))
+        case .product(let p): .product(RuleModel.Product(p, site: site, items: Items(p.items)))
+        case .entitlement(let e): .entitlement(RuleModel.Entitlement(e, site: site, items: Items(e.items)))
+        case .feature(let f):
+            .feature(RuleModel.Feature(name: f.name, docs: f.docs, site: site, creditSystem: false, kind: f.kind,
+                                       requires: f.requires, items: Items(f.items)))
+        case .credits(let c):
+            .feature(RuleModel.Feature(name: c.name, docs: c.docs, site: site, creditSystem: true, kind: nil,
+                                       requires: nil, items: Items(c.items)))
         case .test(let t): .test(test(t, site))
         case .environment:
             // INVARIANT: the checker flattens environment blocks into their declarations' sites.
@@ -47,7 +49,7 @@ enum ModelBuilder {
 
     /// What a block's items say, sorted into fields; an item given twice (already reported)
     /// keeps the one written last. Which items a block may hold the parser decided.
-    private struct Items {
+    struct Items {
         var displayName: StringLiteral?, period: Located<BillingPeriod>?, group: Identifier?
         var duration: RuleModel.Duration?, storeIDs: [RuleModel.StoreID] = [], grants: [Grant] = []
         var usage: Located<Usage>?, event: StringLiteral?, unit: RuleModel.Unit?
@@ -70,33 +72,6 @@ enum ModelBuilder {
                 }
             }
         }
-    }
-
-    private static func product(_ p: ProductDeclaration, _ site: RuleModel.Site) -> RuleModel.Product {
-        let items = Items(p.items)
-        return RuleModel.Product(name: p.name, site: site, docs: p.docs, kind: p.kind, displayName: items.displayName,
-                                 period: items.period, group: items.group, duration: items.duration,
-                                 storeIDs: items.storeIDs, grants: items.grants)
-    }
-
-    private static func entitlement(_ e: EntitlementDeclaration, _ site: RuleModel.Site) -> RuleModel.Entitlement {
-        let items = Items(e.items)
-        return RuleModel.Entitlement(name: e.name, site: site, docs: e.docs, constraint: e.expression,
-                                     displayName: items.displayName, grants: items.grants)
-    }
-
-    private static func feature(_ f: FeatureDeclaration, _ site: RuleModel.Site) -> RuleModel.Feature {
-        let items = Items(f.items)
-        return RuleModel.Feature(name: f.name, site: site, docs: f.docs, isCreditSystem: false, kind: f.kind,
-                                 usage: items.usage, requires: f.requires, displayName: items.displayName,
-                                 event: items.event, unit: items.unit, conversions: [])
-    }
-
-    private static func creditSystem(_ c: CreditsDeclaration, _ site: RuleModel.Site) -> RuleModel.Feature {
-        let items = Items(c.items)
-        return RuleModel.Feature(name: c.name, site: site, docs: c.docs, isCreditSystem: true, kind: nil, usage: nil,
-                                 requires: nil, displayName: items.displayName, event: nil, unit: items.unit,
-                                 conversions: items.conversions)
     }
 
     private static func test(_ t: TestDeclaration, _ site: RuleModel.Site) -> RuleModel.Test {

@@ -25,7 +25,7 @@ public struct RuleModel: Sendable {
 
     /// Whether both environments see the same declarations (none sits in an environment block):
     /// then they agree on everything, and are lowered once.
-    public var sameInEveryEnvironment: Bool { live.sites == test.sites }
+    public let sameInEveryEnvironment: Bool
 
     /// The `test` blocks, in rule-set order.
     public var tests: [Test] {
@@ -112,76 +112,87 @@ public struct EnvironmentModel: Sendable {
     /// Every grant of a product or entitlement of this environment, in declaration order, with
     /// the feature it grants resolved.
     public let grants: [ResolvedGrant]
-    /// The indices in `RuleModel.declarations` of the declarations this environment sees.
-    let sites: [Int]
-    private let references: [String: Reference]
+    /// Per declaration of the rule set, its index in this environment's list of its kind (-1: none).
+    private let indexBySite: [Int32]
 
-    init(environment: EnvironmentName, symbols: SymbolTable, declarations: [RuleModel.Declaration], sites: [Int]) {
+    init(environment: EnvironmentName, symbols: SymbolTable, declarations: [RuleModel.Declaration]) {
         self.environment = environment
         self.symbols = symbols
-        self.sites = sites
         var products: [RuleModel.Product] = [], entitlements: [RuleModel.Entitlement] = []
-        var features: [RuleModel.Feature] = [], references: [String: Reference] = [:]
-        for name in symbols.order {
-            switch declarations[symbols[name]!.site] {
+        var features: [RuleModel.Feature] = []
+        var indexBySite = [Int32](repeating: -1, count: declarations.count)
+        for symbol in symbols.ordered {
+            let site = symbol.site
+            switch declarations[site] {
             case .product(let p):
-                references[name] = .product(products.count)
+                indexBySite[site] = Int32(products.count)
                 products.append(p)
             case .entitlement(let e):
-                references[name] = .entitlement(entitlements.count)
+                indexBySite[site] = Int32(entitlements.count)
                 entitlements.append(e)
             case .feature(let f):
-                references[name] = .feature(features.count)
+                indexBySite[site] = Int32(features.count)
                 features.append(f)
             case .app, .test:
                 break
             }
         }
+        (self.products, self.entitlements, self.features) = (products, entitlements, features)
+        self.indexBySite = indexBySite
         var grants: [ResolvedGrant] = []
-        for name in symbols.order {
+        for symbol in symbols.ordered {
+            let site = symbol.site
             let (source, written): (ResolvedGrant.Source, [Grant])
-            switch references[name]! {
-            case .product(let i): (source, written) = (.product(i), products[i].grants)
-            case .entitlement(let i): (source, written) = (.entitlement(i), entitlements[i].grants)
-            case .feature: continue
+            switch declarations[site] {
+            case .product(let p): (source, written) = (.product(Int(indexBySite[site])), p.grants)
+            case .entitlement(let e): (source, written) = (.entitlement(Int(indexBySite[site])), e.grants)
+            default: continue
             }
             for g in written {
-                let feature: Int? = if case .feature(let f)? = references[g.feature.name] { f } else { nil }
+                let feature: Int? = if case .feature(let f)? = Self.reference(g.feature.name, symbols, indexBySite) {
+                    f
+                } else {
+                    nil
+                }
                 grants.append(ResolvedGrant(source: source, feature: feature, grant: g))
             }
         }
-        self.products = products
-        self.entitlements = entitlements
-        self.features = features
         self.grants = grants
-        self.references = references
+    }
+
+    /// The same declarations seen from another environment (no declaration sits in an
+    /// environment block): the lists are shared, the names are `symbols`'.
+    init(sharing other: EnvironmentModel, environment: EnvironmentName, symbols: SymbolTable) {
+        (self.environment, self.symbols, indexBySite) = (environment, symbols, other.indexBySite)
+        (products, entitlements, features, grants) = (other.products, other.entitlements, other.features, other.grants)
+    }
+
+    private static func reference(_ name: String, _ symbols: SymbolTable, _ indexBySite: [Int32]) -> Reference? {
+        guard let symbol = symbols[name] else { return nil }
+        let i = Int(indexBySite[symbol.site])
+        return switch symbol.kind {
+        case .product: .product(i)
+        case .entitlement: .entitlement(i)
+        case .feature, .credits: .feature(i)
+        }
     }
 
     /// What a name stands for here, nil when nothing of that name is declared.
-    public func resolve(_ name: String) -> Reference? { references[name] }
+    public func resolve(_ name: String) -> Reference? { Self.reference(name, symbols, indexBySite) }
 
     public func product(_ name: String) -> RuleModel.Product? {
-        if case .product(let i)? = references[name] { products[i] } else { nil }
+        if case .product(let i)? = resolve(name) { products[i] } else { nil }
     }
 
     public func entitlement(_ name: String) -> RuleModel.Entitlement? {
-        if case .entitlement(let i)? = references[name] { entitlements[i] } else { nil }
+        if case .entitlement(let i)? = resolve(name) { entitlements[i] } else { nil }
     }
 
     /// A feature or credit system.
     public func feature(_ name: String) -> RuleModel.Feature? {
-        if case .feature(let i)? = references[name] { features[i] } else { nil }
+        if case .feature(let i)? = resolve(name) { features[i] } else { nil }
     }
 
-    /// The declaration a name stands for.
-    public func declaration(_ name: String) -> (any Named)? {
-        switch references[name] {
-        case .product(let i)?: products[i]
-        case .entitlement(let i)?: entitlements[i]
-        case .feature(let i)?: features[i]
-        case nil: nil
-        }
-    }
 }
 
 /// A grant of one environment: who gives it (a product or an entitlement), the feature or
