@@ -12,13 +12,15 @@ public enum Compiler {
         let (files, comments, context) = parse(sources)
         var checker = Checker(files: files, context: context)
         checker.run(environments: environments)
-        var checked = CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
-                                     tables: checker.tables, diagnostics: context.diagnostics)
+        var checked = CheckedRuleSet(sources: sources, files: files, comments: comments,
+                                     declarations: checker.declarations,
+                                     tables: checker.tables, model: checker.model, diagnostics: context.diagnostics)
         // Lints need every name resolved: they run on rule sets without errors.
         if lint, !checked.hasErrors {
             Linter.run(checked, environments: environments, sink: context)
             let known = Set(Linter.codes.map(\.id))
-            let suppressions = Suppressions(files: files, comments: comments, knownWarnings: known, report: context.report)
+            let suppressions = Suppressions(files: files, comments: comments, knownWarnings: known,
+                                            report: context.report)
             checked.diagnostics = context.diagnostics.filter { !suppressions.isAllowed($0) }
         }
         return checked
@@ -32,10 +34,12 @@ public enum Compiler {
         var checker = Checker(files: files, context: context)
         checker.declareNames()
         return CheckedRuleSet(sources: sources, files: files, comments: comments, declarations: checker.declarations,
-                              tables: checker.tables, diagnostics: context.diagnostics)
+                              tables: checker.tables, model: checker.model, diagnostics: context.diagnostics)
     }
 
-    private static func parse(_ sources: [SourceFile]) -> (files: [RuleFile], comments: [[Comment]], context: CheckContext) {
+    private static func parse(_ sources: [SourceFile])
+        -> (files: [RuleFile], comments: [[Comment]], context: CheckContext)
+    {
         let context = CheckContext()
         var files: [RuleFile] = []
         var comments: [[Comment]] = []

@@ -6,10 +6,11 @@ protocol LintCheck: SendableMetatype {
     static func run(_ context: LintContext)
 }
 
-/// What every lint check sees: the checked declarations, the comments, a sink for warnings, and
-/// the constraint analysis of each checked environment (built on first use).
+/// What every lint check sees: the checked declarations and their model, the comments, a sink
+/// for warnings, and the constraint analysis of each checked environment (built on first use).
 final class LintContext {
     let declarations: [DeclarationSite]
+    let model: RuleModel
     let tables: [EnvironmentName: SymbolTable]
     let environments: [EnvironmentName]
     let files: [RuleFile]
@@ -20,6 +21,7 @@ final class LintContext {
 
     init(checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {
         self.declarations = checked.declarations
+        self.model = checked.model
         self.tables = checked.tables
         self.environments = environments
         self.files = checked.files
@@ -30,7 +32,8 @@ final class LintContext {
 
     /// The source text of a range, shortened to `limit` characters for messages.
     func text(_ file: String, _ range: SourceRange, limit: Int = 48) -> String {
-        guard let bytes = sources[file]?.bytes, range.start.offset <= range.end.offset, range.end.offset <= bytes.count else {
+        guard let bytes = sources[file]?.bytes, range.start.offset <= range.end.offset,
+              range.end.offset <= bytes.count else {
             return ""
         }
         let text = String(decoding: bytes[range.start.offset..<range.end.offset], as: UTF8.self)
@@ -80,7 +83,9 @@ final class LintContext {
             guard let symbol = table[name], symbol.kind == .entitlement,
                   case .entitlement(let d) = declarations[symbol.site].declaration else { continue }
             if d.expression.mentionsEveryone, saying.insert(name).inserted { pending.append(name) }
-            for r in d.expression.references where table[r.name]?.kind == .entitlement { namedBy[r.name, default: []].append(name) }
+            for r in d.expression.references where table[r.name]?.kind == .entitlement {
+                namedBy[r.name, default: []].append(name)
+            }
         }
         while let next = pending.popLast() {
             for dependent in namedBy[next] ?? [] where saying.insert(dependent).inserted { pending.append(dependent) }
@@ -89,8 +94,9 @@ final class LintContext {
     }
 
     /// The declarations visible in at least one checked environment (computed once).
-    private(set) lazy var checkedDeclarations: [DeclarationSite] =
-        declarations.filter { site in environments.contains { site.isVisible(in: $0) } }
+    private(set) lazy var checkedDeclarations: [RuleModel.Declaration] = model.declarations.filter { d in
+        d.site.environment.map(environments.contains) ?? !environments.isEmpty
+    }
 
     func report(_ code: DiagnosticCode, _ message: String, file: String, at range: SourceRange, label: String? = nil,
                 help: String? = nil, notes: [DiagnosticNote] = []) {
@@ -103,9 +109,10 @@ final class LintContext {
 enum Linter {
     static let checks: [any LintCheck.Type] = [
         UnusedProductCheck.self, NeverGrantedCheck.self, ImpossibleConstraintCheck.self, AlwaysTrueConstraintCheck.self,
-        RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self, CarryCapBelowAllowanceCheck.self,
-        UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self, TestWithoutExpectationCheck.self,
-        UnknownStoreCheck.self, SkippedAnalysisCheck.self,
+        RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self,
+        CarryCapBelowAllowanceCheck.self,
+        UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self,
+        TestWithoutExpectationCheck.self, UnknownStoreCheck.self, SkippedAnalysisCheck.self,
     ]
 
     static func run(_ checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {
@@ -145,14 +152,11 @@ func constraintOwnerName(_ declaration: Declaration) -> Identifier? {
     }
 }
 
-/// The grants of a declaration's block, with the declaration's description.
-func grants(of declaration: Declaration) -> (owner: String, grants: [Grant])? {
-    let items: [Item]
-    let owner: String
+/// The grants of a product or an entitlement, with the declaration's description.
+func grants(of declaration: RuleModel.Declaration) -> (owner: String, grants: [Grant])? {
     switch declaration {
-    case .product(let p): (items, owner) = (p.items, "product `\(p.name.name)`")
-    case .entitlement(let e): (items, owner) = (e.items, "entitlement `\(e.name.name)`")
-    default: return nil
+    case .product(let p): ("product `\(p.name.name)`", p.grants)
+    case .entitlement(let e): ("entitlement `\(e.name.name)`", e.grants)
+    default: nil
     }
-    return (owner, items.compactMap { if case .grant(let g) = $0.kind { g } else { nil } })
 }

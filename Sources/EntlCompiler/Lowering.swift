@@ -1,158 +1,103 @@
 import EntlRuntime
 import EntlSyntax
 
-/// Lowers a checked rule set (without errors) to the core of a `RuleGraph`: one self-contained
-/// view per environment, names replaced by dense indices, grants stored with the feature they
-/// grant, entitlements in dependency order. `EnvironmentGraph.init` links the rest (what each
-/// result watches, §6; credit routes; store ids), as it does for a graph loaded from an artifact.
+/// Lowers a checked rule set without errors to the core of a `RuleGraph`: one self-contained
+/// view per environment, read off the model (`EnvironmentModel`), whose lists of products,
+/// entitlements and features are the graph's, index for index. Names become those indices,
+/// grants are stored with the feature they grant (in declaration order, which is also their
+/// `order`), credit conversions with their credit system, and entitlements get a dependency
+/// order. `EnvironmentGraph.init` links the rest (what each result watches, §6; credit routes;
+/// store ids), as it does for a graph loaded from an artifact.
 ///
-/// INVARIANT: the input checked clean, so every name resolves to the right kind and there is
-/// no entitlement cycle; a reference that does not resolve is skipped, never trapped on.
+/// INVARIANT: the input checked clean, so every name resolves to a declaration of the right
+/// kind and no entitlement names itself. A name that resolved to nothing would lower to a
+/// constraint that never holds, or a grant or conversion left out: never a trap.
 enum Lowering {
     static func lower(_ checked: CheckedRuleSet) -> RuleGraph {
-        var app: String?
-        for site in checked.declarations {
-            if case .app(let a) = site.declaration, app == nil { app = a.id.value }
-        }
-        let live = lower(checked, .live)
+        let model = checked.model
+        let live = lower(model.live)
         // The environment decides only which declarations are visible: with the same ones in
         // both, the test graph is the live one.
-        let test = checked.declarations.sameInEveryEnvironment ? live : lower(checked, .test)
-        return RuleGraph(app: app, live: live, test: test)
+        let test = model.sameInEveryEnvironment ? live : lower(model.test)
+        return RuleGraph(app: model.app, live: live, test: test)
     }
 
-    private static func lower(_ checked: CheckedRuleSet, _ env: EntlSyntax.EnvironmentName) -> EnvironmentGraph {
-        let sites = checked.declarations.filter { $0.isVisible(in: env) }
-        var productIndex: [String: Int] = [:], entitlementIndex: [String: Int] = [:], featureIndex: [String: Int] = [:]
-        for site in sites {
-            switch site.declaration {
-            case .product(let p) where productIndex[p.name.name] == nil: productIndex[p.name.name] = productIndex.count
-            case .entitlement(let e) where entitlementIndex[e.name.name] == nil:
-                entitlementIndex[e.name.name] = entitlementIndex.count
-            case .feature(let f) where featureIndex[f.name.name] == nil: featureIndex[f.name.name] = featureIndex.count
-            case .credits(let c) where featureIndex[c.name.name] == nil: featureIndex[c.name.name] = featureIndex.count
-            default: break
-            }
+    private static func lower(_ env: EnvironmentModel) -> EnvironmentGraph {
+        let entitlements = env.entitlements.map { entitlement($0, env) }
+        var features = env.features.map { feature($0, env) }
+        for (order, g) in env.grants.enumerated() {
+            guard let f = g.feature else { continue }
+            features[f].grants.append(grant(g, order: order))
         }
-
-        func constraint(_ e: Expression) -> Constraint {
-            switch e {
-            case .reference(let id):
-                if let p = productIndex[id.name] { return .product(p) }
-                return .entitlement(entitlementIndex[id.name] ?? 0)
-            case .atLeast(let id, let n): return .atLeast(product: productIndex[id.name] ?? 0, quantity: n.value)
-            case .purchased(let id, let date):
-                return .purchased(product: productIndex[id.name] ?? 0,
-                                  date: date.filter ?? PurchaseDateFilter(before: date.relation.value == .before,
-                                                                          instant: EntlRuntime.Instant(seconds: 0)))
-            case .everyone: return .everyone
-            case .not(let inner, _): return .not(constraint(inner))
-            case .and(let terms): return .and(terms.map(constraint))
-            case .or(let terms): return .or(terms.map(constraint))
-            case .error: return .or([])
-            }
-        }
-
-        var products: [Product] = []
-        var entitlements: [Entitlement] = []
-        var features: [Feature] = []
-        var pendingGrants: [(feature: String, grant: EntlRuntime.Grant)] = []
-        var pendingConversions: [(system: Int, feature: String, amount: Int64, credits: Int64)] = []
-        var grantOrder = 0
-
-        func addGrants(_ items: [Item], source: EntlRuntime.Grant.Source) {
-            for item in items {
-                guard case .grant(let g) = item.kind else { continue }
-                let amount: EntlRuntime.Grant.Amount = switch g.amount {
-                case .count(let n)?: .count(n.value)
-                case .unlimited?: .unlimited
-                case nil: .none
-                }
-                let carry: EntlRuntime.Grant.Carry? = g.carry.map { $0.cap.map { .upTo($0.value) } ?? .uncapped }
-                pendingGrants.append((g.feature.name, EntlRuntime.Grant(
-                    source: source, amount: amount, interval: g.per.map { interval($0.value) }, carry: carry,
-                    priority: g.priority?.value ?? 0, order: grantOrder)))
-                grantOrder += 1
-            }
-        }
-
-        for site in sites {
-            switch site.declaration {
-            case .product(let p) where productIndex[p.name.name] == products.count:
-                let index = products.count
-                var product = Product(name: p.name.name, displayName: nil, docs: docs(p.docs),
-                                      kind: productKind(p.kind?.value ?? .nonConsumable), period: nil, group: nil,
-                                      duration: nil, storeIDs: [])
-                for item in p.items {
-                    switch item.kind {
-                    case .displayName(let s): product.displayName = s.value
-                    case .period(let period): product.period = interval(period.value)
-                    case .group(let g): product.group = g.name
-                    case .duration(let n, let unit): product.duration = step(n.value, unit.value)
-                    case .storeID(let store, let id):
-                        product.storeIDs.append(StoreID(store: store.name, id: id.value))
-                    default: break
-                    }
-                }
-                products.append(product)
-                addGrants(p.items, source: .product(index))
-            case .entitlement(let e) where entitlementIndex[e.name.name] == entitlements.count:
-                let displayName = e.items.lazy.compactMap { item -> String? in
-                    if case .displayName(let s) = item.kind { return s.value }
-                    return nil
-                }.first
-                entitlements.append(Entitlement(name: e.name.name, displayName: displayName, docs: docs(e.docs),
-                                                constraint: constraint(e.expression)))
-                addGrants(e.items, source: .entitlement(entitlements.count - 1))
-            case .feature(let f) where featureIndex[f.name.name] == features.count:
-                var feature = Feature(name: f.name.name, displayName: nil, docs: docs(f.docs), kind: .boolean, event: nil,
-                                      unitSingular: nil, unitPlural: nil, requires: f.requires.map(constraint), grants: [],
-                                      conversions: [])
-                var usage = Usage.singleUse
-                for item in f.items {
-                    switch item.kind {
-                    case .displayName(let s): feature.displayName = s.value
-                    case .usage(let u): usage = u.value
-                    case .event(let e): feature.event = e.value
-                    case .unit(let singular, let plural):
-                        feature.unitSingular = singular.value
-                        feature.unitPlural = plural?.value ?? singular.value
-                    default: break
-                    }
-                }
-                if f.kind?.value == .metered { feature.kind = usage == .continuous ? .continuous : .singleUse }
-                features.append(feature)
-            case .credits(let c) where featureIndex[c.name.name] == features.count:
-                let index = features.count
-                var feature = Feature(name: c.name.name, displayName: nil, docs: docs(c.docs), kind: .credits, event: nil,
-                                      unitSingular: nil, unitPlural: nil, requires: nil, grants: [], conversions: [])
-                for item in c.items {
-                    switch item.kind {
-                    case .displayName(let s): feature.displayName = s.value
-                    case .unit(let singular, let plural):
-                        feature.unitSingular = singular.value
-                        feature.unitPlural = plural?.value ?? singular.value
-                    case .conversion(let f, let amount, let credits):
-                        pendingConversions.append((index, f.name, amount.value, credits.value))
-                    default: break
-                    }
-                }
-                features.append(feature)
-            default:
-                break
-            }
-        }
-
-        for (name, grant) in pendingGrants {
-            if let f = featureIndex[name] { features[f].grants.append(grant) }
-        }
-        for c in pendingConversions {
-            guard let f = featureIndex[c.feature] else { continue }
-            features[c.system].conversions.append(Conversion(feature: f, amount: c.amount, credits: c.credits))
-        }
-
-        return EnvironmentGraph(products: products, entitlements: entitlements, features: features,
+        return EnvironmentGraph(products: env.products.map(product), entitlements: entitlements, features: features,
                                 entitlementOrder: dependencyOrder(entitlements))
+    }
+
+    // MARK: - Declarations
+
+    private static func product(_ p: RuleModel.Product) -> Product {
+        Product(name: p.name.name, displayName: p.displayName?.value, docs: docs(p.docs),
+                kind: productKind(p.kind?.value ?? .nonConsumable), period: p.period.map { interval($0.value) },
+                group: p.group?.name, duration: p.duration.map { step($0.count.value, $0.unit.value) },
+                storeIDs: p.storeIDs.map { StoreID(store: $0.store.name, id: $0.id.value) })
+    }
+
+    private static func entitlement(_ e: RuleModel.Entitlement, _ env: EnvironmentModel) -> Entitlement {
+        Entitlement(name: e.name.name, displayName: e.displayName?.value, docs: docs(e.docs),
+                    constraint: constraint(e.constraint, env))
+    }
+
+    /// A feature or a credit system; its grants are added afterwards.
+    private static func feature(_ f: RuleModel.Feature, _ env: EnvironmentModel) -> Feature {
+        let conversions = f.conversions.compactMap { c -> Conversion? in
+            guard case .feature(let target)? = env.resolve(c.feature.name) else { return nil }
+            return Conversion(feature: target, amount: c.amount.value, credits: c.credits.value)
+        }
+        return Feature(name: f.name.name, displayName: f.displayName?.value, docs: docs(f.docs), kind: featureKind(f),
+                       event: f.event?.value, unitSingular: f.unit?.singular.value, unitPlural: f.unit?.pluralText,
+                       requires: f.requires.map { constraint($0, env) }, grants: [], conversions: conversions)
+    }
+
+    private static func grant(_ g: ResolvedGrant, order: Int) -> EntlRuntime.Grant {
+        let source: EntlRuntime.Grant.Source = switch g.source {
+        case .product(let p): .product(p)
+        case .entitlement(let e): .entitlement(e)
+        }
+        let amount: EntlRuntime.Grant.Amount = switch g.grant.amount {
+        case .count(let n)?: .count(n.value)
+        case .unlimited?: .unlimited
+        case nil: .none
+        }
+        let carry: EntlRuntime.Grant.Carry? = g.grant.carry.map { $0.cap.map { .upTo($0.value) } ?? .uncapped }
+        return EntlRuntime.Grant(source: source, amount: amount, interval: g.grant.per.map { interval($0.value) },
+                                 carry: carry, priority: g.grant.priority?.value ?? 0, order: order)
+    }
+
+    /// A constraint with its names replaced by indices.
+    private static func constraint(_ e: Expression, _ env: EnvironmentModel) -> Constraint {
+        func product(_ id: Identifier) -> Int? {
+            if case .product(let p)? = env.resolve(id.name) { p } else { nil }
+        }
+        let never = Constraint.or([])
+        switch e {
+        case .reference(let id):
+            switch env.resolve(id.name) {
+            case .product(let p)?: return .product(p)
+            case .entitlement(let i)?: return .entitlement(i)
+            case .feature?, nil: return never
+            }
+        case .atLeast(let id, let n):
+            return product(id).map { .atLeast(product: $0, quantity: n.value) } ?? never
+        case .purchased(let id, let date):
+            // INVARIANT: the checker refused an instant that is not RFC 3339 (E217).
+            guard let p = product(id), let filter = date.filter else { return never }
+            return .purchased(product: p, date: filter)
+        case .everyone: return .everyone
+        case .not(let inner, _): return .not(constraint(inner, env))
+        case .and(let terms): return .and(terms.map { constraint($0, env) })
+        case .or(let terms): return .or(terms.map { constraint($0, env) })
+        case .error: return never
+        }
     }
 
     /// Entitlements ordered so each follows those it names (iterative depth-first post-order).
@@ -204,6 +149,14 @@ enum Lowering {
         case .subscription: .subscription
         case .nonRenewing: .nonRenewing
         }
+    }
+
+    /// What the graph calls a feature's kind: a credit system, a metered feature by its usage,
+    /// else boolean (a feature whose kind did not parse is never lowered).
+    private static func featureKind(_ f: RuleModel.Feature) -> EntlRuntime.FeatureKind {
+        if f.isCreditSystem { return .credits }
+        guard f.kind?.value == .metered else { return .boolean }
+        return f.usage?.value == .continuous ? .continuous : .singleUse
     }
 
     private static func interval(_ p: BillingPeriod) -> Interval {

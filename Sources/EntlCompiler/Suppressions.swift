@@ -52,7 +52,8 @@ struct Suppressions {
                 let hint = Suggestions.closest(to: code, among: known.sorted())
                 report(Diagnostic(Suppressions.code, message, file: file, range: comment.range, label: "this comment",
                                   help: hint.map { "did you mean `\($0)`?" }
-                                      ?? "warning codes are \(known.min() ?? "") to \(known.max() ?? ""); see `entlc explain`"))
+                                      ?? "warning codes are \(known.min() ?? "") to \(known.max() ?? ""); "
+                                         + "see `entlc explain`"))
             }
         }
         return out
@@ -60,6 +61,8 @@ struct Suppressions {
 
     func isAllowed(_ d: Diagnostic) -> Bool {
         guard d.severity != .error, let entries = allowed[d.file] else { return false }  // warnings and W315 notes
-        return entries.contains { $0.codes.contains(d.code.id) && $0.range.start <= d.range.start && d.range.start < $0.range.end }
+        return entries.contains {
+            $0.codes.contains(d.code.id) && $0.range.start <= d.range.start && d.range.start < $0.range.end
+        }
     }
 }

@@ -42,16 +42,16 @@ public struct TestRunner {
     /// Runs every test whose description contains `filter` (all when nil), in rule-set order.
     public func run(filter: String? = nil) -> [Outcome] {
         var outcomes: [Outcome] = []
-        for site in checked.declarations {
-            guard case .test(let test) = site.declaration else { continue }
-            if let filter, !test.description.value.contains(filter) { continue }
-            outcomes.append(run(test, file: site.file))
+        for test in checked.model.tests {
+            if let filter, !test.syntax.description.value.contains(filter) { continue }
+            outcomes.append(run(test.syntax, file: test.site.file))
         }
         return outcomes
     }
 
     private func run(_ test: TestDeclaration, file: String) -> Outcome {
-        var outcome = Outcome(name: test.description.value, file: file, location: test.range.start, failures: [], error: nil)
+        var outcome = Outcome(name: test.description.value, file: file, location: test.range.start, failures: [],
+                              error: nil)
         let evaluation: Evaluation
         do {
             evaluation = try prepare(test, file: file)
@@ -64,7 +64,9 @@ public struct TestRunner {
         }
         for item in test.items {
             guard case .expect(let e) = item.kind else { continue }
-            if let failure = check(e, in: evaluation, file: file, at: item.range.start) { outcome.failures.append(failure) }
+            if let failure = check(e, in: evaluation, file: file, at: item.range.start) {
+                outcome.failures.append(failure)
+            }
         }
         return outcome
     }
@@ -112,12 +114,13 @@ public struct TestRunner {
                     ownership: g.familyShared == nil ? .purchased : .familyShared, quantity: g.quantity?.value ?? 1,
                     environment: environment))
             case .used(let f, let n, let when, let id):
-                state.usage.append(UsageRecord(feature: f.name, kind: .amount(n.value), at: when.flatMap { Instant(rfc3339: $0.value) },
-                                               id: id?.value))
+                state.usage.append(UsageRecord(feature: f.name, kind: .amount(n.value),
+                                               at: when.flatMap { Instant(rfc3339: $0.value) }, id: id?.value))
             case .customerSince(let since):
                 state.customerSince = Instant(rfc3339: since.value)
             case .level(let f, let n, let when):
-                state.usage.append(UsageRecord(feature: f.name, kind: .level(n.value), at: when.flatMap { Instant(rfc3339: $0.value) }))
+                state.usage.append(UsageRecord(feature: f.name, kind: .level(n.value),
+                                               at: when.flatMap { Instant(rfc3339: $0.value) }))
             case .override(let p, let v):
                 state.setOverride(p.name, Override(rawValue: v.value.rawValue) ?? .unknown)
             default:
@@ -141,7 +144,9 @@ public struct TestRunner {
         return String(file[...slash]) + path
     }
 
-    private func check(_ e: Expectation, in evaluation: Evaluation, file: String, at location: SourceLocation) -> Failure? {
+    private func check(_ e: Expectation, in evaluation: Evaluation, file: String, at location: SourceLocation)
+        -> Failure?
+    {
         let name = e.name.name
         var expected = e.decision.value.rawValue
         var actual: String
@@ -161,7 +166,9 @@ public struct TestRunner {
             case nil:
                 break
             }
-            if e.balance != nil { actual += " balance " + (r.unlimited ? "unlimited" : r.balance.map(String.init) ?? "none") }
+            if e.balance != nil {
+                actual += " balance " + (r.unlimited ? "unlimited" : r.balance.map(String.init) ?? "none")
+            }
             switch e.via {
             case .direct?:
                 expected += " via direct"
@@ -172,7 +179,10 @@ public struct TestRunner {
             case nil:
                 break
             }
-            if e.via != nil { actual += r.via.map { " via \($0.rawValue)" + ($0 == .credits ? " \(r.creditSystem ?? "")" : "") } ?? " via nothing" }
+            if e.via != nil {
+                actual += r.via.map { " via \($0.rawValue)" + ($0 == .credits ? " \(r.creditSystem ?? "")" : "") }
+                    ?? " via nothing"
+            }
             actual += " (\(r.reason))"
         } else if graph.entitlementIndex[name] != nil {
             guard let r = try? evaluation.entitlement(name) else { return nil }

@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// A box-drawing dump of the AST, one node per line with its `@line:col-line:col` range, for
 /// golden tests and `entlc` debugging.
 ///
@@ -98,7 +100,8 @@ public struct ASTDump {
         case .reference(let id): return Node(label: "Ref \(id)", range: id.range)
         case .everyone(let w): return Node(label: "Everyone", range: w.range)
         case .purchased(let id, let date):
-            return Node(label: "Purchased \(id) \(date.relation.value.rawValue) \(quote(date.instant.value))", range: expression.range)
+            return Node(label: "Purchased \(id) \(date.relation.value.rawValue) \(quote(date.instant.value))",
+                        range: expression.range)
         case .atLeast(let id, let n): return Node(label: "AtLeast \(id) >= \(n.value)", range: expression.range)
         case .not(let e, _): return Node(label: "Not", range: expression.range, children: [node(e)])
         case .and(let terms): return Node(label: "And", range: expression.range, children: terms.map(node))
@@ -123,7 +126,8 @@ public struct ASTDump {
             if g.familyShared != nil { text += " family_shared" }
             label = text
         case .used(let f, let n, let at, let id):
-            label = "Used \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "") + (id.map { " id \(quote($0.value))" } ?? "")
+            label = "Used \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
+                + (id.map { " id \(quote($0.value))" } ?? "")
         case .customerSince(let s): label = "CustomerSince \(quote(s.value))"
         case .level(let f, let n, let at): label = "Level \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
         case .override(let p, let v): label = "Override \(p) \(v.value.rawValue)"
@@ -146,22 +150,8 @@ public struct ASTDump {
         return Node(label: label, range: item.range)
     }
 
+    /// A string as entl writes it: the escapes of its string literals (docs/language.md).
     private func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        s.quotedLiteral(escapes: ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t"], uppercaseHex: true)
     }
 }

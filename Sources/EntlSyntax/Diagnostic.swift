@@ -52,9 +52,7 @@ public struct DiagnosticNote: Hashable, Sendable {
     public var range: SourceRange
 
     public init(message: String, file: String, range: SourceRange) {
-        self.message = message
-        self.file = file
-        self.range = range
+        (self.message, self.file, self.range) = (message, file, range)
     }
 }
 
@@ -78,14 +76,9 @@ public struct Diagnostic: Hashable, Sendable {
         severity: Severity? = nil, label: String? = nil, help: String? = nil,
         notes: [DiagnosticNote] = []
     ) {
-        self.severity = severity ?? code.defaultSeverity
-        self.code = code
-        self.message = message
-        self.file = file
-        self.range = range
-        self.label = label
-        self.help = help
-        self.notes = notes
+        (self.severity, self.code, self.message) = (severity ?? code.defaultSeverity, code, message)
+        (self.file, self.range) = (file, range)
+        (self.label, self.help, self.notes) = (label, help, notes)
     }
 }
 

@@ -229,7 +229,8 @@ public struct Lexer {
         }
         if previousWasUnderscore { malformed = true }
         // `1.5`: a fraction is one error for the whole literal, not a stray `.`.
-        if !malformed, peekByte() == UInt8(ascii: "."), let d = peekByte(1), d >= UInt8(ascii: "0"), d <= UInt8(ascii: "9") {
+        if !malformed, peekByte() == UInt8(ascii: "."), let d = peekByte(1), d >= UInt8(ascii: "0"),
+        d <= UInt8(ascii: "9") {
             advance()
             while let b = peekByte(), Lexer.isIdentifierContinue(b) { advance() }
             let text = String(decoding: bytes[startIndex..<index], as: UTF8.self)
@@ -313,7 +314,8 @@ public struct Lexer {
             } else if let s = Unicode.Scalar(scalar) {
                 value.append(contentsOf: Array(String(Character(s)).utf8))
             } else {
-                report(.invalidEscape, "`\\u{\(String(scalar, radix: 16, uppercase: true))}` is not a Unicode scalar value",
+                report(.invalidEscape,
+                       "`\\u{\(String(scalar, radix: 16, uppercase: true))}` is not a Unicode scalar value",
                        from: start)
             }
         default:
@@ -353,35 +355,5 @@ public struct Lexer {
         if b >= 0x80 { return true }
         if isWhitespace(b) || isIdentifierContinue(b) { return false }
         return !"{}():=/;>\"".utf8.contains(b)
-    }
-}
-
-extension Lexer {
-    /// The offset of the first byte that is not valid UTF-8, or nil when all of `bytes` is valid.
-    public static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let b = bytes[i]
-            if b < 0x80 { i += 1; continue }
-            let length: Int
-            var minSecond: UInt8 = 0x80, maxSecond: UInt8 = 0xBF
-            switch b {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; minSecond = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; maxSecond = 0x9F
-            case 0xF0: length = 4; minSecond = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; maxSecond = 0x8F
-            default: return i
-            }
-            guard i + length <= n else { return i }
-            let second = bytes[i + 1]
-            if second < minSecond || second > maxSecond { return i }
-            for k in 2..<length where bytes[i + k] & 0xC0 != 0x80 { return i }
-            i += length
-        }
-        return nil
     }
 }

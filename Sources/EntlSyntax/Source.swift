@@ -9,9 +9,7 @@ public struct SourceLocation: Hashable, Comparable, Sendable, CustomStringConver
     public var offset: Int
 
     public init(line: Int, column: Int, offset: Int) {
-        self.line = line
-        self.column = column
-        self.offset = offset
+        (self.line, self.column, self.offset) = (line, column, offset)
     }
 
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
@@ -26,10 +24,7 @@ public struct SourceRange: Hashable, Sendable, CustomStringConvertible {
     public var start: SourceLocation
     public var end: SourceLocation
 
-    public init(start: SourceLocation, end: SourceLocation) {
-        self.start = start
-        self.end = end
-    }
+    public init(start: SourceLocation, end: SourceLocation) { (self.start, self.end) = (start, end) }
 
     /// The range from the start of `self` to the end of `other`.
     public func through(_ other: SourceRange) -> SourceRange {
@@ -86,6 +81,11 @@ public struct SourceFile: Sendable {
             if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
         }
         return lo + 1
+    }
+
+    /// The offset of the first byte of 1-based line `n` (clamped to the lines there are).
+    public func offset(ofLine n: Int) -> Int {
+        lineStarts[min(max(n - 1, 0), lineStarts.count - 1)]
     }
 
     /// The location of a byte offset (columns count Unicode scalars: O(column)).

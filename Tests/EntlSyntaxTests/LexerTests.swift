@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 import Testing
 
@@ -108,10 +109,10 @@ private func kinds(_ text: String) -> [TokenKind] {
     }
 
     @Test func utf8Validation() {
-        #expect(Lexer.firstInvalidUTF8Offset(Array("ok é 💎".utf8)) == nil)
-        #expect(Lexer.firstInvalidUTF8Offset([0x61, 0xFF]) == 1)
-        #expect(Lexer.firstInvalidUTF8Offset([0xE2, 0x82]) == 0)  // truncated
-        #expect(Lexer.firstInvalidUTF8Offset([0xED, 0xA0, 0x80]) == 0)  // surrogate
-        #expect(Lexer.firstInvalidUTF8Offset([0xC0, 0x80]) == 0)  // overlong
+        #expect(UTF8Validation.firstInvalidOffset(Array("ok é 💎".utf8)) == nil)
+        #expect(UTF8Validation.firstInvalidOffset([0x61, 0xFF]) == 1)
+        #expect(UTF8Validation.firstInvalidOffset([0xE2, 0x82]) == 0)  // truncated
+        #expect(UTF8Validation.firstInvalidOffset([0xED, 0xA0, 0x80]) == 0)  // surrogate
+        #expect(UTF8Validation.firstInvalidOffset([0xC0, 0x80]) == 0)  // overlong
     }
 }

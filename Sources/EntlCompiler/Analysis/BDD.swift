@@ -119,33 +119,27 @@ struct BDD {
         return r
     }
 
-    mutating func and(_ a: Int32, _ b: Int32) -> Int32 {
-        if a == BDD.false || b == BDD.false { return BDD.false }
-        if a == BDD.true { return b }
-        if b == BDD.true || a == b { return a }
-        if exhausted { return BDD.false }
-        let key = Pair(a: min(a, b), b: max(a, b))
-        if let r = andMemo[key] { return r }
-        guard enter() else { return BDD.false }
-        defer { depth -= 1 }
-        let (v, al, ah, bl, bh) = split(a, b)
-        let r = node(v, and(al, bl), and(ah, bh))
-        if !exhausted { andMemo[key] = r }
-        return r
-    }
+    mutating func and(_ a: Int32, _ b: Int32) -> Int32 { apply(isAnd: true, a, b) }
 
-    mutating func or(_ a: Int32, _ b: Int32) -> Int32 {
-        if a == BDD.true || b == BDD.true { return BDD.true }
-        if a == BDD.false { return b }
-        if b == BDD.false || a == b { return a }
+    mutating func or(_ a: Int32, _ b: Int32) -> Int32 { apply(isAnd: false, a, b) }
+
+    /// `and` or `or`: the dual terminal cases, then Shannon expansion on the top variable, memoized.
+    private mutating func apply(isAnd: Bool, _ a: Int32, _ b: Int32) -> Int32 {
+        // `zero` decides the result alone (false for `and`), `one` leaves the other operand.
+        let (zero, one) = isAnd ? (BDD.false, BDD.true) : (BDD.true, BDD.false)
+        if a == zero || b == zero { return zero }
+        if a == one { return b }
+        if b == one || a == b { return a }
         if exhausted { return BDD.false }
         let key = Pair(a: min(a, b), b: max(a, b))
-        if let r = orMemo[key] { return r }
+        if let r = isAnd ? andMemo[key] : orMemo[key] { return r }
         guard enter() else { return BDD.false }
         defer { depth -= 1 }
         let (v, al, ah, bl, bh) = split(a, b)
-        let r = node(v, or(al, bl), or(ah, bh))
-        if !exhausted { orMemo[key] = r }
+        let r = node(v, apply(isAnd: isAnd, al, bl), apply(isAnd: isAnd, ah, bh))
+        if !exhausted {
+            if isAnd { andMemo[key] = r } else { orMemo[key] = r }
+        }
         return r
     }
 

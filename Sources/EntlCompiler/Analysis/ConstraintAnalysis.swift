@@ -97,8 +97,12 @@ final class PurchaseAtoms {
         }
         before.sort()
         since.sort()
-        for (a, b) in zip(before, before.dropFirst()) { chain = bdd.and(chain, implies(.purchased(before: true, a), .purchased(before: true, b))) }
-        for (a, b) in zip(since, since.dropFirst()) { chain = bdd.and(chain, implies(.purchased(before: false, b), .purchased(before: false, a))) }
+        for (a, b) in zip(before, before.dropFirst()) {
+            chain = bdd.and(chain, implies(.purchased(before: true, a), .purchased(before: true, b)))
+        }
+        for (a, b) in zip(since, since.dropFirst()) {
+            chain = bdd.and(chain, implies(.purchased(before: false, b), .purchased(before: false, a)))
+        }
         if !bdd.exhausted {
             chains[product] = (atoms.count, chain)
             chainsOfTask.append(product)
@@ -365,7 +369,8 @@ final class ConstraintAnalysis {
         case .atLeast(let id, let n):
             return table[id.name]?.kind.isProduct == true ? atoms.variable(id.name, .atLeast(n.value)) : BDD.false
         case .purchased(let id, let date):
-            guard table[id.name]?.kind.isProduct == true, let atom = ConstraintAnalysis.atom(date) else { return BDD.false }
+            guard table[id.name]?.kind.isProduct == true,
+                  let atom = ConstraintAnalysis.atom(date) else { return BDD.false }
             return atoms.variable(id.name, atom)
         case .everyone:
             return BDD.true
@@ -408,6 +413,11 @@ final class ConstraintAnalysis {
     /// The function of an entitlement's constraint; nil when it is not one or was skipped.
     func entitlement(_ name: String) -> Int32? {
         if case .analysed(let facts)? = outcomes[.entitlement(name)] { facts.value } else { nil }
+    }
+
+    /// The function of a boolean feature's requirement; nil when it has none or was skipped.
+    func requirement(_ name: String) -> Int32? {
+        if case .analysed(let facts)? = outcomes[.requirement(name)] { facts.value } else { nil }
     }
 
     func and(_ a: Int32, _ b: Int32) -> Int32 { atoms.and(a, b) }

@@ -9,12 +9,12 @@ enum CarryCapBelowAllowanceCheck: LintCheck {
     static let code = DiagnosticCode("W308", "carry cap below one allowance")
 
     static func run(_ context: LintContext) {
-        for site in context.checkedDeclarations {
-            for g in grants(of: site.declaration)?.grants ?? [] {
+        for declaration in context.checkedDeclarations {
+            for g in grants(of: declaration)?.grants ?? [] {
                 guard let per = g.per, let cap = g.carry?.cap, case .count(let amount)? = g.amount,
                       cap.value < amount.value else { continue }
-                context.report(code, message(cap.value, per.value.rawValue, amount.value), file: site.file, at: cap.range,
-                               label: label, help: help(amount.value, cap.value))
+                context.report(code, message(cap.value, per.value.rawValue, amount.value), file: declaration.site.file,
+                               at: cap.range, label: label, help: help(amount.value, cap.value))
             }
         }
     }
@@ -26,6 +26,7 @@ extension CarryCapBelowAllowanceCheck {
     }
     fileprivate static let label = "caps what rolls over, not the balance"
     fileprivate static func help(_ amount: Int64, _ cap: Int64) -> String {
-        "the balance can reach \(amount + cap) after a reset; if that is intended, silence this with `// entl-allow W308`"
+        "the balance can reach \(amount + cap) after a reset; if that is intended, "
+        + "silence this with `// entl-allow W308`"
     }
 }

@@ -8,10 +8,11 @@ enum CarryWithoutResetCheck: LintCheck {
     static let code = DiagnosticCode("W307", "carry without reset")
 
     static func run(_ context: LintContext) {
-        for site in context.checkedDeclarations {
-            for g in grants(of: site.declaration)?.grants ?? [] {
+        for declaration in context.checkedDeclarations {
+            for g in grants(of: declaration)?.grants ?? [] {
                 guard let carry = g.carry, g.per == nil, !isUnlimited(g) else { continue }
-                context.report(code, message, file: site.file, at: carry.range, label: label, help: help(g.feature.name))
+                context.report(code, message, file: declaration.site.file, at: carry.range, label: label,
+                               help: help(g.feature.name))
             }
         }
     }

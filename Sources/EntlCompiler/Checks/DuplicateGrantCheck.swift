@@ -8,14 +8,15 @@ enum DuplicateGrantCheck: LintCheck {
     static let code = DiagnosticCode("W306", "feature granted twice in one block")
 
     static func run(_ context: LintContext) {
-        for site in context.checkedDeclarations {
-            guard let block = grants(of: site.declaration) else { continue }
+        for declaration in context.checkedDeclarations {
+            guard let block = grants(of: declaration) else { continue }
             var first: [String: Grant] = [:]
             for g in block.grants {
                 if let earlier = first[g.feature.name] {
-                    context.report(code, message(g.feature.name, block.owner), file: site.file, at: g.feature.range,
-                                   label: label, help: help,
-                                   notes: [DiagnosticNote(message: "first granted here", file: site.file, range: earlier.range)])
+                    context.report(code, message(g.feature.name, block.owner), file: declaration.site.file,
+                                   at: g.feature.range, label: label, help: help,
+                                   notes: [DiagnosticNote(message: "first granted here", file: declaration.site.file,
+                                                          range: earlier.range)])
                 } else {
                     first[g.feature.name] = g
                 }

@@ -8,11 +8,13 @@ enum DuplicateTestNameCheck: LintCheck {
 
     static func run(_ context: LintContext) {
         var first: [String: (file: String, range: SourceRange)] = [:]
-        for site in context.declarations {
-            guard case .test(let t) = site.declaration else { continue }
+        for test in context.model.tests {
+            let (t, site) = (test.syntax, test.site)
             if let earlier = first[t.description.value] {
-                context.report(code, message(t.description.value), file: site.file, at: t.description.range, label: label,
-                               help: help, notes: [DiagnosticNote(message: "first used here", file: earlier.file, range: earlier.range)])
+                context.report(code, message(t.description.value), file: site.file, at: t.description.range,
+                               label: label, help: help,
+                               notes: [DiagnosticNote(message: "first used here", file: earlier.file,
+                                                      range: earlier.range)])
             } else {
                 first[t.description.value] = (site.file, t.description.range)
             }

@@ -20,8 +20,8 @@ enum EquivalentEntitlementCheck: LintCheck {
                 else { continue }
                 let key = facts.canonical
                 if let first = seen[key] {
-                    context.report(code, message(e.name.name, first.name), file: site.file, at: e.name.range, label: label,
-                                   help: help(e.name.name, first.name),
+                    context.report(code, message(e.name.name, first.name), file: site.file, at: e.name.range,
+                                   label: label, help: help(e.name.name, first.name),
                                    notes: [DiagnosticNote(message: "`\(first.name)` is declared here", file: first.file,
                                                           range: first.range)])
                 } else {

@@ -10,32 +10,19 @@ enum NeverGrantedCheck: LintCheck {
     static func run(_ context: LintContext) {
         var granted: Set<String> = []
         var conversions: [String: [String]] = [:]
-        for site in context.declarations {
-            if let g = grants(of: site.declaration) { for grant in g.grants { granted.insert(grant.feature.name) } }
-            switch site.declaration {
-            case .feature(let f) where f.requires != nil:
-                granted.insert(f.name.name)
-            case .credits(let c):
-                for item in c.items {
-                    if case .conversion(let f, _, _) = item.kind { conversions[c.name.name, default: []].append(f.name) }
-                }
-            default:
-                break
-            }
+        for declaration in context.model.declarations {
+            if let g = grants(of: declaration) { for grant in g.grants { granted.insert(grant.feature.name) } }
+            guard case .feature(let f) = declaration else { continue }
+            if f.requires != nil { granted.insert(f.name.name) }
+            for c in f.conversions { conversions[f.name.name, default: []].append(c.feature.name) }
         }
         // A credit system that is granted reaches the features in its schema.
         for (system, features) in conversions where granted.contains(system) {
             granted.formUnion(features)
         }
-        for site in context.checkedDeclarations {
-            let name: Identifier, noun: String
-            switch site.declaration {
-            case .feature(let f): (name, noun) = (f.name, "feature")
-            case .credits(let c): (name, noun) = (c.name, "credit system")
-            default: continue
-            }
-            guard !granted.contains(name.name) else { continue }
-            context.report(code, message(noun, name.name), file: site.file, at: name.range, label: label, help: help(name.name))
+        for case .feature(let f) in context.checkedDeclarations where !granted.contains(f.name.name) {
+            context.report(code, message(f.symbolKind.noun, f.name.name), file: f.site.file, at: f.name.range,
+                           label: label, help: help(f.name.name))
         }
     }
 }

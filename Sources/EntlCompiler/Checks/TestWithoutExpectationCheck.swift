@@ -7,13 +7,10 @@ enum TestWithoutExpectationCheck: LintCheck {
     static let code = DiagnosticCode("W313", "test expects nothing")
 
     static func run(_ context: LintContext) {
-        for site in context.declarations {
-            guard case .test(let t) = site.declaration else { continue }
-            let expects = t.items.contains { if case .expect = $0.kind { true } else { false } }
-            if !expects {
-                context.report(code, message(t.description.value), file: site.file, at: t.description.range, label: label,
-                               help: help)
-            }
+        for test in context.model.tests where test.expectations.isEmpty {
+            let description = test.syntax.description
+            context.report(code, message(description.value), file: test.site.file, at: description.range, label: label,
+                           help: help)
         }
     }
 }

@@ -10,14 +10,12 @@ import EntlSyntax
 enum UnknownStoreCheck: LintCheck {
     static let code = DiagnosticCode("W314", "unknown store")
 
-
     static func run(_ context: LintContext) {
-        for site in context.checkedDeclarations {
-            guard case .product(let p) = site.declaration else { continue }
-            for item in p.items {
-                guard case .storeID(let store, _) = item.kind, !KnownStores.names.contains(store.name) else { continue }
-                let hint = Suggestions.closest(to: store.name, among: KnownStores.names)
-                context.report(code, message(store.name), file: site.file, at: store.range, label: label, help: help(hint))
+        for case .product(let p) in context.checkedDeclarations {
+            for id in p.storeIDs where !KnownStores.names.contains(id.store.name) {
+                let hint = Suggestions.closest(to: id.store.name, among: KnownStores.names)
+                context.report(code, message(id.store.name), file: p.site.file, at: id.store.range, label: label,
+                               help: help(hint))
             }
         }
     }
@@ -35,5 +33,6 @@ extension UnknownStoreCheck {
 /// The stores purchase trackers report (RevenueCat's and the web's payment providers): what W314
 /// accepts and what an editor completes after `id`.
 public enum KnownStores {
-    public static let names = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web", "promotional"]
+    public static let names = ["app_store", "mac_app_store", "play_store", "amazon", "stripe", "paddle", "web",
+                               "promotional"]
 }

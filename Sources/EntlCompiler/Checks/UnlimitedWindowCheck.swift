@@ -8,11 +8,11 @@ enum UnlimitedWindowCheck: LintCheck {
     static let code = DiagnosticCode("W309", "window on an unlimited grant")
 
     static func run(_ context: LintContext) {
-        for site in context.checkedDeclarations {
-            for g in grants(of: site.declaration)?.grants ?? [] where isUnlimited(g) {
+        for declaration in context.checkedDeclarations {
+            for g in grants(of: declaration)?.grants ?? [] where isUnlimited(g) {
                 for (clause, range) in [("per", g.per?.range), ("carry", g.carry?.range)] {
                     guard let range else { continue }
-                    context.report(code, message(clause), file: site.file, at: range, label: label,
+                    context.report(code, message(clause), file: declaration.site.file, at: range, label: label,
                                    help: help(g.feature.name, clause))
                 }
             }

@@ -14,10 +14,10 @@ enum UnusedProductCheck: LintCheck {
                 for r in c.expression.references { referenced.insert(r.name) }
             }
         }
-        for site in context.checkedDeclarations {
-            guard case .product(let p) = site.declaration, !referenced.contains(p.name.name),
-                  grants(of: site.declaration)?.grants.isEmpty ?? true else { continue }
-            context.report(code, message(p.name.name), file: site.file, at: p.name.range, label: label, help: help(p.name.name))
+        for case .product(let p) in context.checkedDeclarations
+        where !referenced.contains(p.name.name) && p.grants.isEmpty {
+            context.report(code, message(p.name.name), file: p.site.file, at: p.name.range, label: label,
+                           help: help(p.name.name))
         }
     }
 }

@@ -8,25 +8,29 @@ extension EnvironmentDiff {
 
     func compareEntitlements() {
         for name in new.table.order {
-            guard case .entitlement(let n)? = new.declaration(name), case .entitlement(let o)? = old.declaration(name),
+            guard let n = new.model.entitlement(name), let o = old.model.entitlement(name),
                   let f = old.analysis.entitlement(name), let g = new.analysis.entitlement(name) else { continue }
             let domain = atoms.domain([f, g])
             let lost = atoms.and(atoms.and(f, atoms.not(g)), domain)
             let gained = atoms.and(atoms.and(g, atoms.not(f)), domain)
             if lost != BDD.false {
                 let existing = atoms.and(lost, atoms.boughtBefore(since, [f, g]))
-                let notes = [DiagnosticNote(message: "before: `\(o.expression)`", file: old.file(name)!, range: o.expression.range)]
+                let notes = [DiagnosticNote(message: "before: `\(o.constraint)`", file: old.file(name)!,
+                                            range: o.constraint.range)]
                 if existing != BDD.false {
-                    report(.entitlementLost, "\(describe(existing, existing: true)) loses entitlement `\(name)`", file: new.file(name)!,
-                           range: n.name.range, help: keepEntitlement(name, old: o.expression, new: n.expression, oldValue: f, newValue: g),
+                    report(.entitlementLost, "\(describe(existing, existing: true)) loses entitlement `\(name)`",
+                           file: new.file(name)!, range: n.name.range,
+                           help: keepEntitlement(name, old: o.constraint, new: n.constraint, oldValue: f, newValue: g),
                            notes: notes)
                 } else {
-                    report(.futurePurchasesOnly, "only purchases from \(sinceText) on change: \(describe(lost)) loses entitlement `\(name)`",
+                    report(.futurePurchasesOnly,
+                           "only purchases from \(sinceText) on change: \(describe(lost)) loses entitlement `\(name)`",
                            file: new.file(name)!, range: n.name.range, notes: notes)
                 }
             }
             if gained != BDD.false {
-                report(.accessGained, "\(describe(gained)) gains entitlement `\(name)`", file: new.file(name)!, range: n.name.range)
+                report(.accessGained, "\(describe(gained)) gains entitlement `\(name)`", file: new.file(name)!,
+                       range: n.name.range)
             }
         }
     }
@@ -79,12 +83,13 @@ extension EnvironmentDiff {
             default: return e
             }
         }
-        let before = PurchaseDate(relation: Located(.before, range: e.range), instant: Located(sinceText, range: e.range), range: e.range)
+        let before = PurchaseDate(relation: Located(.before, range: e.range),
+                                  instant: Located(sinceText, range: e.range), range: e.range)
         switch e {
         case .reference(let id):
             if old.table[id.name]?.kind.isProduct == true { return .purchased(id, before) }
-            guard case .entitlement(let d)? = old.declaration(id.name) else { return nil }
-            return qualified(d.expression)
+            guard let d = old.model.entitlement(id.name) else { return nil }
+            return qualified(d.constraint)
         case .atLeast(let id, let n):
             return n.value == 1 ? .purchased(id, before) : nil
         case .purchased(_, let date):
@@ -157,7 +162,8 @@ extension EnvironmentDiff {
             if situations > EnvironmentDiff.situationLimit { result.incomplete = true; return }
             let before = allowance(oldSources, active), after = allowance(newSources, active)
             let (had, has) = (isOn(oldSources, active), isOn(newSources, active))
-            let (covers, coveredBy) = boolean ? (has || !had, had || !has) : (after.covers(before), before.covers(after))
+            let (covers, coveredBy) = boolean ? (has || !had, had || !has)
+                : (after.covers(before), before.covers(after))
             if !covers {
                 if existingSituations == nil { existingSituations = atoms.boughtBefore(since, functions) }
                 let e = atoms.and(situation, existingSituations!)
@@ -170,8 +176,9 @@ extension EnvironmentDiff {
                         result.shrunk = (e, active)
                     }
                     // The old sources that changed (a source the same on both sides gives nothing back).
-                    for o in oldSources where active.contains(o.activation)
-                        && !newSources.contains(where: { $0.id == o.id && $0.activation == o.activation && $0.grants == o.grants }) {
+                    for o in oldSources where active.contains(o.activation) && !newSources.contains(where: {
+                        $0.id == o.id && $0.activation == o.activation && $0.grants == o.grants
+                    }) {
                         result.losingSources.insert(o.activation)
                     }
                 }
@@ -192,7 +199,9 @@ extension EnvironmentDiff {
         Allowance(grants: sources.filter { active.contains($0.activation) }.flatMap(\.grants))
     }
 
-    private func isOn(_ sources: Sources, _ active: Set<Int32>) -> Bool { sources.contains { active.contains($0.activation) } }
+    private func isOn(_ sources: Sources, _ active: Set<Int32>) -> Bool {
+        sources.contains { active.contains($0.activation) }
+    }
 
     private func compareFeature(_ feature: String, boolean: Bool, old oldSources: Sources, new newSources: Sources) {
         func change(_ active: Set<Int32>) -> String {
@@ -204,25 +213,32 @@ extension EnvironmentDiff {
         for (code, found) in [(DiagnosticCode.featureLost, c.lost), (.allowanceShrinks, c.shrunk)] {
             guard let (situation, active) = found else { continue }
             let (file, range) = location(feature, oldSources, newSources, active: active)
-            let message = code == .featureLost ? "\(describe(situation, existing: true)) loses \(noun(feature)) `\(feature)`"
+            let message = code == .featureLost
+                ? "\(describe(situation, existing: true)) loses \(noun(feature)) `\(feature)`"
                 : "`\(feature)` shrinks for \(describe(situation, existing: true)): \(change(active))"
             report(code, message, file: file, range: range, help: help)
         }
         if c.lost == nil, c.shrunk == nil, let (situation, active) = c.future {
             let (file, range) = location(feature, oldSources, newSources, active: active)
-            report(.futurePurchasesOnly, "only purchases from \(sinceText) on change: `\(feature)` shrinks or is lost for \(describe(situation))",
+            report(.futurePurchasesOnly,
+                   "only purchases from \(sinceText) on change: "
+                   + "`\(feature)` shrinks or is lost for \(describe(situation))",
                    file: file, range: range)
         }
         if let (situation, active) = c.gained {
             let (file, range) = location(feature, oldSources, newSources, active: active)
-            report(.accessGained, "\(describe(situation)) gains \(noun(feature)) `\(feature)`", file: file, range: range)
+            report(.accessGained, "\(describe(situation)) gains \(noun(feature)) `\(feature)`", file: file,
+                   range: range)
         }
         if let (situation, active) = c.grown {
             let (file, range) = location(feature, oldSources, newSources, active: active)
-            report(.allowanceGrows, "`\(feature)` grows for \(describe(situation)): \(change(active))", file: file, range: range)
+            report(.allowanceGrows, "`\(feature)` grows for \(describe(situation)): \(change(active))", file: file,
+                   range: range)
         }
         if c.incomplete {
-            report(.comparisonIncomplete, "`\(feature)` has too many grant sources to compare every purchase situation: compared the first \(Int64(EnvironmentDiff.situationLimit).grouped)",
+            report(.comparisonIncomplete,
+                   "`\(feature)` has too many grant sources to compare every purchase situation: "
+                   + "compared the first \(Int64(EnvironmentDiff.situationLimit).grouped)",
                    file: new.file(feature)!, range: new.table[feature]!.range)
         }
     }
@@ -234,13 +250,15 @@ extension EnvironmentDiff {
     /// Where a feature's finding points: the NEW grant of it from a source active in the
     /// situation, else the NEW declaration of an old source active in it (where the grant was
     /// removed), else the feature's declaration.
-    private func location(_ feature: String, _ oldSources: Sources, _ sources: Sources, active: Set<Int32>) -> (String, SourceRange) {
+    private func location(_ feature: String, _ oldSources: Sources, _ sources: Sources, active: Set<Int32>)
+        -> (String, SourceRange)
+    {
         for s in sources where active.contains(s.activation) {
             switch s.id {
             case .entitlement(let name), .product(let name):
                 if let g = s.grants.first { return (new.file(name)!, g.range) }
             case .requirement:
-                if case .feature(let f)? = new.declaration(feature), let r = f.requires { return (new.file(feature)!, r.range) }
+                if let r = new.model.feature(feature)?.requires { return (new.file(feature)!, r.range) }
             }
         }
         for s in oldSources where active.contains(s.activation) {
@@ -266,14 +284,14 @@ extension EnvironmentDiff {
             let expression: Expression?
             switch s.id {
             case .entitlement(let name):
-                guard case .entitlement(let d)? = old.declaration(name) else { return nil }
-                expression = qualified(d.expression)
+                guard let d = old.model.entitlement(name) else { return nil }
+                expression = qualified(d.constraint)
                 names.append(name)
             case .product(let name):
                 expression = qualified(.reference(Identifier(name, range: old.table[name]!.range)))
                 names.append(name)
             case .requirement:
-                guard case .feature(let d)? = old.declaration(feature), let r = d.requires else { return nil }
+                guard let r = old.model.feature(feature)?.requires else { return nil }
                 expression = qualified(r)
             }
             guard let expression else { return nil }
@@ -290,7 +308,8 @@ extension EnvironmentDiff {
         var candidates: [[EntlSyntax.Grant]] = []
         if let (_, active) = c.shrunk {
             let before = allowance(oldSources, active).grants, after = allowance(newSources, active).grants
-            if before.count == 1, after.count == 1, case .count(let b)? = before[0].amount, case .count(let a)? = after[0].amount,
+            if before.count == 1, after.count == 1, case .count(let b)? = before[0].amount,
+               case .count(let a)? = after[0].amount,
                before[0].per == after[0].per, before[0].carry == after[0].carry, b.value > a.value {
                 var g = before[0]
                 g.amount = .count(Located(b.value - a.value, range: g.range))
@@ -304,7 +323,8 @@ extension EnvironmentDiff {
             let check = compareSituations(boolean: boolean, old: oldSources, new: newSources + [source])
             guard check.lost == nil, check.shrunk == nil, !check.incomplete else { continue }
             let items = boolean ? "grants \(feature)" : candidate.map { "grants \($0)" }.joined(separator: "; ")
-            return "to keep it for what was bought before \(sinceText): `entitlement \(legacy) = \(constraint) { \(items) }`"
+            return "to keep it for what was bought before \(sinceText): "
+                   + "`entitlement \(legacy) = \(constraint) { \(items) }`"
         }
         return nil
     }

@@ -19,13 +19,10 @@ struct Source {
 /// One side (OLD or NEW) of a comparison in one environment.
 struct Side {
     let checked: CheckedRuleSet
-    let table: SymbolTable
+    let model: EnvironmentModel
     let analysis: ConstraintAnalysis
 
-    /// A name's declaration.
-    func declaration(_ name: String) -> Declaration? {
-        table[name].map { checked.declarations[$0.site].declaration }
-    }
+    var table: SymbolTable { model.symbols }
 
     func file(_ name: String) -> String? { table[name]?.file }
 
@@ -34,25 +31,24 @@ struct Side {
     func sources(atoms: PurchaseAtoms) -> [String: [Source]] {
         var out: [String: [Source]] = [:]
         for name in table.order {
-            guard let declaration = declaration(name) else { continue }
             let id: SourceID
             let activation: Int32
-            let items: [Item]
-            switch declaration {
-            case .entitlement(let e):
-                (id, activation, items) = (.entitlement(name), analysis.entitlement(name) ?? BDD.false, e.items)
-            case .product(let p):
-                (id, activation, items) = (.product(name), atoms.variable(name, .atLeast(1)), p.items)
-            case .feature(let f):
-                if f.requires != nil, let value = analysis.value(of: declaration) {
+            let grants: [EntlSyntax.Grant]
+            if let e = model.entitlement(name) {
+                (id, activation, grants) = (.entitlement(name), analysis.entitlement(name) ?? BDD.false, e.grants)
+            } else if let p = model.product(name) {
+                (id, activation, grants) = (.product(name), atoms.variable(name, .atLeast(1)), p.grants)
+            } else {
+                if let value = analysis.requirement(name) {
                     out[name, default: []].append(Source(id: .requirement, activation: value, grants: []))
                 }
                 continue
-            default: continue
             }
             var byFeature: [String: [EntlSyntax.Grant]] = [:]
-            for item in items { if case .grant(let g) = item.kind { byFeature[g.feature.name, default: []].append(g) } }
-            for (feature, grants) in byFeature { out[feature, default: []].append(Source(id: id, activation: activation, grants: grants)) }
+            for g in grants { byFeature[g.feature.name, default: []].append(g) }
+            for (feature, grants) in byFeature {
+                out[feature, default: []].append(Source(id: id, activation: activation, grants: grants))
+            }
         }
         return out
     }
@@ -73,11 +69,13 @@ final class EnvironmentDiff {
     init(old: CheckedRuleSet, new: CheckedRuleSet, environment: EnvironmentName, since: Instant) {
         self.environment = environment
         self.since = since
-        let oldTable = old.tables[environment]!, newTable = new.tables[environment]!
-        self.old = Side(checked: old, table: oldTable,
-                        analysis: ConstraintAnalysis(declarations: old.declarations, table: oldTable, atoms: atoms))
-        self.new = Side(checked: new, table: newTable,
-                        analysis: ConstraintAnalysis(declarations: new.declarations, table: newTable, atoms: atoms))
+        let oldModel = old.model[environment], newModel = new.model[environment]
+        self.old = Side(checked: old, model: oldModel,
+                        analysis: ConstraintAnalysis(declarations: old.declarations, table: oldModel.symbols,
+                                                     atoms: atoms))
+        self.new = Side(checked: new, model: newModel,
+                        analysis: ConstraintAnalysis(declarations: new.declarations, table: newModel.symbols,
+                                                     atoms: atoms))
     }
 
     func run() {
@@ -89,7 +87,8 @@ final class EnvironmentDiff {
         if !atoms.usable {
             findings.removeAll { [.entitlementLost, .featureLost, .allowanceShrinks].contains($0.code) }
             let start = SourceLocation(line: 1, column: 1, offset: 0)
-            report(.comparisonIncomplete, "the constraints are too large to compare exactly: access and allowances were not compared",
+            report(.comparisonIncomplete,
+                   "the constraints are too large to compare exactly: access and allowances were not compared",
                    file: new.checked.sources.first?.path ?? "", range: SourceRange(start: start, end: start))
         }
     }
@@ -113,11 +112,13 @@ final class EnvironmentDiff {
                     message += "; `\(renamed)` is the same \(o.kind.noun) under another name"
                 }
                 report(.nameRemoved, message, file: o.file, range: o.range,
-                       help: "app code or a tracker that names it is denied from now on; keep the name, or allow D404 if nothing names it")
+                       help: "app code or a tracker that names it is denied from now on; keep the name, "
+                             + "or allow D404 if nothing names it")
                 continue
             }
             if o.kind != n.kind {
-                report(.nameRemoved, "`\(name)` was a \(o.kind.detail), is now a \(n.kind.detail)", file: n.file, range: n.range,
+                report(.nameRemoved, "`\(name)` was a \(o.kind.detail), is now a \(n.kind.detail)", file: n.file,
+                       range: n.range,
                        notes: [DiagnosticNote(message: "declared here before", file: o.file, range: o.range)])
             }
         }
@@ -130,41 +131,44 @@ final class EnvironmentDiff {
     /// Same kind and, for an entitlement, the same constraint (over every purchase state) and
     /// grants; for a product, the same store ids.
     private func isRename(from oldName: String, to newName: String) -> Bool {
-        guard let o = old.declaration(oldName), let n = new.declaration(newName) else { return false }
-        switch (o, n) {
-        case (.entitlement(let a), .entitlement(let b)):
-            guard let f = old.analysis.entitlement(oldName), let g = new.analysis.entitlement(newName) else { return false }
-            return old.analysis.equivalent(f, g) && Set(a.items.map(\.kind)) == Set(b.items.map(\.kind))
-        case (.product(let a), .product(let b)):
-            return a.kind?.value == b.kind?.value && !storeIDs(a.items).isEmpty && storeIDs(a.items) == storeIDs(b.items)
-        case (.feature(let a), .feature(let b)):
-            return a.kind?.value == b.kind?.value && a.items == b.items && a.requires == nil && b.requires == nil
-        default:
-            return false
+        if let a = old.model.entitlement(oldName), let b = new.model.entitlement(newName) {
+            guard let f = old.analysis.entitlement(oldName),
+                  let g = new.analysis.entitlement(newName) else { return false }
+            return old.analysis.equivalent(f, g) && a.displayName == b.displayName && Set(a.grants) == Set(b.grants)
         }
+        if let a = old.model.product(oldName), let b = new.model.product(newName) {
+            return a.kind?.value == b.kind?.value && !storeIDs(a).isEmpty && storeIDs(a) == storeIDs(b)
+        }
+        if let a = old.model.feature(oldName), let b = new.model.feature(newName), !a.isCreditSystem,
+           !b.isCreditSystem {
+            return a.kind?.value == b.kind?.value && a.displayName == b.displayName && a.usage == b.usage
+                && a.event == b.event && a.unit?.singular == b.unit?.singular && a.unit?.plural == b.unit?.plural
+                && a.requires == nil && b.requires == nil
+        }
+        return false
     }
 
     // MARK: - Store ids
 
-    private func storeIDs(_ items: [Item]) -> Set<StoreKey> {
-        Set(items.compactMap { if case .storeID(let store, let id) = $0.kind { StoreKey(store: store.name, id: id.value) } else { nil } })
+    private func storeIDs(_ product: RuleModel.Product) -> Set<StoreKey> {
+        Set(product.storeIDs.map { StoreKey(store: $0.store.name, id: $0.id.value) })
     }
 
     private struct StoreKey: Hashable { let store: String, id: String }
 
     private func compareStoreIDs() {
         var newOwner: [StoreKey: String] = [:]
-        for name in new.table.order {
-            if case .product(let p)? = new.declaration(name) { for key in storeIDs(p.items) { newOwner[key] = newOwner[key] ?? name } }
+        for p in new.model.products {
+            for key in storeIDs(p) { newOwner[key] = newOwner[key] ?? p.name.name }
         }
-        for name in old.table.order {
-            guard case .product(let o)? = old.declaration(name), case .product(let n)? = new.declaration(name) else { continue }
-            let kept = storeIDs(n.items)
-            for item in o.items {
-                guard case .storeID(let store, let id) = item.kind else { continue }
-                let key = StoreKey(store: store.name, id: id.value)
+        for o in old.model.products {
+            let name = o.name.name
+            guard let n = new.model.product(name) else { continue }
+            let kept = storeIDs(n)
+            for storeID in o.storeIDs {
+                let key = StoreKey(store: storeID.store.name, id: storeID.id.value)
                 if kept.contains(key) { continue }
-                let what = "store id \(store.name) \"\(id.value)\""
+                let what = "store id \(key.store) \"\(key.id)\""
                 let message = if let other = newOwner[key] {
                     "\(what) now maps to `\(other)`, not `\(name)`: its purchases stop counting for `\(name)`"
                 } else {
@@ -172,42 +176,46 @@ final class EnvironmentDiff {
                 }
                 report(.storeIDUnmapped, message, file: new.file(name)!, range: n.name.range,
                        help: "keep the old id next to the new one (a product may have several ids per store)",
-                       notes: [DiagnosticNote(message: "the id before", file: old.file(name)!, range: item.range)])
+                       notes: [DiagnosticNote(message: "the id before", file: old.file(name)!, range: storeID.range)])
             }
         }
     }
 
     // MARK: - Credit conversions
 
-    private func conversions(_ items: [Item]) -> [(feature: String, amount: Int64, credits: Int64, range: SourceRange)] {
-        items.compactMap {
-            if case .conversion(let f, let amount, let credits) = $0.kind { (f.name, amount.value, credits.value, $0.range) } else { nil }
-        }
+    private func conversions(_ system: RuleModel.Feature) -> [(feature: String, amount: Int64, credits: Int64,
+                                                               range: SourceRange)] {
+        system.conversions.map { ($0.feature.name, $0.amount.value, $0.credits.value, $0.range) }
     }
 
     private func compareConversions() {
-        for name in new.table.order {
-            guard case .credits(let o)? = old.declaration(name), case .credits(let n)? = new.declaration(name) else { continue }
-            let before = conversions(o.items), after = conversions(n.items)
+        for n in new.model.features where n.isCreditSystem {
+            let name = n.name.name
+            guard let o = old.model.feature(name), o.isCreditSystem else { continue }
+            let before = conversions(o), after = conversions(n)
             func rate(_ amount: Int64, _ credits: Int64) -> String {
                 "\(amount.grouped) for \(credits.grouped) credit\(credits == 1 ? "" : "s")"
             }
             for c in before where !after.contains(where: { $0.feature == c.feature }) {
-                report(.conversionDearer, "credit system `\(name)` no longer pays for `\(c.feature)`", file: new.file(name)!,
-                       range: n.name.range, notes: [DiagnosticNote(message: "the conversion before", file: old.file(name)!, range: c.range)])
+                report(.conversionDearer, "credit system `\(name)` no longer pays for `\(c.feature)`",
+                       file: new.file(name)!, range: n.name.range,
+                       notes: [DiagnosticNote(message: "the conversion before", file: old.file(name)!, range: c.range)])
             }
             for c in after {
                 guard let b = before.first(where: { $0.feature == c.feature }) else {
-                    report(.conversionCheaper, "credit system `\(name)` now pays for `\(c.feature)`", file: new.file(name)!, range: c.range)
+                    report(.conversionCheaper, "credit system `\(name)` now pays for `\(c.feature)`",
+                           file: new.file(name)!, range: c.range)
                     continue
                 }
                 // Credits per unit, c.credits / c.amount against b.credits / b.amount, compared
                 // exactly as c.credits × b.amount against b.credits × c.amount (128-bit products).
-                let after = c.credits.multipliedFullWidth(by: b.amount), before = b.credits.multipliedFullWidth(by: c.amount)
+                let after = c.credits.multipliedFullWidth(by: b.amount)
+                let before = b.credits.multipliedFullWidth(by: c.amount)
                 if after == before { continue }
                 let dearer = (after.high, after.low) > (before.high, before.low)
                 report(dearer ? .conversionDearer : .conversionCheaper,
-                       "`\(c.feature)` costs \(dearer ? "more" : "fewer") `\(name)` credits: \(rate(b.amount, b.credits)) → \(rate(c.amount, c.credits))",
+                       "`\(c.feature)` costs \(dearer ? "more" : "fewer") `\(name)` credits: "
+                       + "\(rate(b.amount, b.credits)) → \(rate(c.amount, c.credits))",
                        file: new.file(name)!, range: c.range,
                        notes: [DiagnosticNote(message: "the conversion before", file: old.file(name)!, range: b.range)])
             }
@@ -228,7 +236,8 @@ final class EnvironmentDiff {
             if facts[product] == nil { products.append(product); facts[product] = (1, nil, nil) }
             switch atom {
             case .atLeast(let n): facts[product]!.units = max(facts[product]!.units, n)
-            case .purchased(true, let t) where !existing || t != since: facts[product]!.before = min(facts[product]!.before ?? t, t)
+            case .purchased(true, let t) where !existing || t != since:
+                facts[product]!.before = min(facts[product]!.before ?? t, t)
             case .purchased(false, let t): facts[product]!.since = max(facts[product]!.since ?? t, t)
             case .purchased: break
             }

@@ -3,7 +3,9 @@ import EntlSyntax
 
 /// What `entlc gen` declares: every product, entitlement, feature and credit system of a rule
 /// set, in declaration order (the live environment's, then names only the test environment
-/// has), each with the identifier app code uses for it.
+/// has), each with the identifier app code uses for it. The declarations come from the model;
+/// the values written for them from the graph lowered from it (the model's lists are the
+/// graph's, index for index): what app code will query.
 ///
 /// The identifier of a name depends on that name alone, never on the other declarations or on
 /// their order: `lowerCamel`, then the target's `escape` (a leading `_` before a digit, a
@@ -25,17 +27,15 @@ struct GeneratedNames {
     /// `escape` turns a lower-camel name into the target's identifier; it must be one to one on
     /// `lowerCamel`'s results (which contain no `_`, or nothing else), so that only `lowerCamel`
     /// can make two names collide.
+    /// `graph` is the graph lowered from `checked`.
     init(_ graph: RuleGraph, _ checked: CheckedRuleSet, escape: (String) -> String) throws(GenerationError) {
         var seen = Set<String>()
         var claimed: [[String: GenerationError.Declaration]] = Array(repeating: [:], count: 4)
         var collisions: [GenerationError.Collision] = []
-        func identifier(_ name: String, _ kind: Int, _ env: EnvironmentName) -> String {
-            let id = escape(GeneratedNames.lowerCamel(name))
-            let symbol = checked.tables[env]?[name]
-            let declaration = GenerationError.Declaration(
-                noun: symbol?.kind.noun ?? "declaration", name: name, file: symbol?.file ?? "",
-                range: symbol?.range ?? SourceRange(start: SourceLocation(line: 1, column: 1, offset: 0),
-                                                    end: SourceLocation(line: 1, column: 1, offset: 0)))
+        func identifier(_ named: any Named, _ kind: Int) -> String {
+            let id = escape(GeneratedNames.lowerCamel(named.name.name))
+            let declaration = GenerationError.Declaration(noun: named.symbolKind.noun, name: named.name.name,
+                                                          file: named.site.file, range: named.name.range)
             if let other = claimed[kind][id] {
                 collisions.append(GenerationError.Collision(identifier: id, declarations: [other, declaration]))
             } else {
@@ -43,18 +43,18 @@ struct GeneratedNames {
             }
             return id
         }
-        for (env, graphEnv) in [(EnvironmentName.live, graph.live), (.test, graph.test)] {
-            for p in graphEnv.products where seen.insert("p " + p.name).inserted {
-                products.append(Entry(identifier: identifier(p.name, 0, env), value: p))
+        for (model, lowered) in [(checked.model.live, graph.live), (checked.model.test, graph.test)] {
+            for (i, p) in model.products.enumerated() where seen.insert("p " + p.name.name).inserted {
+                products.append(Entry(identifier: identifier(p, 0), value: lowered.products[i]))
             }
-            for e in graphEnv.entitlements where seen.insert("e " + e.name).inserted {
-                entitlements.append(Entry(identifier: identifier(e.name, 1, env), value: e))
+            for (i, e) in model.entitlements.enumerated() where seen.insert("e " + e.name.name).inserted {
+                entitlements.append(Entry(identifier: identifier(e, 1), value: lowered.entitlements[i]))
             }
-            for f in graphEnv.features where seen.insert("f " + f.name).inserted {
-                if f.kind == .credits {
-                    creditSystems.append(Entry(identifier: identifier(f.name, 3, env), value: f))
+            for (i, f) in model.features.enumerated() where seen.insert("f " + f.name.name).inserted {
+                if f.isCreditSystem {
+                    creditSystems.append(Entry(identifier: identifier(f, 3), value: lowered.features[i]))
                 } else {
-                    features.append(Entry(identifier: identifier(f.name, 2, env), value: f))
+                    features.append(Entry(identifier: identifier(f, 2), value: lowered.features[i]))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 
 /// `entlc gen swift`: typed identifiers for app code, so a renamed feature is a compile error and
 /// not a silent denial. One value type per kind (`EntlProduct`, `EntlEntitlement`, `EntlFeature`,
@@ -99,10 +100,13 @@ public enum SwiftGenerator {
         return out
     }
 
+    /// The typed queries. A line ending in `\` continues on the next: some generated lines are longer
+    /// than the 120 columns of ours.
     static let queries = """
         extension Evaluator {
             /// May the customer use `feature` (`requiredBalance` units of a metered one)?
-            public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
+            public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) \
+        throws(EvaluationError)
                 -> FeatureResult
             {
                 try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
@@ -116,7 +120,8 @@ public enum SwiftGenerator {
             }
 
             /// Does the customer own `product`?
-            public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
+            public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) \
+        -> ProductResult {
                 try entitled(product: product.name, at: at)
             }
 
@@ -131,7 +136,8 @@ public enum SwiftGenerator {
             public func unlockingProducts(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now())
                 throws(EvaluationError) -> [EntlProduct]?
             {
-                try unlockingProducts(feature: feature.name, requiredBalance: requiredBalance, at: at)?.compactMap(EntlProduct.named)
+                try unlockingProducts(feature: feature.name, requiredBalance: requiredBalance, at: at)?\
+        .compactMap(EntlProduct.named)
             }
         }
 
@@ -140,7 +146,8 @@ public enum SwiftGenerator {
                 try self.feature(feature.name, required: required)
             }
 
-            public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
+            public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) \
+        -> FeatureResult {
                 try self.feature(credits.name, required: required)
             }
 
@@ -185,24 +192,8 @@ public enum SwiftGenerator {
     }
 
     static func literal(_ s: String?) -> String {
-        guard let s else { return "nil" }
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        s?.quotedLiteral(escapes: ["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\r": "\\r", "\t": "\\t"],
+                         uppercaseHex: false) ?? "nil"
     }
 
     static func dictionary(_ ids: [StoreID]) -> String {

@@ -16,7 +16,8 @@ public enum TypeScriptGenerator {
                              (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),
                               [("kind", string(e.value.kind.rawValue)), ("storeIds", storeIDs(e.value.storeIDs))])
                          })
-        out += constants("Entitlements", "EntitlementName", "The entitlements of the rule set: what a purchase unlocks.",
+        out += constants("Entitlements", "EntitlementName",
+                         "The entitlements of the rule set: what a purchase unlocks.",
                          names.entitlements.map { e in
                              (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs), [])
                          })
@@ -40,7 +41,8 @@ public enum TypeScriptGenerator {
     {
         // An empty object literal would type its values `unknown`.
         guard !entries.isEmpty else {
-            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: \(union) }>> = {};\n\n"
+            return "/** \(doc) */\nexport const \(object): Readonly<Record<string, { readonly name: "
+                   + "\(union) }>> = {};\n\n"
                 + "export type \(union) = never;\n\n"
         }
         var out = "/** \(doc) */\nexport const \(object) = {\n"

@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// A JSON syntax error with its position (1-based line and column, columns in characters).
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -368,22 +370,9 @@ struct JSONScanner {
     }
 
     private func utf8SequenceLength(at i: Int) throws(JSONSyntaxError) -> Int {
-        let b = bytes[i]
-        let length: Int
-        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
-        switch b {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lo = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; hi = 0x9F
-        case 0xF0: length = 4; lo = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; hi = 0x8F
-        default: throw error("invalid UTF-8 in string", at: i)
+        guard let length = UTF8Validation.sequenceLength(bytes, at: i) else {
+            throw error("invalid UTF-8 in string", at: i)
         }
-        guard i + length <= bytes.count, bytes[i + 1] >= lo, bytes[i + 1] <= hi,
-              (2..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 })
-        else { throw error("invalid UTF-8 in string", at: i) }
         return length
     }
 }

@@ -86,7 +86,8 @@ extension Expression: CustomStringConvertible {
         switch self {
         case .reference(let id): id.name
         case .everyone: "everyone"
-        case .purchased(let id, let date): "\(id.name) purchased \(date.relation.value.rawValue) \"\(date.instant.value)\""
+        case .purchased(let id, let date):
+            "\(id.name) purchased \(date.relation.value.rawValue) \"\(date.instant.value)\""
         case .atLeast(let id, let n): "\(id.name) >= \(n.value)"
         case .not(let inner, _):
             switch inner {

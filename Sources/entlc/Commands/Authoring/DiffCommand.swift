@@ -127,114 +127,24 @@ enum DiffCommand {
     }
 }
 
-/// What the change does to real customers: both versions evaluated for every state of a JSONL
-/// file; per entitlement and feature, who gains, loses or sees another balance.
-struct Impact: Sendable {
-    struct Key: Hashable, Comparable, Sendable {
-        var kind: String  // "entitlement" or "feature"
-        var name: String
-        static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
-    }
-
-    struct Row: Sendable {
-        var gained = Group(), lost = Group(), balanceChanged = Group()
-    }
-
-    /// A count and the first ten customers.
-    struct Group: Sendable {
-        var count = 0
-        var customers: [String] = []
-        mutating func add(_ customer: String) {
-            count += 1
-            if customers.count < 10 { customers.append(customer) }
-        }
-        mutating func merge(_ other: Group) {
-            count += other.count
-            customers += other.customers.prefix(10 - customers.count)
-        }
-    }
-
-    var path: String
-    var customers = 0
-    var rows: [Key: Row] = [:]
-    var errorCount = 0
-    /// The first ten lines that could not be evaluated.
-    var errors: [(line: Int, message: String)] = []
-
+/// `--states`: EntlCompiler's `Impact` measured over a JSONL file, and its two formats.
+extension Impact {
     static func measure(_ path: String, old: RuleGraph, new: RuleGraph, environment: Environment?,
                         jobs: Int) throws(CLIError) -> Impact {
         let clock = Instant.now()
-        var total = Impact(path: path)
-        try JSONLines.process(path, jobs: jobs, initial: { Impact(path: path) }, reset: { $0 = Impact(path: path) },
+        var total = Impact(source: path)
+        try JSONLines.process(path, jobs: jobs, initial: { Impact(source: path) }, reset: { $0 = Impact(source: path) },
                               line: { line, number, impact in
-            impact.add(line, number: number, old: old, new: new, environment: environment, clock: clock)
+            impact.add(line: number, old: old, new: new, environment: environment, clock: clock) {
+                try JSONLines.state(line)
+            }
         }, size: { _ in 0 }, consume: { total.merge($0) })  // a summary: its size does not grow with the lines
         return total
     }
 
-    private mutating func add(_ line: JSONLines.Line, number: Int, old: RuleGraph, new: RuleGraph,
-                              environment: Environment?, clock: Instant) {
-        let before: [Key: FeatureOutcome], after: [Key: FeatureOutcome]
-        let customer: String
-        do {
-            let state = try JSONLines.state(line)
-            let at = state.now ?? clock
-            before = Impact.outcomes(try Evaluation(graph: old, state: state, environment: environment, at: at).all())
-            after = Impact.outcomes(try Evaluation(graph: new, state: state, environment: environment, at: at).all())
-            customer = state.customer ?? "line \(number)"
-        } catch {
-            errorCount += 1
-            if errors.count < 10 { errors.append((number, (error as? StateError)?.description ?? "\(error)")) }
-            return
-        }
-        customers += 1
-        for key in Set(before.keys).union(after.keys) {
-            let (b, a) = (before[key], after[key])
-            let had = b?.allowed ?? false, has = a?.allowed ?? false
-            if !had, has {
-                rows[key, default: Row()].gained.add(customer)
-            } else if had, !has {
-                rows[key, default: Row()].lost.add(customer)
-            } else if let b, let a, b.balance != a.balance {
-                rows[key, default: Row()].balanceChanged.add(customer)
-            }
-        }
-    }
-
-    private struct FeatureOutcome: Equatable {
-        var allowed: Bool
-        /// Nil: boolean, or unlimited (then `unlimited`).
-        var balance: Int64?
-        var unlimited: Bool
-    }
-
-    private static func outcomes(_ results: [EvaluationResult]) -> [Key: FeatureOutcome] {
-        var out: [Key: FeatureOutcome] = [:]
-        for r in results {
-            switch r {
-            case .entitlement(let e): out[Key(kind: "entitlement", name: e.name)] = FeatureOutcome(allowed: e.allowed, balance: nil, unlimited: false)
-            case .feature(let f):
-                out[Key(kind: "feature", name: f.name)] = FeatureOutcome(allowed: f.allowed, balance: f.balance, unlimited: f.unlimited)
-            case .product: break
-            }
-        }
-        return out
-    }
-
-    private mutating func merge(_ other: Impact) {
-        customers += other.customers
-        errorCount += other.errorCount
-        errors += other.errors.prefix(10 - errors.count)
-        for (key, row) in other.rows {
-            rows[key, default: Row()].gained.merge(row.gained)
-            rows[key, default: Row()].lost.merge(row.lost)
-            rows[key, default: Row()].balanceChanged.merge(row.balanceChanged)
-        }
-    }
-
     /// The table a reviewer reads.
     var text: String {
-        var out = "Impact on \(Int64(customers).grouped) customer\(customers == 1 ? "" : "s") in \(path):\n"
+        var out = "Impact on \(Int64(customers).grouped) customer\(customers == 1 ? "" : "s") in \(source):\n"
         if rows.isEmpty { out += "  no customer gains or loses anything, and no balance changes\n" }
         for key in rows.keys.sorted() {
             let row = rows[key]!
@@ -257,7 +167,7 @@ struct Impact: Sendable {
             .object([("count", .int(Int64(g.count))), ("customers", .array(g.customers.map { .string($0) }))])
         }
         return .object([
-            ("states", .string(path)),
+            ("states", .string(source)),
             ("customers", .int(Int64(customers))),
             ("changes", .array(rows.keys.sorted().map { key in
                 let row = rows[key]!

@@ -1,0 +1,161 @@
+import EntlRuntime
+import EntlSyntax
+
+extension Checker {
+    /// Checks a `test` block against the names of its environment: every name resolves to the
+    /// right kind, every instant is RFC 3339, amounts fit what they apply to.
+    mutating func checkTest(_ test: TestDeclaration, file: String, table: SymbolTable) {
+        var firstOnce: [String: SourceRange] = [:]
+        for item in test.items {
+            let once: String? = switch item.kind {
+            case .at: "at"
+            case .env: "env"
+            case .state: "state"
+            case .customerSince: "customer since"
+            default: nil
+            }
+            if let once {
+                if let first = firstOnce[once] {
+                    report(.duplicateItem, "`\(once)` is given twice in this test", file: file, at: item.range,
+                           label: "given again here",
+                           notes: [DiagnosticNote(message: "first given here", file: file, range: first)])
+                } else {
+                    firstOnce[once] = item.range
+                }
+            }
+            switch item.kind {
+            case .at(let instant), .customerSince(let instant):
+                checkInstant(instant, file: file)
+            case .env, .state:
+                break
+            case .given(let given):
+                guard let product = resolve(given.product, as: "product", file: file, table: table,
+                                            where: \.isProduct) else { break }
+                for instant in [given.since, given.until, given.graceUntil].compactMap({ $0 }) {
+                    checkInstant(instant, file: file)
+                }
+                if let q = given.quantity, product.kind != .product(.consumable), product.kind != .product(nil) {
+                    report(.quantityOnNonConsumable,
+                           "`\(product.name)` is \(Checker.article(product.kind.detail)); "
+                           + "only consumables have a quantity",
+                           file: file, at: q.range, label: "not a consumable", help: "remove `quantity`")
+                }
+            case .used(let feature, _, let at, _), .level(let feature, _, let at):
+                let isLevel: Bool = if case .level = item.kind { true } else { false }
+                if let at { checkInstant(at, file: file) }
+                // A use may name a feature by its `event` name.
+                guard let symbol = featureWithEvent(feature.name, table: table)
+                    ?? resolve(feature, as: "feature", file: file, table: table, where: \.grantable)
+                else { break }
+                checkUsageTarget(symbol, feature: feature, isLevel: isLevel, file: file)
+            case .override(let product, _):
+                _ = resolve(product, as: "product", file: file, table: table, where: \.isProduct)
+            case .expect(let expectation):
+                checkExpectation(expectation, file: file, table: table)
+            }
+        }
+    }
+
+    /// The feature whose `event "…"` is `name`, when `name` names no declaration.
+    private func featureWithEvent(_ name: String, table: SymbolTable) -> Symbol? {
+        guard table[name] == nil else { return nil }
+        for site in declarations where site.isVisible(in: table.environment) {
+            guard case .feature(let f) = site.declaration else { continue }
+            for item in f.items {
+                if case .event(let e) = item.kind, e.value == name { return table[f.name.name] }
+            }
+        }
+        return nil
+    }
+
+    func checkInstant(_ literal: StringLiteral, file: String) {
+        if Instant(rfc3339: literal.value) == nil {
+            report(.invalidInstant, "\"\(literal.value)\" is not an RFC 3339 instant", file: file, at: literal.range,
+                   label: "not an instant", help: "write a date, a time and a zone: \"2026-11-22T12:00:00Z\"")
+        }
+    }
+
+    /// Looks a name up; reports it unknown, or of the wrong kind when `accepts` refuses it.
+    private mutating func resolve(_ id: Identifier, as noun: String, file: String, table: SymbolTable,
+                                  where accepts: (Symbol.Kind) -> Bool) -> Symbol? {
+        guard let symbol = table[id.name] else {
+            reportUnknown(id, noun: noun, file: file, table: table, filter: accepts)
+            return nil
+        }
+        guard accepts(symbol.kind) else {
+            report(.wrongKindOfName,
+                   "`\(id.name)` is \(Checker.article(symbol.kind.detail)), not \(Checker.article(noun))",
+                   file: file, at: id.range, label: "expected \(Checker.article(noun))")
+            return nil
+        }
+        return symbol
+    }
+
+    private func checkUsageTarget(_ symbol: Symbol, feature: Identifier, isLevel: Bool, file: String) {
+        switch (symbol.kind, isLevel) {
+        case (.feature(.metered?, .continuous), true), (.feature(.metered?, .singleUse), false), (.credits, false),
+             (.feature(nil, _), _):
+            return
+        case (.feature(.metered?, .continuous), false):
+            report(.invalidTestItem, "`\(feature.name)` is continuous; it has a level, not uses", file: file,
+                   at: feature.range, label: "continuous feature", help: "write `level \(feature.name) N`")
+        case (.feature(.metered?, .singleUse), true), (.credits, true):
+            report(.invalidTestItem, "`\(feature.name)` is consumed in uses; it has no level", file: file,
+                   at: feature.range, label: "single-use", help: "write `used \(feature.name) N`")
+        default:
+            report(.invalidTestItem,
+                   "`\(feature.name)` is \(Checker.article(symbol.kind.detail)); "
+                   + "only metered features and credit systems are used",
+                   file: file, at: feature.range, label: "not metered")
+        }
+    }
+
+    private mutating func checkExpectation(_ e: Expectation, file: String, table: SymbolTable) {
+        guard let symbol = table[e.name.name] else {
+            reportUnknown(e.name, file: file, table: table) { _ in true }
+            return
+        }
+        // A feature whose kind did not parse was reported already: accept what it might be.
+        let metered = symbol.kind.isMetered || symbol.kind == .feature(nil, .singleUse)
+            || symbol.kind == .feature(nil, .continuous)
+        if let n = e.amount {
+            if !metered {
+                report(.invalidTestItem, "a required amount applies only to metered features and credit systems",
+                       file: file, at: n.range, label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))",
+                       help: "write `expect \(e.name.name) \(e.decision.value.rawValue)`")
+            } else {
+                requirePositive(n, "a required amount", file: file)
+            }
+        }
+        if let balance = e.balance, !metered {
+            let range: SourceRange = switch balance {
+            case .amount(let n): n.range
+            case .unlimited(let w): w.range
+            }
+            report(.invalidTestItem, "`balance` applies only to metered features and credit systems", file: file,
+                   at: range, label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
+        }
+        guard let via = e.via else { return }
+        let viaRange: SourceRange
+        switch via {
+        case .direct(let w): viaRange = w.range
+        case .credits(let w, _): viaRange = w.range
+        }
+        guard case .feature(let kind, _) = symbol.kind, kind != .boolean else {
+            report(.invalidTestItem, "`via` applies only to metered features", file: file, at: viaRange,
+                   label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
+            return
+        }
+        guard case .credits(_, let system?) = via else { return }
+        guard let credits = resolve(system, as: "credit system", file: file, table: table, where: { $0 == .credits }),
+              case .credits(let decl) = declarations[credits.site].declaration else { return }
+        let lists = decl.items.contains {
+            if case .conversion(let f, _, _) = $0.kind { f.name == e.name.name } else { false }
+        }
+        if !lists {
+            report(.invalidTestItem, "credit system `\(system.name)` does not convert `\(e.name.name)`", file: file,
+                   at: system.range, label: "cannot pay for `\(e.name.name)`",
+                   help: "add `\(e.name.name) 1 = N` to credit system `\(system.name)`, or name another system")
+        }
+    }
+}

@@ -1,0 +1,22 @@
+extension String {
+    /// The string with every scalar `replacement` gives text for replaced by that text: the one
+    /// loop behind each escaper (a string literal of Swift or of entl, XML text).
+    public func replacingScalars(_ replacement: (Unicode.Scalar) -> String?) -> String {
+        var out = ""
+        for scalar in unicodeScalars {
+            if let text = replacement(scalar) { out += text } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// The string as a double-quoted literal in the style of Swift and entl: `escapes` for the
+    /// scalars that have one (`"` and `\` must), `\u{HEX}` for the other control characters
+    /// (C0 and DEL).
+    public func quotedLiteral(escapes: [Unicode.Scalar: String], uppercaseHex: Bool) -> String {
+        "\"" + replacingScalars { scalar in
+            if let escape = escapes[scalar] { return escape }
+            guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
+            return "\\u{\(String(scalar.value, radix: 16, uppercase: uppercaseHex))}"
+        } + "\""
+    }
+}
