@@ -112,5 +112,11 @@ extension DiagnosticCatalog {
                 + "entitlement legacy = paid purchased before \"2026-06-01T00:00:00Z\"",
             fix: "product pro: subscription { period month }\nentitlement paid = pro\n"
                 + "entitlement legacy = pro purchased before \"2026-06-01T00:00:00Z\""),
+        CodeExplanation(.durationTooLong, """
+            A non-renewing product's `duration` is at most 100 years (1,200 months, 5,217 weeks or \
+            36,525 days): a longer one is a typo, and a purchase that never lapses is a \
+            `non_consumable` product. A built rule graph with a longer duration does not load either.
+            """, example: "product pass: non_renewing { duration 10_000 years }",
+            fix: "product pass: non_renewing { duration 10 years }"),
     ]
 }
