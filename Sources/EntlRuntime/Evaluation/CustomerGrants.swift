@@ -44,10 +44,17 @@ extension Evaluation {
         let name = graph.features[f].name
         for (i, g) in state.grants.enumerated() {
             guard case .feature(let n) = g.target, n == name, g.covers(at) else { continue }
-            let grant = Grant(source: .state(i), amount: g.amount, interval: g.interval, carry: g.carry,
-                              overage: g.overage, priority: g.priority, order: Evaluation.stateGrantOrder(i))
-            body(Candidate(grant: grant, certain: true, product: nil, purchase: nil, quantity: 1, stateGrant: Int32(i)))
+            body(Candidate(grant: grant(ofStateGrant: i), certain: true, product: nil, purchase: nil, quantity: 1,
+                           stateGrant: Int32(i)))
         }
+    }
+
+    /// State grant `i` (of a feature or credit system) as a grant, in the consumption order after
+    /// the rules' grants.
+    func grant(ofStateGrant i: Int) -> Grant {
+        let g = state.grants[i]
+        return Grant(source: .state(i), amount: g.amount, interval: g.interval, carry: g.carry, overage: g.overage,
+                     priority: g.priority, order: Evaluation.stateGrantOrder(i))
     }
 
     /// Whether a state grant of boolean feature `f` covers `t`: its index, the first in state order.

@@ -32,6 +32,7 @@ public struct Evaluation: Sendable {
     public init(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, at: Instant,
                 explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
         let env = environment ?? state.environment ?? .live
+        if let ledger = state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
         try self.init(graph[env], state: state, environment: env, at: at, explain: explain, unlock: unlock)
         if strict, let first = ruleSetWarnings.first { throw EvaluationError(first.description) }
     }
@@ -295,7 +296,8 @@ public struct Evaluation: Sendable {
             let record = state.usage[i]
             let named = "usage[\(i)] " + (record.isEvent ? "event " : "") + "\"\(record.name)\""
             if let first = retried[i] {
-                lines.append("\(named): ignored, a retry of usage[\(first)] (id \"\(record.id ?? "")\")")
+                let of = first >= 0 ? "usage[\(first)]" : "ledger.ids[\(-1 - first)]"
+                lines.append("\(named): ignored, a retry of \(of) (id \"\(record.id ?? "")\")")
             } else {
                 lines.append("\(named): ignored, no \(record.isEvent ? "event" : "feature or event") of that name")
             }

@@ -31,6 +31,9 @@ final class EvaluationTables: @unchecked Sendable {
     /// with it). They count, with a warning.
     @exclusivity(unchecked) var conflicts: [(record: Int, first: Int)] = []
     @exclusivity(unchecked) var usageResolved = false
+    /// Where each credit component's replay starts, set by `Evaluator.consume`'s session before any
+    /// query (nil: from the state's ledger snapshot, if any, else from nothing).
+    @exclusivity(unchecked) var positions: [ComponentPosition?]?
 
     /// Entitlement values, filled on first use (under `lock`).
     private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>

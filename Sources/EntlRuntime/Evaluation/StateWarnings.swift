@@ -19,6 +19,7 @@ extension Evaluation {
         purchaseWarnings(into: &found)
         usageWarnings(into: &found)
         grantWarnings(into: &found)
+        ledgerWarnings(into: &found)
         return found
     }
 
@@ -133,9 +134,8 @@ extension Evaluation {
                 }
             }
             if let first = conflictOf[i] {
-                let earlier = state.usage[first]
                 found.append(StateError(path: place + ".id", message: "\"\(record.id ?? "")\" was used for "
-                                            + "usage[\(first)] (\(earlier.name), \(earlier.kind)); ids are unique per "
+                                            + describeFirstRecord(first) + "; ids are unique per "
                                             + "customer, so this record counts as another use"))
             }
         }

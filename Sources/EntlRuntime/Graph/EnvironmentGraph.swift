@@ -47,6 +47,22 @@ public final class EnvironmentGraph: Sendable {
     let usageNames: NameTable
     /// What a usage record's `event` names.
     let eventNames: NameTable
+    /// `rulesDigest`, computed on first use.
+    private let digest = Locked<String?>(nil)
+
+    /// The SHA-256 of this environment's rules as `entlc build` encodes them (64 lowercase hex
+    /// digits): what a compacted state's ledger names, so that evaluating it with other rules is
+    /// noticed (docs/state.md `ledger`). Computed once per graph.
+    public var rulesDigest: String {
+        digest.withLock { memo in
+            if let memo { return memo }
+            var bytes: [UInt8] = []
+            ArtifactEncoder.environment(self).write(into: &bytes, indent: false, level: 0)
+            let computed = SHA256.hexDigest(bytes)
+            memo = computed
+            return computed
+        }
+    }
 
     /// Links a graph from its core: products, entitlements (name, constraint), features (kind,
     /// grants, conversions) and a topological entitlement order. Everything else is derived here,

@@ -30,8 +30,11 @@ extension Evaluation {
         // balances of all, so a dated use after `t` is an input change.
         var count = 0
         var inputsChange: Instant?
+        // A compacted state answers from its ledger's `before` on: a use dated earlier is charged then.
+        let floor = state.ledger?.before
         for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
-            let when = state.usage[i].at ?? at
+            var when = state.usage[i].at ?? at
+            if let floor, when < floor { when = floor }
             if when > at {
                 inputsChange = earliest(inputsChange, when)
             } else if case .amount(let n) = state.usage[i].kind {
@@ -45,11 +48,13 @@ extension Evaluation {
         sorting.sort { ($0.at, $0.index) < ($1.at, $1.index) }
         let readings = pastReadings(of: sorting, component: c)
         let events = UnsafeBufferPointer(sorting)
+        let position = startingPosition(of: c)
 
         let members = graph.components[c]
         let replays = ComponentReplays.allocate(
             members: members.count,
-            candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count))
+            candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count)
+                + (position?.entries.count ?? 0))
         // Every member's grant instances, member after member (a component has a few members): its
         // candidates at `t`, then those that were candidates only at earlier uses' instants. And
         // the members as both replays start them.
@@ -60,6 +65,7 @@ extension Evaluation {
         for (m, f) in members.enumerated() {
             let first = foundCount
             forEachCandidate(of: f, last: &last) { found.initializeElement(at: foundCount, to: $0); foundCount += 1 }
+            if let position { addPositionInstances(position, member: m, into: found, first: first, count: &foundCount) }
             if !readings.isEmpty {
                 addInstances(of: f, readings, into: found, first: first, count: &foundCount, marks: &marks)
             }
@@ -74,6 +80,7 @@ extension Evaluation {
             marked = r
         }
         let uncertain = candidates.contains { $0.present && !$0.certain } || marks.contains { !$0.certain }
+            || position?.diverged == true
         let counted = candidates.count { $0.counted != nil }
         let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 
@@ -97,10 +104,14 @@ extension Evaluation {
             }
             let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates,
                                     certainOnly: certainOnly, readings: marked)
-            let trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
+            if let position { resume(r, from: position, certainOnly: certainOnly) }
+            var trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
                                grantName: { sourceName(candidates[$0]).name },
                                featureName: { graph.features[$0].name }) { m, n in
                 graph.features[members[m]].unit(n)
+            }
+            if explain, let floor, position != nil {
+                for m in trails.indices { trails[m].insert("  uses before \(floor): folded into the state's ledger", at: 0) }
             }
             return (r, trails)
         }

@@ -30,6 +30,10 @@ struct Ledger: Sendable {
     private(set) var used: Int64 = 0
     /// What was overdrawn on it in the current window (a soft limit's billable use).
     private(set) var overdrawn: Int64 = 0
+    /// The current window was resumed from a position that is not one of `windows` (its anchor
+    /// moved since, e.g. a renewal's `period_start`): the next boundary is the window's own end,
+    /// and the windows after it are `windows`' again.
+    private var realign = false
 
     init(allowance: Int64, windows: Windows?, carry: Grant.Carry?, priority: Int64, order: Int, existsFrom: Instant?,
          source: Int, expiry: Instant? = nil, overage: Grant.Overage? = nil) {
@@ -67,6 +71,20 @@ struct Ledger: Sendable {
             used = 0
         }
         guard case .at(var end) = currentEnd, instant >= end, let windows else { return }
+        if realign {
+            // The resumed window ends at `end`; then the windows of `windows` up to `instant`'s.
+            let w = windows.window(containing: instant)
+            let crossed = 1 + w.index - windows.window(containing: end).index
+            realign = false
+            window = w.index
+            currentStart = w.start
+            currentEnd = .at(w.end)
+            balance = Ledger.carried(balance, windows: crossed, allowance: allowance, carry: carry)
+            opening = balance
+            used = 0
+            overdrawn = 0
+            return
+        }
         let before = window
         // The next few windows are stepped to (a boundary's arithmetic each), a later one searched for.
         repeat {
@@ -81,6 +99,40 @@ struct Ledger: Sendable {
         opening = balance
         used = 0
         overdrawn = 0
+    }
+
+    /// Where it stands, to resume from (nil before its first window: a fresh ledger).
+    var position: LedgerSnapshot.Position? {
+        guard started else { return nil }
+        let windowed = windows != nil
+        return LedgerSnapshot.Position(windowStart: windowed ? currentStart : nil,
+                                       windowEnd: windowed ? currentEnd.instant : nil, balance: balance,
+                                       carried: max(0, opening.subtractingSaturating(allowance)), used: used,
+                                       overdrawn: overdrawn)
+    }
+
+    /// Continues from `p`, where the same grant instance stood after the uses before some instant
+    /// (a compacted state's ledger, or a consume session's). Its windows are this ledger's: a
+    /// window of `p` that is not one of them (the anchor moved) lasts to its own end. Returns false
+    /// (and stays fresh) when `p` cannot be this ledger's: a window without windows or none with.
+    @discardableResult
+    mutating func resume(_ p: LedgerSnapshot.Position) -> Bool {
+        if let windows {
+            guard let start = p.windowStart, let end = p.windowEnd, start < end else { return false }
+            let w = windows.window(containing: start)
+            window = w.index
+            realign = w.start != start || w.end != end
+            currentStart = start
+            currentEnd = .at(end)
+        } else if p.windowStart != nil {
+            return false
+        }
+        started = true
+        balance = p.balance
+        opening = allowance.addingSaturating(p.carried)
+        used = p.used
+        overdrawn = p.overdrawn
+        return true
     }
 
     /// The most windows `advance` steps through before searching.

@@ -43,10 +43,10 @@ extension Evaluation {
     }
 
     /// The replays of the credit component of single-use feature or credit system `f`.
-    private func replays(ofComponentOf f: Int) -> ComponentReplays {
-        let c = graph.componentOf[f]
-        return tables.component(c) { replayComponent(c) }
-    }
+    private func replays(ofComponentOf f: Int) -> ComponentReplays { replays(ofComponent: graph.componentOf[f]) }
+
+    /// The replays of credit component `c`, computed once per evaluation.
+    func replays(ofComponent c: Int) -> ComponentReplays { tables.component(c) { replayComponent(c) } }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
     private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {

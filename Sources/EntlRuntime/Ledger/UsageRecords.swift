@@ -13,6 +13,9 @@ extension EvaluationTables {
             // record with it is a retry (counted once) when it names the same feature with the
             // same amount, else a conflict, which counts.
             var firstWithID: [String: Int] = [:]
+            // The folded uses of a compacted state come before every record (-1 - their place).
+            let folded = state.ledger?.ids ?? []
+            for (k, use) in folded.enumerated() where firstWithID[use.id] == nil { firstWithID[use.id] = -1 - k }
             state.usage.withUnsafeBufferPointer { usage in
                 // The last record looked up: a log names a few features over and over, often in
                 // runs, and comparing two names costs less than a lookup.
@@ -31,7 +34,11 @@ extension EvaluationTables {
                         firstWithID[id] = i
                         continue
                     }
-                    if usageFeature[i] == usageFeature[first], usage[i].kind == usage[first].kind {
+                    let same = first >= 0
+                        ? usageFeature[i] == usageFeature[first] && usage[i].kind == usage[first].kind
+                        : usageFeature[i] >= 0 && g.features[Int(usageFeature[i])].name == folded[-1 - first].feature
+                            && usage[i].kind == folded[-1 - first].kind
+                    if same {
                         retries.append((i, first))
                         usageFeature[i] = -1
                     } else {
@@ -42,5 +49,17 @@ extension EvaluationTables {
             usageResolved = true
         }
         return (UnsafeBufferPointer(usageFeature), retries, conflicts)
+    }
+}
+
+extension Evaluation {
+    /// The first record with an id, as a warning or an explanation names it: `usage[4] (api_calls,
+    /// amount 3)`, or a use folded into a compacted state's ledger, `ledger.ids[0] (api_calls, amount 3)`.
+    func describeFirstRecord(_ first: Int) -> String {
+        guard first >= 0 else {
+            let use = state.ledger?.ids[-1 - first]
+            return "ledger.ids[\(-1 - first)] (\(use?.feature ?? ""), \(use.map { "\($0.kind)" } ?? ""))"
+        }
+        return "usage[\(first)] (\(state.usage[first].name), \(state.usage[first].kind))"
     }
 }

@@ -14,6 +14,9 @@ public struct PurchaseState: Sendable, Equatable {
     /// Per-customer grants a person or a back office gave (a promotion, a support credit, an
     /// enterprise deal), in state order.
     public var grants: [StateGrant]
+    /// The uses folded by `entlc state compact` (docs/state.md `ledger`): where every grant's ledger
+    /// stood at its `before`; nil for a state that holds its whole history.
+    public var ledger: LedgerSnapshot?
     /// What decoding noticed but did not refuse: unknown keys (`purchases[0].state: unknown key
     /// (did you mean `status`?)`). Not part of the state: `==` ignores them.
     public var warnings: [StateError]
@@ -21,7 +24,7 @@ public struct PurchaseState: Sendable, Equatable {
     public init(customer: String? = nil, customerSince: Instant? = nil, now: Instant? = nil,
                 environment: Environment? = nil, purchases: [Purchase] = [], usage: [UsageRecord] = [],
                 overrides: [(product: String, value: Override)] = [], grants: [StateGrant] = [],
-                warnings: [StateError] = []) {
+                ledger: LedgerSnapshot? = nil, warnings: [StateError] = []) {
         self.customer = customer
         self.customerSince = customerSince
         self.now = now
@@ -30,13 +33,14 @@ public struct PurchaseState: Sendable, Equatable {
         self.usage = usage
         self.overrides = overrides
         self.grants = grants
+        self.ledger = ledger
         self.warnings = warnings
     }
 
     public static func == (lhs: PurchaseState, rhs: PurchaseState) -> Bool {
         lhs.customer == rhs.customer && lhs.customerSince == rhs.customerSince && lhs.now == rhs.now
             && lhs.environment == rhs.environment && lhs.purchases == rhs.purchases && lhs.usage == rhs.usage
-            && lhs.grants == rhs.grants
+            && lhs.grants == rhs.grants && lhs.ledger == rhs.ledger
             && lhs.overrides.elementsEqual(rhs.overrides) { $0.product == $1.product && $0.value == $1.value }
     }
 

@@ -1,7 +1,7 @@
 /// docs/state.md: the state object, its purchases and usage records, read into their slots.
 extension StateReader {
     static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage",
-                                   "overrides", "$schema", "grants"])
+                                   "overrides", "$schema", "grants", "ledger"])
     static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at",
                                       "grace_until", "will_renew", "ownership", "quantity", "environment"])
     static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
@@ -50,6 +50,7 @@ extension StateReader {
                 try r.elements(limit: r.limits.grants, "grants") { (r, i) throws(DecodeError) in
                     state.grants.append(try r.grant(i))
                 }
+            case 9: state.ledger = try r.ledger()
             default: try r.unknown(key, place: { "" }, known: StateReader.stateKeys.names)
             }
         }

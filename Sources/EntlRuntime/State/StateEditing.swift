@@ -205,3 +205,107 @@ extension PurchaseState {
             + [UInt8(ascii: "]")])
     }
 }
+
+extension PurchaseState {
+    /// State JSON compacted (`LedgerCompaction`): its `usage` keeps the records at `keeping` (places
+    /// in it, ascending) with the white space that stood before each, and its `ledger` member is
+    /// `ledger` (rewritten in place, or added after the last member, laid out like the members: one
+    /// per line in a pretty file, one line in a minified one). Every other byte is kept.
+    public static func compactedJSON(_ bytes: [UInt8], keeping: [Int], ledger: LedgerSnapshot) throws(StateError)
+        -> [UInt8]
+    {
+        let edits: [(range: Range<Int>, text: [UInt8])]
+        do {
+            edits = try JSONScanner.scan(bytes) {
+                (s: inout JSONScanner) throws(JSONSyntaxError) -> [(range: Range<Int>, text: [UInt8])] in
+                try compactionEdits(&s, keeping: keeping, ledger: ledger)
+            }
+        } catch {
+            throw StateError(path: "\(error.line):\(error.column)", message: "invalid JSON: " + error.message)
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var copied = 0
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            out += bytes[copied..<edit.range.lowerBound]
+            out += edit.text
+            copied = edit.range.upperBound
+        }
+        out += bytes[copied...]
+        return out
+    }
+
+    private static func compactionEdits(_ s: inout JSONScanner, keeping: [Int],
+                                        ledger: LedgerSnapshot) throws(JSONSyntaxError)
+        -> [(range: Range<Int>, text: [UInt8])]
+    {
+        guard s.peek() == UInt8(ascii: "{") else { throw s.error("the state must be a JSON object") }
+        s.index += 1
+        func spacing(before offset: Int, _ s: JSONScanner) -> [UInt8] {
+            var i = offset
+            while i > 0, [0x20, 0x09, 0x0A, 0x0D].contains(s.bytes[i - 1]) { i -= 1 }
+            return Array(s.bytes[i..<offset])
+        }
+        var edits: [(range: Range<Int>, text: [UInt8])] = []
+        var ledgerValue: Range<Int>?
+        var last: (start: Int, end: Int)?
+        if s.peek() != UInt8(ascii: "}") {
+            repeat {
+                _ = s.peek()
+                let keyStart = s.index
+                let key = try s.stringBytes()
+                try s.expect(UInt8(ascii: ":"), "`:` after the key")
+                _ = s.peek()
+                let valueStart = s.index
+                if s.matches(key, "usage"), s.peek() == UInt8(ascii: "[") {
+                    let open = s.index
+                    s.index += 1
+                    var elements: [Range<Int>] = []
+                    if s.peek() == UInt8(ascii: "]") {
+                        s.index += 1
+                    } else {
+                        repeat {
+                            _ = s.peek()
+                            let start = s.index
+                            try s.skipValue()
+                            elements.append(start..<s.index)
+                        } while try s.more(closing: UInt8(ascii: "]"), "]")
+                    }
+                    if keeping.isEmpty {
+                        edits.append((open + 1..<s.index - 1, []))
+                    } else if let first = elements.first, let end = elements.last?.upperBound {
+                        var text: [UInt8] = []
+                        for (n, k) in keeping.enumerated() {
+                            if n > 0 { text += [UInt8(ascii: ",")] + spacing(before: elements[k].lowerBound, s) }
+                            text += s.bytes[elements[k]]
+                        }
+                        edits.append((first.lowerBound..<end, text))
+                    }
+                } else {
+                    try s.skipValue()
+                    if s.matches(key, "ledger") { ledgerValue = valueStart..<s.index }
+                }
+                last = (keyStart, s.index)
+            } while try s.more(closing: UInt8(ascii: "}"), "}")
+        } else {
+            s.index += 1
+        }
+        // The snapshot laid out like the members: on their lines, or on one line.
+        let before = last.map { spacing(before: $0.start, s) } ?? []
+        var text: [UInt8]
+        if let lineStart = before.lastIndex(of: 0x0A) {
+            let newline: [UInt8] = lineStart > 0 && before[lineStart - 1] == 0x0D ? [0x0D, 0x0A] : [0x0A]
+            text = ledger.json(indent: Array(before[(lineStart + 1)...]), newline: newline)
+        } else {
+            text = ledger.json()
+        }
+        if let ledgerValue {
+            edits.append((ledgerValue, text))
+        } else if let last {
+            edits.append((last.end..<last.end, [UInt8(ascii: ",")] + before + Array("\"ledger\": ".utf8) + text))
+        } else {
+            edits.append((s.index - 1..<s.index - 1, Array("\"ledger\": ".utf8) + text))
+        }
+        return edits
+    }
+}

@@ -1,0 +1,116 @@
+/// `entlc state compact` (docs/compaction.md): folds the usage records dated before `T` into the
+/// state's ledger — where every grant instance's ledger stood at `T` (§5, a resumable replay
+/// position), the overage of the folded uses, and the ids a late retry may still repeat — so that
+/// every result at every instant from `T` on is the full history's, and the state stops growing
+/// with its history.
+public enum LedgerCompaction {
+    /// A compacted state, and what compacting did.
+    public struct Result: Sendable {
+        /// The state with the folded records removed and its `ledger` set.
+        public var state: PurchaseState
+        /// The usage records kept, as places in the original state's `usage`, in order.
+        public var kept: [Int]
+        /// What the rules cannot make sense of in the original state (`Evaluation.ruleSetWarnings`).
+        public var warnings: [StateError]
+    }
+
+    /// Folds the usage records of `state` dated before `before` (evaluated in `environment`, else the
+    /// state's, else live):
+    ///
+    /// - every use (an `amount` of a single-use feature or credit system) dated before it, and
+    ///   every retry dated before it, into the ledger;
+    /// - of a continuous feature's levels dated before it, all but the latest (the only one a
+    ///   result at `before` or later reads).
+    ///
+    /// Undated records and records the rules cannot place (naming nothing, of the wrong kind) are
+    /// kept. The ids of folded uses dated within a day before `before`, and of those a kept record
+    /// repeats, are remembered; older ones are forgotten. A state compacted already is compacted
+    /// again from its ledger (not before its `before`).
+    public static func compact(graph: RuleGraph, state: PurchaseState, before: Instant,
+                               environment: Environment? = nil) throws(EvaluationError) -> Result {
+        let env = environment ?? state.environment ?? .live
+        if let old = state.ledger, before < old.before {
+            throw EvaluationError("the state's uses before \(old.before) are folded already: compact it before that "
+                                  + "instant or a later one, not \(before)")
+        }
+        // The replay of the uses dated before `before`: an evaluation just before it, with undated
+        // records (which count at whatever instant the state is evaluated) moved out of its reach.
+        var folding = state
+        if folding.usage.contains(where: { $0.at == nil }) {
+            for i in folding.usage.indices where folding.usage[i].at == nil { folding.usage[i].at = .distantFuture }
+        }
+        let justBefore = before.nanoseconds > 0
+            ? Instant(seconds: before.seconds, nanoseconds: before.nanoseconds - 1)
+            : Instant(seconds: before.seconds - 1, nanoseconds: 999_999_999)
+        let e = try Evaluation(graph[env], state: folding, environment: env, at: justBefore, explain: false,
+                               unlock: false)
+        let g = e.graph
+        var snapshot = LedgerSnapshot(before: before, rules: g.rulesDigest)
+        for c in g.components.indices {
+            let position = e.replays(ofComponent: c).position
+            for entry in position.entries {
+                let f = g.components[c][entry.member]
+                if let low = entry.low { snapshot.grants.append(e.snapshotEntry(entry.instance, feature: f, position: low)) }
+                if entry.high != entry.low, let high = entry.high {
+                    snapshot.withUnknown.append(e.snapshotEntry(entry.instance, feature: f, position: high))
+                }
+            }
+            for (m, amount) in position.overage.enumerated() where amount > 0 {
+                snapshot.overage.append(LedgerSnapshot.Overage(feature: g.features[g.components[c][m]].name,
+                                                               amount: amount))
+            }
+        }
+        let (kept, foldedIDs) = e.keptRecords(before: before)
+        snapshot.ids = foldedIDs
+        var compacted = state
+        compacted.usage = kept.map { state.usage[$0] }
+        compacted.ledger = snapshot
+        return Result(state: compacted, kept: kept, warnings: e.ruleSetWarnings)
+    }
+}
+
+extension Evaluation {
+    /// An evaluation just before `before` of the state to compact: which usage records stay (in
+    /// order), and the folded uses whose ids are remembered (dated within a day before `before`,
+    /// or repeated by a record that stays), after those of the state's ledger still remembered.
+    func keptRecords(before: Instant) -> (kept: [Int], ids: [LedgerSnapshot.FoldedUse]) {
+        let (features, retries, _) = tables.usage(in: graph)
+        let floor = state.ledger?.before
+        let retried = Set(retries.map(\.record))
+        // The latest level of each continuous feature dated before `before` (ties: the later record).
+        var latestLevel: [Int: Int] = [:]
+        var folded = [Bool](repeating: false, count: state.usage.count)
+        for (i, record) in state.usage.enumerated() {
+            // A record without a date counts when the state is evaluated: it stays.
+            guard var when = record.at, when < before else { continue }
+            if let floor, when < floor { when = floor }
+            let f = Int(features[i])
+            if retried.contains(i) {
+                folded[i] = when < before
+            } else if f >= 0, graph.componentOf[f] >= 0, case .amount = record.kind {
+                folded[i] = when < before
+            } else if f >= 0, graph.features[f].kind == .continuous, case .level = record.kind {
+                if let k = latestLevel[f], state.usage[k].at! > record.at! { folded[i] = true; continue }
+                if let k = latestLevel[f] { folded[k] = true }
+                latestLevel[f] = i
+            }
+        }
+        let kept = state.usage.indices.filter { !folded[$0] }
+        let keptIDs = Set(kept.compactMap { state.usage[$0].id })
+        let memory = Instant(seconds: before.seconds - LedgerSnapshot.idMemorySeconds, nanoseconds: before.nanoseconds)
+        var seen = Set<String>()
+        var ids: [LedgerSnapshot.FoldedUse] = []
+        for use in state.ledger?.ids ?? [] where seen.insert(use.id).inserted {
+            if use.at >= memory || keptIDs.contains(use.id) { ids.append(use) }
+        }
+        for i in state.usage.indices {
+            guard let id = state.usage[i].id, seen.insert(id).inserted, folded[i], features[i] >= 0 else { continue }
+            let when = max(state.usage[i].at!, floor ?? state.usage[i].at!)
+            if when >= memory || keptIDs.contains(id) {
+                ids.append(LedgerSnapshot.FoldedUse(id: id, feature: graph.features[Int(features[i])].name,
+                                                    kind: state.usage[i].kind, at: when))
+            }
+        }
+        return (kept, ids)
+    }
+}

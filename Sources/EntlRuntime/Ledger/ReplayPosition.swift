@@ -1,0 +1,96 @@
+/// §5, a resumable replay position: what every grant instance's ledger of a credit component holds
+/// after the uses up to some point, and each member's overage. A replay that starts from one and
+/// replays the later uses ends where the replay of every use ends: a ledger's state after a use
+/// depends only on the earlier uses and the instance (the grants that pay for a use are those that
+/// were candidates at its instant). A compacted state keeps one (`PurchaseState.ledger`, written by
+/// `LedgerCompaction`); `Evaluator.consume` keeps one in memory and extends it by each use.
+struct ComponentPosition {
+    struct Entry {
+        /// The grant instance (its grant and what is behind it, `Candidate.isSameInstance`).
+        var instance: Candidate
+        /// Its member of the component.
+        var member: Int
+        /// Where its ledger stands in the replay over certain grants and in the one over all of
+        /// them (nil: not started there).
+        var low: LedgerSnapshot.Position?
+        var high: LedgerSnapshot.Position?
+    }
+
+    var entries: [Entry] = []
+    /// Per member: the overage of the uses replayed (over certain grants).
+    var overage: [Int64]
+    /// Whether some instance stands elsewhere in the replay over all grants: the two replays
+    /// differ from the start.
+    var diverged = false
+
+    init(members: Int) { overage = Array(repeating: 0, count: members) }
+
+    /// The entry of `instance`, if any.
+    func entry(of instance: Candidate) -> Int? { entries.firstIndex { $0.instance.isSameInstance(as: instance) } }
+}
+
+extension ComponentReplays {
+    /// Where its replays stand: every grant instance whose ledger has started in one of them, and
+    /// each member's overage.
+    var position: ComponentPosition {
+        let (low, high, uncertain, candidates) = (self.low, self.high, self.uncertain, self.candidates)
+        var p = ComponentPosition(members: low.members.count)
+        for m in low.members.indices {
+            p.overage[m] = low.members[m].overage
+            // Both replays make a ledger for the same candidates, in the same order.
+            let highs = uncertain ? high.members[m].ledgers : low.members[m].ledgers
+            for (a, b) in zip(low.members[m].ledgers, highs) {
+                let l = low.ledgers[a].position
+                let h = uncertain ? high.ledgers[b].position : l
+                guard l != nil || h != nil else { continue }
+                p.entries.append(ComponentPosition.Entry(instance: candidates[low.ledgers[a].source], member: m,
+                                                         low: l, high: h))
+                if l != h { p.diverged = true }
+            }
+        }
+        return p
+    }
+}
+
+extension Evaluation {
+    /// Where component `c`'s replay starts: the position a consume session gave this evaluation,
+    /// or the one the state's ledger snapshot holds; nil: from nothing.
+    func startingPosition(of c: Int) -> ComponentPosition? {
+        if let positions = tables.positions { return positions[c] }
+        guard let snapshot = state.ledger else { return nil }
+        return position(of: c, in: snapshot)
+    }
+
+    /// Adds to member `m`'s instances (`found[first..<count]`, its candidates at `t`) the instances
+    /// of `position` not among them, as instances that are not candidates at `t`, and keeps them in
+    /// consumption-order ties (declaration order, then state order).
+    func addPositionInstances(_ position: ComponentPosition, member m: Int,
+                              into found: UnsafeMutableBufferPointer<Candidate>, first: Int, count: inout Int) {
+        var added = false
+        for e in position.entries where e.member == m
+            && !found[first..<count].contains(where: { $0.isSameInstance(as: e.instance) }) {
+            var instance = e.instance
+            instance.present = false
+            found.initializeElement(at: count, to: instance)
+            count += 1
+            added = true
+        }
+        if added {
+            var range = UnsafeMutableBufferPointer(rebasing: found[first..<count])
+            range.sort { a, b in (a.grant.order, a.purchase ?? -1) < (b.grant.order, b.purchase ?? -1) }
+        }
+    }
+
+    /// Sets each ledger of `replay` whose instance `position` holds to where it stands there (in the
+    /// replay over certain grants, or over all), and each member's overage.
+    func resume(_ replay: ComponentReplay, from position: ComponentPosition, certainOnly: Bool) {
+        for m in replay.members.indices {
+            replay.members[m].overage = position.overage[m]
+            for l in replay.members[m].ledgers {
+                guard let e = position.entry(of: replay.candidates[replay.ledgers[l].source]),
+                      let p = certainOnly ? position.entries[e].low : position.entries[e].high else { continue }
+                replay.ledgers[l].resume(p)
+            }
+        }
+    }
+}

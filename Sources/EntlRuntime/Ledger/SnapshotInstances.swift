@@ -1,0 +1,162 @@
+/// A compacted state's ledger (docs/state.md `ledger`) read against the rules and the state: each
+/// entry names a grant instance by the feature, the grant's place among the feature's grants (or
+/// the state grant), and what is behind it (a purchase by product, store and `purchased_at`, an
+/// override, a state grant, or nothing); here those names become instances again, and instances
+/// become names. An entry that names nothing any more (a purchase that left the state, other
+/// rules) is a warning, and its ledger is dropped.
+extension Evaluation {
+    /// Component `c`'s position in `snapshot`: its entries that still name an instance, and its
+    /// members' overage.
+    func position(of c: Int, in snapshot: LedgerSnapshot) -> ComponentPosition? {
+        let members = graph.components[c]
+        var p = ComponentPosition(members: members.count)
+        for (e, optimistic) in snapshot.grants.map({ ($0, false) }) + snapshot.withUnknown.map({ ($0, true) }) {
+            guard case .instance(let instance, let f) = resolve(e), graph.componentOf[f] == c else { continue }
+            if let k = p.entry(of: instance) {
+                if optimistic { p.entries[k].high = e.position }
+                continue
+            }
+            p.entries.append(ComponentPosition.Entry(instance: instance, member: graph.componentMember[f],
+                                                     low: optimistic ? nil : e.position, high: e.position))
+        }
+        p.diverged = p.entries.contains { $0.low != $0.high }
+        for o in snapshot.overage {
+            guard let f = graph.featureIndex[o.feature], graph.componentOf[f] == c else { continue }
+            p.overage[graph.componentMember[f]] = o.amount
+        }
+        return p
+    }
+
+    /// What a snapshot entry names: a grant instance of feature `f`, or why it names none.
+    enum Resolved {
+        case instance(Candidate, feature: Int)
+        case nothing(key: String, why: String)
+    }
+
+    func resolve(_ e: LedgerSnapshot.Entry) -> Resolved {
+        guard let f = graph.featureIndex[e.feature], graph.componentOf[f] >= 0 else {
+            return .nothing(key: "feature", why: "no single-use feature or credit system `\(e.feature)` in the rules")
+        }
+        guard let k = e.grant else {
+            // A grant to this customer of the feature itself.
+            guard let i = e.stateGrant.flatMap(stateGrant(named:)), case .feature(let n) = state.grants[i].target,
+                  n == graph.features[f].name else {
+                return .nothing(key: "state_grant", why: "no grant of `\(e.feature)` in the state is named "
+                                    + "`\(e.stateGrant ?? "")`")
+            }
+            return .instance(Candidate(grant: grant(ofStateGrant: i), certain: true, product: nil, purchase: nil,
+                                       quantity: 1, stateGrant: Int32(i), present: false), feature: f)
+        }
+        guard k < graph.features[f].grants.count else {
+            return .nothing(key: "grant", why: "`\(e.feature)` has \(graph.features[f].grants.count) grants in the "
+                                + "rules, not a grant #\(k)")
+        }
+        let g = graph.features[f].grants[k]
+        var c = Candidate(grant: g, certain: true, product: nil, purchase: nil, quantity: 1, present: false)
+        let granting: Int? = if case .product(let p) = g.source { p } else { nil }
+        if let key = e.purchase {
+            guard let j = purchase(key), granting == nil || granting == Int(purchaseProduct[j]) else {
+                return .nothing(key: "purchase", why: "no purchase of the state is `\(key.product)`"
+                                    + (key.store.map { " at `\($0)`" } ?? "")
+                                    + (key.purchasedAt.map { " bought \($0)" } ?? "")
+                                    + (key.ordinal > 0 ? " (#\(key.ordinal))" : "")
+                                    + ": what its ledger held is dropped")
+            }
+            c.purchase = j
+            c.product = Int(purchaseProduct[j])
+            if granting != nil, graph.products[Int(purchaseProduct[j])].kind == .consumable {
+                c.quantity = state.purchases[j].quantity
+            }
+        } else if let name = e.override {
+            guard let p = graph.productNames[name], granting == nil || granting == p else {
+                return .nothing(key: "override", why: "no product `\(name)` behind this grant in the rules")
+            }
+            c.product = p
+        } else if let name = e.stateGrant {
+            guard granting == nil, let i = stateGrant(named: name) else {
+                return .nothing(key: "state_grant", why: "no grant in the state is named `\(name)`")
+            }
+            c.stateGrant = Int32(i)
+        } else {
+            guard granting == nil else {
+                return .nothing(key: "grant", why: "a grant of a product has a purchase or an override behind it")
+            }
+            c.behindNoPurchase = true
+        }
+        return .instance(c, feature: f)
+    }
+
+    /// The state grant an entry names: by its `id`, else by its place (`grants[3]`).
+    func stateGrant(named name: String) -> Int? {
+        state.grants.indices.first { state.grants[$0].name(index: $0) == name }
+    }
+
+    /// The purchase of this environment a key names: the `ordinal`-th one alike, in state order.
+    func purchase(_ key: LedgerSnapshot.PurchaseKey) -> Int? {
+        var seen = 0
+        for j in state.purchases.indices where state.purchases[j].environment == environment
+            && key.matches(state.purchases[j]) {
+            if seen == key.ordinal { return purchaseProduct[j] >= 0 ? j : nil }
+            seen += 1
+        }
+        return nil
+    }
+
+    /// The entry naming `instance` (a grant of feature `f`) at `position`.
+    func snapshotEntry(_ instance: Candidate, feature f: Int,
+                       position: LedgerSnapshot.Position) -> LedgerSnapshot.Entry {
+        let name = graph.features[f].name
+        if case .state(let i) = instance.grant.source {
+            return LedgerSnapshot.Entry(feature: name, grant: nil, stateGrant: stateGrantName(i), position: position)
+        }
+        let k = graph.features[f].grants.firstIndex { $0.order == instance.grant.order } ?? 0
+        var e = LedgerSnapshot.Entry(feature: name, grant: k, position: position)
+        if let j = instance.purchase {
+            let p = state.purchases[j]
+            let alike = state.purchases[..<j].count { $0.environment == p.environment && $0.product == p.product
+                && $0.store == p.store && $0.purchasedAt == p.purchasedAt }
+            e.purchase = LedgerSnapshot.PurchaseKey(product: p.product, store: p.store, purchasedAt: p.purchasedAt,
+                                                    ordinal: alike)
+        } else if instance.stateGrant >= 0 {
+            e.stateGrant = stateGrantName(Int(instance.stateGrant))
+        } else if let p = instance.product, !instance.behindNoPurchase {
+            e.override = graph.products[p].name
+        }
+        return e
+    }
+
+    /// The error of an evaluation of a compacted state before its ledger's instant.
+    static func beforeLedger(_ ledger: LedgerSnapshot, _ at: Instant) -> EvaluationError {
+        EvaluationError("the state's uses before \(ledger.before) are folded into its ledger: it is evaluated at "
+                        + "\(ledger.before) or later, not at \(at)")
+    }
+
+    /// What a compacted state's ledger says that these rules and this state cannot use: it was made
+    /// with other rules, an entry names nothing any more, a use is dated before it (charged then).
+    func ledgerWarnings(into found: inout [StateError]) {
+        guard let ledger = state.ledger else { return }
+        let digest = graph.rulesDigest
+        if ledger.rules != digest {
+            found.append(StateError(path: "ledger.rules", message: "the ledger was compacted with other rules "
+                                        + "(\(ledger.rules.prefix(12))…, these are \(digest.prefix(12))…): its "
+                                        + "balances may not be theirs"))
+        }
+        for (list, entries) in [("grants", ledger.grants), ("with_unknown", ledger.withUnknown)] {
+            for (i, e) in entries.enumerated() {
+                if case .nothing(let key, let why) = resolve(e) {
+                    found.append(StateError(path: "ledger.\(list)[\(i)].\(key)", message: why))
+                }
+            }
+        }
+        for o in ledger.overage where graph.featureIndex[o.feature].map({ graph.componentOf[$0] < 0 }) ?? true {
+            found.append(StateError(path: "ledger.overage.\(o.feature)",
+                                    message: "no single-use feature or credit system `\(o.feature)` in the rules"))
+        }
+        let features = tables.usage(in: graph).features
+        for i in state.usage.indices where features[i] >= 0 && graph.componentOf[Int(features[i])] >= 0 {
+            guard case .amount = state.usage[i].kind, let when = state.usage[i].at, when < ledger.before else { continue }
+            found.append(StateError(path: "usage[\(i)].at", message: "\(when) is before the ledger's \(ledger.before) "
+                                        + "(its uses before then are folded): the use is charged at \(ledger.before)"))
+        }
+    }
+}

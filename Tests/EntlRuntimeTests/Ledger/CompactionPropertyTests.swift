@@ -1,0 +1,141 @@
+import EntlCompiler
+import EntlRuntime
+import EntlSyntax
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// Compaction as a property over generated rule sets and states (the differential generator's
+/// cases: carry with and without caps, credit spill, soft limits, lots, state grants, ids, plans
+/// bought, lapsed and refunded): a state compacted before `T` gives, at every instant from `T` on,
+/// the results of its full history — byte for byte, explanations aside — also after what happens
+/// next: more uses (retries of the ids it remembers included), purchases that start after `T`,
+/// plans that lapse, grants to the customer. `ENTLC_PROPERTY_CASES` runs more.
+@Suite struct CompactionPropertyTests {
+    static let cases = LedgerPropertyTests.cases
+    static let foci: [DifferentialCase.Focus] = [.general, .credits, .history, .commercial]
+
+    @Test(arguments: foci)
+    func aCompactedStateAnswersAsItsHistory(_ focus: DifferentialCase.Focus) throws {
+        var compared = 0, folded = 0
+        for i in 0..<Self.cases {
+            let c = DifferentialCase(seed: 120_000 &+ UInt64(i), focus: focus)
+            guard let graph = LedgerPropertyTests.graph(c) else { continue }
+            var r = SeededRandom(seed: UInt64(i) ^ 0xC0FF)
+            let before = Self.cutInstant(c, &r)
+            guard let compacted = try? LedgerCompaction.compact(graph: graph, state: c.state, before: before,
+                                                                 environment: c.environment) else { continue }
+            folded += c.state.usage.count - compacted.state.usage.count
+            // A second compaction, later, of the compacted state.
+            var states = [compacted.state]
+            let later = Instant(seconds: before.seconds + r.int64(0...(20 * 86_400)))
+            if let again = try? LedgerCompaction.compact(graph: graph, state: compacted.state, before: later,
+                                                         environment: c.environment).state {
+                states.append(again)
+            }
+            let next = Self.whatHappensNext(c, graph: graph, after: later, &r)
+            for (k, short) in states.enumerated() {
+                let from = k == 0 ? before : later
+                for at in [from, c.at, Instant(seconds: from.seconds + r.int64(1...(60 * 86_400)))] where at >= from {
+                    compared += 1
+                    let mismatch = Self.firstDifference(graph, c.environment, full: next(c.state), compacted: next(short),
+                                                        at: at, unlock: i % 3 == 0)
+                    #expect(mismatch == nil, "\(c)--- compacted before \(from), evaluated at \(at): \(mismatch ?? "")")
+                    if mismatch != nil { return }
+                }
+            }
+        }
+        #expect(compared > Self.cases)
+        #expect(folded > Self.cases)
+    }
+
+    /// Where to cut: an instant among the uses (at one exactly, a second after one, or between), or
+    /// around `t`.
+    static func cutInstant(_ c: DifferentialCase, _ r: inout SeededRandom) -> Instant {
+        let dated = c.state.usage.compactMap(\.at)
+        guard !dated.isEmpty, r.chance(0.8) else { return Instant(seconds: c.at.seconds - r.int64(-3_600...86_400)) }
+        let use = r.pick(dated)
+        switch r.int(0...2) {
+        case 0: return use
+        case 1: return Instant(seconds: use.seconds + 1, nanoseconds: use.nanoseconds)
+        default: return Instant(seconds: use.seconds + r.int64(-86_400...86_400))
+        }
+    }
+
+    /// A change to apply to both states: uses at or after `T` (some retrying ids of uses near `T`,
+    /// some reusing them for another use), plans that lapse with their dates kept, purchases and
+    /// grants that start after `T`.
+    static func whatHappensNext(_ c: DifferentialCase, graph: RuleGraph, after before: Instant,
+                                _ r: inout SeededRandom) -> (PurchaseState) -> PurchaseState {
+        let g = graph[c.environment]
+        let features = LedgerPropertyTests.consumable(g).map { g.features[$0].name }
+        var uses: [UsageRecord] = []
+        let recentIDs = c.state.usage.filter {
+            $0.id != nil && ($0.at ?? c.at) < before && ($0.at ?? c.at).seconds >= before.seconds - 86_000
+        }
+        for _ in 0..<r.int(0...4) {
+            let at = Instant(seconds: before.seconds + r.int64(0...(30 * 86_400)))
+            if let retried = recentIDs.randomElement(using: &r), r.chance(0.4) {
+                var again = retried
+                again.at = at
+                if r.chance(0.3), case .amount(let n) = again.kind { again.kind = .amount(n + 1) }
+                uses.append(again)
+            } else if let f = features.randomElement(using: &r) {
+                uses.append(UsageRecord(feature: f, kind: .amount(r.int64(1...40)), at: at,
+                                        id: r.chance(0.3) ? "next-\(uses.count)" : nil))
+            }
+        }
+        var lapses: [(Int, PurchaseStatus)] = []
+        for j in c.state.purchases.indices where [.active, .trialing].contains(c.state.purchases[j].status) {
+            guard r.chance(0.3) else { continue }
+            let hasEnd = c.state.purchases[j].expiresAt != nil
+            lapses.append((j, hasEnd ? r.pick([.canceled, .expired, .billingRetry]) : r.pick([.expired, .billingRetry])))
+        }
+        var bought: [Purchase] = []
+        for _ in 0..<r.int(0...2) {
+            guard let p = g.products.randomElement(using: &r) else { break }
+            let at = Instant(seconds: before.seconds + r.int64(1...(30 * 86_400)))
+            bought.append(Purchase(product: p.name, status: r.pick([.active, .trialing, .canceled]), purchasedAt: at,
+                                   expiresAt: Instant(seconds: at.seconds + r.int64(86_400...(90 * 86_400))),
+                                   quantity: r.int64(1...5), environment: c.environment))
+        }
+        var grants: [StateGrant] = []
+        if r.chance(0.3), let f = features.randomElement(using: &r) {
+            let from = Instant(seconds: before.seconds + r.int64(0...(10 * 86_400)))
+            grants.append(StateGrant(target: .feature(f), amount: .count(r.int64(1...50)),
+                                     interval: r.chance(0.5) ? .week : nil, from: from, id: "later-grant"))
+        }
+        return { state in
+            var s = state
+            for (j, status) in lapses {
+                s.purchases[j].status = status
+                s.purchases[j].willRenew = false
+            }
+            s.purchases += bought
+            s.grants += grants
+            s.usage += uses
+            return s
+        }
+    }
+
+    /// The first result whose JSON differs between the two states at `at`, or nil.
+    static func firstDifference(_ graph: RuleGraph, _ env: Environment, full: PurchaseState, compacted: PurchaseState,
+                                at: Instant, unlock: Bool) -> String? {
+        let a: Evaluation, b: Evaluation
+        do {
+            a = try Evaluation(graph: graph, state: full, environment: env, at: at, unlock: unlock)
+        } catch {
+            return (try? Evaluation(graph: graph, state: compacted, environment: env, at: at)) == nil ? nil
+                : "the full state does not evaluate (\(error)) but the compacted one does"
+        }
+        do {
+            b = try Evaluation(graph: graph, state: compacted, environment: env, at: at, unlock: unlock)
+        } catch {
+            return "the compacted state does not evaluate: \(error)"
+        }
+        for (x, y) in zip(a.all(), b.all()) where x.json != y.json {
+            return "\n  full      \(x.json.compact)\n  compacted \(y.json.compact)"
+        }
+        return nil
+    }
+}
