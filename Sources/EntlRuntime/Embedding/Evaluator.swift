@@ -42,11 +42,14 @@ public final class Evaluator: Sendable {
 
     private let cache = Locked(Cache())
     private let observation = Locked<TrackerObservation?>(nil)
+    /// `consume`'s memory of the ledger between uses.
+    private let session: Locked<ConsumeSession>
 
     public init(graph: RuleGraph, tracker: any PurchaseTracker, environment: Environment? = nil) {
         self.graph = graph
         self.tracker = tracker
         self.environment = environment
+        session = Locked(ConsumeSession(graph: graph, environment: environment))
         let token = tracker.observe { [weak self] _ in
             self?.cache.withLock { c in
                 c.generation &+= 1
@@ -139,6 +142,11 @@ public final class Evaluator: Sendable {
     /// first call that was denied recorded nothing, so its retry is a new check.
     /// `at`: the instant of the use; nil, the clock's, read inside the tracker's critical section
     /// (so concurrent consumers record in the order they were decided).
+    ///
+    /// On a tracker that counts its changes (`JSONPurchaseTracker`), the evaluator keeps where the
+    /// ledger stands after the uses it recorded and the ids in an index, so a use at or after the
+    /// latest recorded one costs the same however long the history is; anything else (a purchase
+    /// changed, a use dated earlier) replays the whole state once. The answers are the same.
     public func consume(feature: String, amount: Int64 = 1, id: String? = nil,
                         at: Instant? = nil) throws(EvaluationError) -> FeatureResult {
         guard let recorder = tracker as? any UsageRecording else {
@@ -147,11 +155,16 @@ public final class Evaluator: Sendable {
         guard graph.live.featureIndex[feature] != nil || graph.test.featureIndex[feature] != nil else {
             throw EvaluationError("unknown feature `\(feature)`")
         }
-        return try recorder.recordUsage {
-            (state: PurchaseState) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
+        return try recorder.recordUsage(counted: {
+            (state: PurchaseState, changes: UInt64?) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
+            let now = at ?? .now()
+            let kept = try session.withLock { (s: inout ConsumeSession) throws(EvaluationError) in
+                try s.consume(state: state, changes: changes, feature: feature, amount: amount, id: id, at: now)
+            }
+            if let kept { return kept }
             let decision = try Consumption.decide(graph: graph, state: state, environment: environment,
-                                                  feature: feature, amount: amount, id: id, at: at ?? .now())
+                                                  feature: feature, amount: amount, id: id, at: now)
             return (decision.result, decision.record)
-        }
+        })
     }
 }

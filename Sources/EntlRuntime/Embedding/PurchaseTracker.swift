@@ -16,16 +16,34 @@ public protocol UsageRecording: PurchaseTracker {
     /// observers (outside the critical section). Returns what `decide` returned.
     func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
         throws(EvaluationError) -> T
+
+    /// `recordUsage`, telling `decide` how many changes the state has had (nil when the tracker
+    /// does not count them): one more after each change of any kind, and exactly one for a usage
+    /// record appended here. What `Evaluator.consume` keeps between uses (the ledger's position,
+    /// its ids) stays the state's while the count moves only by its own records.
+    func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+}
+
+extension UsageRecording {
+    /// A tracker that does not count its changes: `decide` gets nil, and `Evaluator.consume`
+    /// replays the whole state for every use.
+    public func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
+        try recordUsage { (state: PurchaseState) throws(EvaluationError) in try decide(state, nil) }
+    }
 }
 
 /// A tracker holding a `PurchaseState`, e.g. decoded from docs/state.md JSON; `update` replaces it
 /// and notifies observers.
 public final class JSONPurchaseTracker: UsageRecording {
-    private let state: Locked<PurchaseState>
+    /// The state, and how many changes it has had.
+    private let state: Locked<(value: PurchaseState, changes: UInt64)>
     private let observers = ObserverList<PurchaseState>()
 
     public init(_ state: PurchaseState = PurchaseState()) {
-        self.state = Locked(state)
+        self.state = Locked((state, 0))
     }
 
     /// A tracker starting from docs/state.md JSON.
@@ -33,7 +51,7 @@ public final class JSONPurchaseTracker: UsageRecording {
         self.init(try PurchaseState(json: json))
     }
 
-    public var snapshot: PurchaseState { state.withLock { $0 } }
+    public var snapshot: PurchaseState { state.withLock { $0.value } }
 
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
@@ -41,7 +59,10 @@ public final class JSONPurchaseTracker: UsageRecording {
     }
 
     public func update(_ newState: PurchaseState) {
-        state.withLock { $0 = newState }
+        state.withLock {
+            $0.value = newState
+            $0.changes &+= 1
+        }
         observers.notify(newState)
     }
 
@@ -52,8 +73,9 @@ public final class JSONPurchaseTracker: UsageRecording {
     /// Changes the state in place (e.g. appends a purchase) and notifies observers.
     public func modify(_ body: (inout PurchaseState) -> Void) {
         let newState = state.withLock { s -> PurchaseState in
-            body(&s)
-            return s
+            body(&s.value)
+            s.changes &+= 1
+            return s.value
         }
         observers.notify(newState)
     }
@@ -61,12 +83,19 @@ public final class JSONPurchaseTracker: UsageRecording {
     public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
         throws(EvaluationError) -> T
     {
+        try recordUsage(counted: { (state: PurchaseState, _: UInt64?) throws(EvaluationError) in try decide(state) })
+    }
+
+    public func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
         let (answer, recorded) = try state.withLock {
-            (s: inout PurchaseState) throws(EvaluationError) -> (T, PurchaseState?) in
-            let (answer, record) = try decide(s)
+            (s: inout (value: PurchaseState, changes: UInt64)) throws(EvaluationError) -> (T, PurchaseState?) in
+            let (answer, record) = try decide(s.value, s.changes)
             guard let record else { return (answer, nil) }
-            s.usage.append(record)
-            return (answer, s)
+            s.value.usage.append(record)
+            s.changes &+= 1
+            return (answer, s.value)
         }
         if let recorded { observers.notify(recorded) }
         return answer
@@ -131,6 +160,18 @@ extension DebugPurchaseTracker: UsageRecording {
     public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
         throws(EvaluationError) -> T
     {
+        try recorder().recordUsage(decide)
+    }
+
+    /// Counted through the wrapped tracker, under the same conditions as `recordUsage`.
+    public func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
+        throws(EvaluationError) -> T
+    {
+        try recorder().recordUsage(counted: decide)
+    }
+
+    /// The wrapped tracker, when a use may be recorded through it.
+    private func recorder() throws(EvaluationError) -> any UsageRecording {
         guard let base = base as? any UsageRecording else {
             throw EvaluationError("the tracker under this debug tracker cannot record usage")
         }
@@ -138,6 +179,6 @@ extension DebugPurchaseTracker: UsageRecording {
             throw EvaluationError("a debug tracker with overrides cannot record usage: the recorded state would "
                                   + "not say why the use was allowed; clear the overrides first")
         }
-        return try base.recordUsage(decide)
+        return base
     }
 }

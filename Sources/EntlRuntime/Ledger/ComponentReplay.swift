@@ -164,8 +164,14 @@ struct ComponentReplay {
                 trails[m].append(line)
             }
         }
-        for m in members.indices { advance(m, to: t, reading: 0) }
+        advanceAll(to: t)
         return trails
+    }
+
+    /// Moves every ledger of a candidate at `t` to the window containing `t` (instants only move
+    /// forward: what a later replay of later uses does first anyway).
+    func advanceAll(to t: Instant) {
+        for m in members.indices { advance(m, to: t, reading: 0) }
     }
 
     /// A credit system's payment toward a use: `credits` for `units` of the use's feature.

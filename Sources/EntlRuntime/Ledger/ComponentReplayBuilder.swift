@@ -118,18 +118,24 @@ extension Evaluation {
 
         let (certain, trails) = replay(low, in: rooms.low, certainOnly: true, explain: explains)
         let all = uncertain ? replay(high, in: rooms.high, certainOnly: false, explain: false).0 : certain
-        // §6: a grant no purchase is behind starts at `customer_since`; every counted grant that
-        // is a candidate and exists at `t` changes at its next window boundary (`all` replays
-        // every candidate).
-        if let since = state.customerSince, since > at,
-           candidates.contains(where: { $0.present && $0.behindNoPurchase && $0.counted != nil }) {
-            inputsChange = earliest(inputsChange, since)
-        }
-        for l in all.ledgers where candidates[l.source].present && l.exists(at: at) {
-            if case .at(let end) = l.currentEnd { inputsChange = earliest(inputsChange, end) }
-        }
+        inputsChange = earliest(inputsChange, grantsChange(candidates, all))
         replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain,
                        inputsChange: inputsChange, trails: trails)
         return replays
+    }
+
+    /// §6: when a grant's balance changes by itself after `t`: a grant no purchase is behind starts
+    /// at `customer_since`; every counted grant that is a candidate and exists at `t` changes at its
+    /// next window boundary (`all` replays every candidate, up to `t`).
+    func grantsChange(_ candidates: UnsafeMutableBufferPointer<Candidate>, _ all: ComponentReplay) -> Instant? {
+        var change: Instant?
+        if let since = state.customerSince, since > at,
+           candidates.contains(where: { $0.present && $0.behindNoPurchase && $0.counted != nil }) {
+            change = since
+        }
+        for l in all.ledgers where candidates[l.source].present && l.exists(at: at) {
+            if case .at(let end) = l.currentEnd { change = earliest(change, end) }
+        }
+        return change
     }
 }

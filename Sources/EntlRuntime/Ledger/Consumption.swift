@@ -27,23 +27,11 @@ public enum Consumption {
     public static func decide(graph: RuleGraph, state: PurchaseState, environment: Environment?, feature: String,
                               amount: Int64, id: String?, at: Instant, explain: Bool = false,
                               unlock: Bool = false) throws(EvaluationError) -> Decision {
-        let env = environment ?? state.environment ?? .live
-        guard let f = graph[env].featureIndex[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
-        let kind = graph[env].features[f].kind
-        guard kind == .singleUse || kind == .credits else {
-            let what = kind == .boolean ? "a boolean feature" : "a continuous feature (its usage is a level)"
-            throw EvaluationError("only a use of a single-use feature or credit system is recorded; "
-                                  + "`\(feature)` is \(what)")
-        }
-        guard amount >= 1, amount <= 1_000_000_000_000_000 else {
-            throw EvaluationError("the amount of a use is from 1 to 10^15, not \(amount)")
-        }
-        // Usage records carry no environment: a use recorded while evaluating the other environment
-        // would count in the state's own as well.
-        let own = (state.environment ?? .live).rawValue
-        guard env.rawValue == own else {
-            throw EvaluationError("the state's environment is \(own): a use recorded while evaluating \(env.rawValue) "
-                                  + "would count in \(own) too")
+        let (env, f) = try request(graph: graph, state: state, environment: environment, feature: feature,
+                                   amount: amount, at: at)
+        if let id, let k = state.ledger?.ids.firstIndex(where: { $0.id == id }) {
+            return try foldedRetry(of: k, graph: graph, state: state, environment: environment, feature: f,
+                                   named: feature, amount: amount)
         }
         if let id, let first = state.usage.firstIndex(where: { $0.id == id }) {
             let recorded = state.usage[first]
@@ -94,6 +82,62 @@ public enum Consumption {
             return Decision(result: result, record: nil)
         }
         return Decision(result: result, record: record)
+    }
+
+    /// Checks a request to use `amount` of `feature` at `at`: the environment it is evaluated in and
+    /// the feature's index, or the error that refuses it — not a single-use feature or credit
+    /// system, an amount out of range, another environment than the state's (usage records carry
+    /// none: a use recorded while evaluating the other would count in the state's own too), an
+    /// instant before a compacted state's ledger.
+    static func request(graph: RuleGraph, state: PurchaseState, environment: Environment?, feature: String,
+                        amount: Int64, at: Instant) throws(EvaluationError) -> (Environment, Int) {
+        let env = environment ?? state.environment ?? .live
+        guard let f = graph[env].featureIndex[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
+        let kind = graph[env].features[f].kind
+        guard kind == .singleUse || kind == .credits else {
+            let what = kind == .boolean ? "a boolean feature" : "a continuous feature (its usage is a level)"
+            throw EvaluationError("only a use of a single-use feature or credit system is recorded; "
+                                  + "`\(feature)` is \(what)")
+        }
+        guard amount >= 1, amount <= 1_000_000_000_000_000 else {
+            throw EvaluationError("the amount of a use is from 1 to 10^15, not \(amount)")
+        }
+        let own = (state.environment ?? .live).rawValue
+        guard env.rawValue == own else {
+            throw EvaluationError("the state's environment is \(own): a use recorded while evaluating \(env.rawValue) "
+                                  + "would count in \(own) too")
+        }
+        if let ledger = state.ledger, at < ledger.before {
+            throw EvaluationError("the state's uses before \(ledger.before) are folded into its ledger: a use at "
+                                  + "\(at) can no longer be recorded (record it at \(ledger.before) or later)")
+        }
+        return (env, f)
+    }
+
+    /// A retry of a use folded into the state's ledger (`ledger.ids[k]`): the same feature and amount
+    /// is answered allowed and `replayed`, with the check at the ledger's instant (what was left after
+    /// the folded uses; the first answer itself is folded away); another use throws.
+    static func foldedRetry(of k: Int, graph: RuleGraph, state: PurchaseState, environment: Environment?,
+                            feature f: Int, named feature: String,
+                            amount: Int64) throws(EvaluationError) -> Decision {
+        let ledger = state.ledger!, folded = ledger.ids[k]
+        let env = environment ?? state.environment ?? .live
+        guard folded.feature == graph[env].features[f].name, folded.kind == .amount(amount) else {
+            throw EvaluationError("idempotency key \"\(folded.id)\" was used at \(folded.at) (\(folded.feature), "
+                                  + "\(folded.kind)), a use folded into the state's ledger")
+        }
+        var answer = try Evaluation(graph: graph, state: state, environment: environment, at: ledger.before)
+            .feature(feature, required: amount)
+        answer.replayed = true
+        answer.decision = .allowed
+        answer.via = answer.via ?? .direct
+        answer.shortfall = nil
+        answer.unlockedBy = nil
+        let when = folded.at
+        answer.why = Reason(formed: {
+            "recorded at \(when), folded into the state's ledger: a retry, nothing recorded again"
+        })
+        return Decision(result: answer, record: nil, retryOf: nil)
     }
 
     /// A use that recording a new one would push into overage.
@@ -151,8 +195,11 @@ public enum Consumption {
                                       clock: Instant) throws(EvaluationError) -> FeatureResult {
         var before = state
         before.usage.removeSubrange(record...)
-        return try Evaluation(graph: graph, state: before, environment: environment,
-                              at: state.usage[record].at ?? clock).feature(feature, required: amount)
+        // A record dated before a compacted state's ledger is charged at the ledger's instant.
+        var at = state.usage[record].at ?? clock
+        if let floor = state.ledger?.before, at < floor { at = floor }
+        return try Evaluation(graph: graph, state: before, environment: environment, at: at)
+            .feature(feature, required: amount)
     }
 }
 

@@ -1,0 +1,239 @@
+/// `Evaluator.consume`'s memory of the customer's ledger between uses (§5, a resumable replay
+/// position): where every grant instance's ledger stands after the recorded uses, the first record
+/// of each id, and the answers of the latest uses. A use at or after the latest recorded instant is
+/// checked and charged against that position — the cost of a consume does not grow with the
+/// length of the history — and its answer is the one `Consumption.decide` gives on the whole state.
+///
+/// The position is the state's while the tracker's change count moves only by the uses recorded
+/// here; any other change (a purchase, a use recorded elsewhere) makes the next consume replay the
+/// whole state once and start again from there. A request the position cannot answer as the whole
+/// state would — a use dated before the latest record, an id seen before whose answer is
+/// forgotten, a tracker that does not count its changes, undated usage records, a purchase whose
+/// status ended it within its dates — is left to `Consumption.decide` (nil).
+struct ConsumeSession {
+    let graph: RuleGraph
+    let environment: Environment?
+
+    /// The tracker's change count the session holds the state of (nil: none yet).
+    private var changes: UInt64?
+    /// Whether the state of `changes` can be extended here (see the type's comment).
+    private var usable = false
+    private var usageCount = 0
+    /// The latest instant of a dated usage record (a use before it may push a later one into
+    /// overage, which only the whole state shows), of the ledger of a compacted state, and of a
+    /// check answered here (the position's ledgers stand in its windows: they only move forward).
+    private var frontier: Instant?
+    /// The state without its usage records, evaluated at some instant, with every credit
+    /// component's replays started from the position and kept up to date in its tables.
+    private var light: Evaluation?
+    /// The candidates `light` found hold before this instant (nil: forever).
+    private var lightUntil: Instant?
+    /// The purchases whose status ended them (`expired`, `billing_retry`) and their products: read
+    /// at a past instant within their dates they were owned, so a use then is charged otherwise
+    /// later than now.
+    private var ended: [(purchase: Int, product: Int)] = []
+    /// The first record with each id (-1: a use folded into a compacted state's ledger).
+    private var ids: [String: Int] = [:]
+    /// The answers of the latest uses recorded here with an id, for their retries.
+    private var answers: [String: FeatureResult] = [:]
+    private var answerOrder: [String] = []
+    private var nextAnswer = 0
+
+    /// How many answers are kept for retries (an older retry replays the whole state).
+    static let answerLimit = 1_024
+
+    init(graph: RuleGraph, environment: Environment?) {
+        self.graph = graph
+        self.environment = environment
+    }
+
+    /// The answer to a request to use `amount` of `feature` at `at`, and the record to append (nil
+    /// when nothing is recorded), or nil when `Consumption.decide` must answer it on the whole
+    /// state. `changes`: the tracker's change count (`UsageRecording.recordUsage(counted:)`).
+    mutating func consume(state: PurchaseState, changes: UInt64?, feature: String, amount: Int64, id: String?,
+                          at: Instant) throws(EvaluationError) -> (FeatureResult, UsageRecord?)? {
+        guard let changes else { return nil }
+        let (env, f) = try Consumption.request(graph: graph, state: state, environment: environment,
+                                               feature: feature, amount: amount, at: at)
+        if changes != self.changes { rebuild(state, changes: changes, environment: env, at: at) }
+        guard usable, frontier.map({ at >= $0 }) ?? true, safe(at, state) else { return nil }
+        if let id, let first = ids[id] {
+            // A retry answered from memory; a conflict, or an answer forgotten, from the whole state.
+            guard first >= 0, var answer = answers[id], state.usage[first].kind == .amount(amount),
+                  name(of: state.usage[first], in: graph[env]) == f else { return nil }
+            answer.replayed = true
+            return (answer, nil)
+        }
+        guard let e = evaluation(at: at, state: state, environment: env) else { return nil }
+        let c = graph[env].componentOf[f]
+        let replays = e.replays(ofComponent: c)
+        e.advance(replays)
+        frontier = at
+        let result = e.feature(f, required: amount)
+        guard result.allowed else { return (result, nil) }
+        e.record(UseEvent(at: at, amount: amount, index: usageCount, member: graph[env].componentMember[f]),
+                 in: replays, component: c)
+        usageCount += 1
+        self.changes = changes &+ 1
+        if let id {
+            ids[id] = usageCount - 1
+            remember(result, for: id)
+        }
+        return (result, UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
+    }
+
+    /// The feature or credit system a record names.
+    private func name(of record: UsageRecord, in g: EnvironmentGraph) -> Int? {
+        record.isEvent ? g.eventIndex[record.name] : g.featureIndex[record.name] ?? g.eventIndex[record.name]
+    }
+
+    private mutating func remember(_ answer: FeatureResult, for id: String) {
+        if answerOrder.count < ConsumeSession.answerLimit {
+            answerOrder.append(id)
+        } else {
+            answers[answerOrder[nextAnswer]] = nil
+            answerOrder[nextAnswer] = id
+            nextAnswer = (nextAnswer + 1) % ConsumeSession.answerLimit
+        }
+        answers[id] = answer
+    }
+
+    /// Starts again from the whole state: its replay up to its latest record gives the position.
+    private mutating func rebuild(_ state: PurchaseState, changes: UInt64, environment env: Environment,
+                                  at: Instant) {
+        self = ConsumeSession(graph: graph, environment: environment)
+        self.changes = changes
+        // An undated record counts at whatever instant the state is evaluated: no position holds it.
+        guard !state.usage.contains(where: { $0.at == nil }) else { return }
+        var latest = state.ledger?.before
+        for record in state.usage { latest = max(latest ?? record.at!, record.at!) }
+        frontier = latest
+        let start = latest ?? at
+        var positions = [ComponentPosition?](repeating: nil, count: graph[env].components.count)
+        do throws(EvaluationError) {
+            if let latest {
+                let whole = try Evaluation(graph: graph, state: state, environment: env, at: latest)
+                positions = positions.indices.map { whole.replays(ofComponent: $0).position }
+            }
+            try makeLight(state, environment: env, at: start, positions: positions)
+        } catch {
+            return
+        }
+        ended = state.purchases.indices.compactMap { j in
+            let p = light!.purchaseProduct[j]
+            let status = state.purchases[j].status
+            return p >= 0 && (status == .expired || status == .billingRetry) ? (j, Int(p)) : nil
+        }
+        guard safe(start, state) else { return }
+        for (k, use) in (state.ledger?.ids ?? []).enumerated() where ids[use.id] == nil { ids[use.id] = -1 - k }
+        for (i, record) in state.usage.enumerated() {
+            if let id = record.id, ids[id] == nil { ids[id] = i }
+        }
+        usageCount = state.usage.count
+        usable = true
+    }
+
+    /// Whether a use at `at` is charged later as it is now: no purchase whose status ended it was
+    /// owned then within its dates (a past reading would count it, the check at `at` does not).
+    private func safe(_ at: Instant, _ state: PurchaseState) -> Bool {
+        guard !ended.isEmpty else { return true }
+        let products = light!.graph.products
+        return state.purchases.withUnsafeBufferPointer { purchases in
+            ended.allSatisfy { j, p in
+                let standing = OwnershipResolver.standing(purchases.baseAddress! + j, products[p].kind,
+                                                          products[p].duration, at: at, past: true)
+                if case .notOwned = standing { return true }
+                return false
+            }
+        }
+    }
+
+    /// The light evaluation at `at`: the kept one moved to `at` while its candidates hold, else a
+    /// new one at `at` whose replays start where the kept one's stand.
+    private mutating func evaluation(at: Instant, state: PurchaseState, environment env: Environment) -> Evaluation? {
+        guard let light else { return nil }
+        if at >= light.at, lightUntil.map({ at < $0 }) ?? true { return Evaluation(light, at: at) }
+        let positions = light.graph.components.indices.map { light.replays(ofComponent: $0).position }
+        do {
+            try makeLight(state, environment: env, at: at, positions: positions)
+        } catch {
+            usable = false
+            return nil
+        }
+        return self.light
+    }
+
+    /// Evaluates the state without its usage at `at`, every credit component's replays starting at
+    /// `positions`, and notes until when its candidates hold.
+    private mutating func makeLight(_ state: PurchaseState, environment env: Environment, at: Instant,
+                                    positions: [ComponentPosition?]) throws(EvaluationError) {
+        var bare = state
+        bare.usage = []
+        bare.ledger = nil
+        let e = try Evaluation(graph[env], state: bare, environment: env, at: at, explain: false, unlock: false)
+        e.tables.positions = positions
+        for c in e.graph.components.indices { _ = e.replays(ofComponent: c) }
+        light = e
+        lightUntil = e.candidatesChange
+    }
+}
+
+extension Evaluation {
+    /// `e` at a later instant `at`, sharing its tables: valid while nothing `e` resolved changes
+    /// (before `candidatesChange`).
+    init(_ e: Evaluation, at: Instant) {
+        graph = e.graph
+        environment = e.environment
+        self.at = at
+        explains = e.explains
+        unlocks = e.unlocks
+        tables = e.tables
+    }
+
+    /// The first instant after `t` at which the state, read then, may resolve otherwise: a purchase
+    /// starts, ends or leaves its grace period, a state grant starts or ends, the customer's
+    /// account starts, a lot lapses (nil: never).
+    var candidatesChange: Instant? {
+        var next: Instant?
+        func consider(_ instant: Instant?) { if let instant, instant > at { next = earliest(next, instant) } }
+        for (j, p) in state.purchases.enumerated() {
+            consider(p.purchasedAt)
+            consider(p.expiresAt)
+            consider(p.graceUntil)
+            consider(tables.ends[j].instant)
+        }
+        for g in state.grants {
+            consider(g.from)
+            consider(g.until)
+        }
+        consider(state.customerSince)
+        for c in graph.components.indices {
+            for candidate in replays(ofComponent: c).candidates { consider(lotExpiry(candidate)) }
+        }
+        return next
+    }
+
+    /// Moves a component's replays (kept from an earlier instant) to `t`, as a replay up to `t`
+    /// leaves them.
+    func advance(_ replays: ComponentReplays) {
+        replays.low.advanceAll(to: at)
+        if replays.uncertain { replays.high.advanceAll(to: at) }
+        replays.finish(candidates: replays.candidates, low: replays.low, high: replays.high,
+                       uncertain: replays.uncertain, inputsChange: grantsChange(replays.candidates, replays.high),
+                       trails: [])
+    }
+
+    /// Charges one more use, at `t`, to component `c`'s replays: the uses recorded since are
+    /// charged to the candidates at `t`.
+    func record(_ use: UseEvent, in replays: ComponentReplays, component c: Int) {
+        withUnsafeTemporaryAllocation(of: UseEvent.self, capacity: 1) { event in
+            event.initializeElement(at: 0, to: use)
+            func run(_ r: ComponentReplay) {
+                _ = r.run(UnsafeBufferPointer(event), routes: graph.componentRoutes[c], at: at, explain: false,
+                          grantName: { _ in "" }, featureName: { _ in "" }, systemUnit: { _, _ in "" })
+            }
+            run(replays.low)
+            if replays.uncertain { run(replays.high) }
+        }
+    }
+}
