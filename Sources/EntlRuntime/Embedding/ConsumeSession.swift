@@ -34,10 +34,11 @@ struct ConsumeSession {
     private var ended: [(purchase: Int, product: Int)] = []
     /// The first record with each id (-1: a use folded into a compacted state's ledger).
     private var ids: [String: Int] = [:]
-    /// The answers of the latest uses recorded here with an id, for their retries.
-    private var answers: [String: FeatureResult] = [:]
-    private var answerOrder: [String] = []
-    private var nextAnswer = 0
+    /// The answers of the latest uses recorded here, for their retries: the answer of the record at
+    /// place `k` of `usage` in slot `k % answerLimit` of `answers`, and `k` in that of `answered`
+    /// (-1: none).
+    private var answers: [FeatureResult] = []
+    private var answered: [Int] = []
 
     /// How many answers are kept for retries (an older retry replays the whole state).
     static let answerLimit = 1_024
@@ -47,55 +48,66 @@ struct ConsumeSession {
         self.environment = environment
     }
 
-    /// The answer to a request to use `amount` of `feature` at `at`, and the record to append (nil
-    /// when nothing is recorded), or nil when `Consumption.decide` must answer it on the whole
-    /// state. `changes`: the tracker's change count (`UsageRecording.recordUsage(counted:)`).
+    /// What the session did with a request: answered it (the answer in `answer`), with the use to
+    /// record (nil: none).
+    struct Answered {
+        var record: UsageRecord?
+    }
+
+    /// Answers a request to use `amount` of `feature` at `at` into `answer` (the answer is large:
+    /// written in place, not returned), with the record to append, or returns nil when
+    /// `Consumption.decide` must answer it on the whole state. `changes`: the tracker's change count
+    /// (`UsageRecording.recordUsage(counted:)`).
     mutating func consume(state: PurchaseState, changes: UInt64?, feature: String, amount: Int64, id: String?,
-                          at: Instant) throws(EvaluationError) -> (FeatureResult, UsageRecord?)? {
+                          at: Instant, answer: inout FeatureResult) throws(EvaluationError) -> Answered? {
         guard let changes else { return nil }
         let (env, f) = try Consumption.request(graph: graph, state: state, environment: environment,
                                                feature: feature, amount: amount, at: at)
         if changes != self.changes { rebuild(state, changes: changes, environment: env, at: at) }
         guard usable, frontier.map({ at >= $0 }) ?? true, safe(at, state) else { return nil }
-        if let id, let first = ids[id] {
+        // The id noted as this use's (one lookup where it is new, as most are), taken back below when
+        // nothing is recorded.
+        if let id, let first = ids.updateValue(usageCount, forKey: id) {
+            ids[id] = first
             // A retry answered from memory; a conflict, or an answer forgotten, from the whole state.
-            guard first >= 0, var answer = answers[id], state.usage[first].kind == .amount(amount),
-                  name(of: state.usage[first], in: graph[env]) == f else { return nil }
+            guard first >= 0, !answered.isEmpty, answered[first % ConsumeSession.answerLimit] == first,
+                  state.usage[first].kind == .amount(amount), name(of: state.usage[first], in: graph[env]) == f
+            else { return nil }
+            answer = answers[first % ConsumeSession.answerLimit]
             answer.replayed = true
-            return (answer, nil)
+            return Answered(record: nil)
         }
-        guard let e = evaluation(at: at, state: state, environment: env) else { return nil }
+        guard let e = evaluation(at: at, state: state, environment: env) else {
+            if let id { ids[id] = nil }
+            return nil
+        }
         let c = graph[env].componentOf[f]
         let replays = e.replays(ofComponent: c)
         e.advance(replays)
         frontier = at
-        let result = e.feature(f, required: amount)
-        guard result.allowed else { return (result, nil) }
+        answer = e.feature(f, required: amount)
+        guard answer.allowed else {
+            if let id { ids[id] = nil }
+            return Answered(record: nil)
+        }
         e.record(UseEvent(at: at, amount: amount, index: usageCount, member: graph[env].componentMember[f]),
                  in: replays, component: c)
         usageCount += 1
         self.changes = changes &+ 1
-        if let id {
-            ids[id] = usageCount - 1
-            remember(result, for: id)
+        if id != nil {
+            if answered.isEmpty {
+                answered = Array(repeating: -1, count: ConsumeSession.answerLimit)
+                answers = Array(repeating: FeatureResult(), count: ConsumeSession.answerLimit)
+            }
+            answered[(usageCount - 1) % ConsumeSession.answerLimit] = usageCount - 1
+            answers[(usageCount - 1) % ConsumeSession.answerLimit] = answer
         }
-        return (result, UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
+        return Answered(record: UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
     }
 
     /// The feature or credit system a record names.
     private func name(of record: UsageRecord, in g: EnvironmentGraph) -> Int? {
         record.isEvent ? g.eventIndex[record.name] : g.featureIndex[record.name] ?? g.eventIndex[record.name]
-    }
-
-    private mutating func remember(_ answer: FeatureResult, for id: String) {
-        if answerOrder.count < ConsumeSession.answerLimit {
-            answerOrder.append(id)
-        } else {
-            answers[answerOrder[nextAnswer]] = nil
-            answerOrder[nextAnswer] = id
-            nextAnswer = (nextAnswer + 1) % ConsumeSession.answerLimit
-        }
-        answers[id] = answer
     }
 
     /// Starts again from the whole state: its replay up to its latest record gives the position.

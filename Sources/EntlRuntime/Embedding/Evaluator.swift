@@ -44,12 +44,15 @@ public final class Evaluator: Sendable {
     private let observation = Locked<TrackerObservation?>(nil)
     /// `consume`'s memory of the ledger between uses.
     private let session: Locked<ConsumeSession>
+    /// The tracker, when it records usage (`consume`).
+    private let recorder: (any UsageRecording)?
 
     public init(graph: RuleGraph, tracker: any PurchaseTracker, environment: Environment? = nil) {
         self.graph = graph
         self.tracker = tracker
         self.environment = environment
         session = Locked(ConsumeSession(graph: graph, environment: environment))
+        recorder = tracker as? any UsageRecording
         let token = tracker.observe { [weak self] _ in
             self?.cache.withLock { c in
                 c.generation &+= 1
@@ -149,22 +152,24 @@ public final class Evaluator: Sendable {
     /// changed, a use dated earlier) replays the whole state once. The answers are the same.
     public func consume(feature: String, amount: Int64 = 1, id: String? = nil,
                         at: Instant? = nil) throws(EvaluationError) -> FeatureResult {
-        guard let recorder = tracker as? any UsageRecording else {
+        guard let recorder else {
             throw EvaluationError("the tracker cannot record usage (it does not conform to UsageRecording)")
         }
-        guard graph.live.featureIndex[feature] != nil || graph.test.featureIndex[feature] != nil else {
-            throw EvaluationError("unknown feature `\(feature)`")
-        }
-        return try recorder.recordUsage(counted: {
-            (state: PurchaseState, changes: UInt64?) throws(EvaluationError) -> (FeatureResult, UsageRecord?) in
+        // An unknown feature is refused inside (`Consumption.request`), with the same message.
+        var answer = FeatureResult()
+        try recorder.recordUsage(counted: {
+            (state: PurchaseState, changes: UInt64?) throws(EvaluationError) -> UsageRecord? in
             let now = at ?? .now()
             let kept = try session.withLock { (s: inout ConsumeSession) throws(EvaluationError) in
-                try s.consume(state: state, changes: changes, feature: feature, amount: amount, id: id, at: now)
+                try s.consume(state: state, changes: changes, feature: feature, amount: amount, id: id, at: now,
+                              answer: &answer)
             }
-            if let kept { return kept }
+            if let kept { return kept.record }
             let decision = try Consumption.decide(graph: graph, state: state, environment: environment,
                                                   feature: feature, amount: amount, id: id, at: now)
-            return (decision.result, decision.record)
+            answer = decision.result
+            return decision.record
         })
+        return answer
     }
 }

@@ -20,21 +20,23 @@ public final class TrackerObservation: Sendable {
 /// The handlers told of each change (a tracker's new state, a monitor's events), in the order they
 /// were added, called outside the lock; each stays until its observation is cancelled.
 final class ObserverList<Value>: Sendable {
-    private let handlers = Locked<(next: Int, all: [Int: @Sendable (Value) -> Void])>((0, [:]))
+    /// The handlers in the order they were added (their ids increase), so notifying copies the list
+    /// and sorts nothing.
+    private let handlers = Locked<(next: Int, all: [(id: Int, handler: @Sendable (Value) -> Void)])>((0, []))
 
     func add(_ handler: @escaping @Sendable (Value) -> Void) -> TrackerObservation {
         let id = handlers.withLock { h -> Int in
             h.next += 1
-            h.all[h.next] = handler
+            h.all.append((h.next, handler))
             return h.next
         }
         return TrackerObservation { [weak self] in
-            self?.handlers.withLock { _ = $0.all.removeValue(forKey: id) }
+            self?.handlers.withLock { $0.all.removeAll { $0.id == id } }
         }
     }
 
     func notify(_ value: Value) {
-        let current = handlers.withLock { $0.all.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in current { handler(value) }
+        let current = handlers.withLock { $0.all }
+        for entry in current { entry.handler(value) }
     }
 }

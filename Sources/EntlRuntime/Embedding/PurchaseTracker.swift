@@ -20,18 +20,19 @@ public protocol UsageRecording: PurchaseTracker {
     /// `recordUsage`, telling `decide` how many changes the state has had (nil when the tracker
     /// does not count them): one more after each change of any kind, and exactly one for a usage
     /// record appended here. What `Evaluator.consume` keeps between uses (the ledger's position,
-    /// its ids) stays the state's while the count moves only by its own records.
-    func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
-        throws(EvaluationError) -> T
+    /// its ids) stays the state's while the count moves only by its own records. `decide` returns
+    /// the record to append (nil: none) and keeps its answer itself.
+    func recordUsage(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> UsageRecord?)
+        throws(EvaluationError)
 }
 
 extension UsageRecording {
     /// A tracker that does not count its changes: `decide` gets nil, and `Evaluator.consume`
     /// replays the whole state for every use.
-    public func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
-        throws(EvaluationError) -> T
+    public func recordUsage(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> UsageRecord?)
+        throws(EvaluationError)
     {
-        try recordUsage { (state: PurchaseState) throws(EvaluationError) in try decide(state, nil) }
+        try recordUsage { (state: PurchaseState) throws(EvaluationError) in ((), try decide(state, nil)) }
     }
 }
 
@@ -40,7 +41,9 @@ extension UsageRecording {
 public final class JSONPurchaseTracker: UsageRecording {
     /// The state, and how many changes it has had.
     private let state: Locked<(value: PurchaseState, changes: UInt64)>
-    private let observers = ObserverList<PurchaseState>()
+    /// The handlers get each new state through a reference (handing a state itself to a handler
+    /// kept in a generic list copies it, field by field, on the way).
+    private let observers = ObserverList<SharedState>()
 
     public init(_ state: PurchaseState = PurchaseState()) {
         self.state = Locked((state, 0))
@@ -55,7 +58,7 @@ public final class JSONPurchaseTracker: UsageRecording {
 
     @discardableResult
     public func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
-        observers.add(handler)
+        observers.add { handler($0.value) }
     }
 
     public func update(_ newState: PurchaseState) {
@@ -63,7 +66,7 @@ public final class JSONPurchaseTracker: UsageRecording {
             $0.value = newState
             $0.changes &+= 1
         }
-        observers.notify(newState)
+        observers.notify(SharedState(newState))
     }
 
     public func update(json: [UInt8]) throws(StateError) {
@@ -77,28 +80,32 @@ public final class JSONPurchaseTracker: UsageRecording {
             s.changes &+= 1
             return s.value
         }
-        observers.notify(newState)
+        observers.notify(SharedState(newState))
     }
 
     public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
         throws(EvaluationError) -> T
     {
-        try recordUsage(counted: { (state: PurchaseState, _: UInt64?) throws(EvaluationError) in try decide(state) })
+        var answer: T?
+        try recordUsage(counted: { (state: PurchaseState, _: UInt64?) throws(EvaluationError) -> UsageRecord? in
+            let (decided, record) = try decide(state)
+            answer = decided
+            return record
+        })
+        return answer!
     }
 
-    public func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
-        throws(EvaluationError) -> T
+    public func recordUsage(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> UsageRecord?)
+        throws(EvaluationError)
     {
-        let (answer, recorded) = try state.withLock {
-            (s: inout (value: PurchaseState, changes: UInt64)) throws(EvaluationError) -> (T, PurchaseState?) in
-            let (answer, record) = try decide(s.value, s.changes)
-            guard let record else { return (answer, nil) }
+        let recorded = try state.withLock {
+            (s: inout (value: PurchaseState, changes: UInt64)) throws(EvaluationError) -> SharedState? in
+            guard let record = try decide(s.value, s.changes) else { return nil }
             s.value.usage.append(record)
             s.changes &+= 1
-            return (answer, s.value)
+            return SharedState(s.value)
         }
         if let recorded { observers.notify(recorded) }
-        return answer
     }
 }
 
@@ -164,8 +171,8 @@ extension DebugPurchaseTracker: UsageRecording {
     }
 
     /// Counted through the wrapped tracker, under the same conditions as `recordUsage`.
-    public func recordUsage<T>(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> (T, UsageRecord?))
-        throws(EvaluationError) -> T
+    public func recordUsage(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> UsageRecord?)
+        throws(EvaluationError)
     {
         try recorder().recordUsage(counted: decide)
     }
@@ -181,4 +188,11 @@ extension DebugPurchaseTracker: UsageRecording {
         }
         return base
     }
+}
+
+/// A state handed to observers by reference.
+private final class SharedState: Sendable {
+    let value: PurchaseState
+
+    init(_ value: PurchaseState) { self.value = value }
 }

@@ -92,7 +92,7 @@ public enum Consumption {
     static func request(graph: RuleGraph, state: PurchaseState, environment: Environment?, feature: String,
                         amount: Int64, at: Instant) throws(EvaluationError) -> (Environment, Int) {
         let env = environment ?? state.environment ?? .live
-        guard let f = graph[env].featureIndex[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
+        guard let f = graph[env].featureNames[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
         let kind = graph[env].features[f].kind
         guard kind == .singleUse || kind == .credits else {
             let what = kind == .boolean ? "a boolean feature" : "a continuous feature (its usage is a level)"

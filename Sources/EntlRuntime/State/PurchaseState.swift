@@ -16,7 +16,12 @@ public struct PurchaseState: Sendable, Equatable {
     public var grants: [StateGrant]
     /// The uses folded by `entlc state compact` (docs/state.md `ledger`): where every grant's ledger
     /// stood at its `before`; nil for a state that holds its whole history.
-    public var ledger: LedgerSnapshot?
+    public var ledger: LedgerSnapshot? {
+        get { folded?.snapshot }
+        set { folded = newValue.map(FoldedLedger.init) }
+    }
+    /// `ledger`, behind a reference: most states have none, and a state is copied and passed often.
+    private var folded: FoldedLedger?
     /// What decoding noticed but did not refuse: unknown keys (`purchases[0].state: unknown key
     /// (did you mean `status`?)`). Not part of the state: `==` ignores them.
     public var warnings: [StateError]
@@ -33,7 +38,7 @@ public struct PurchaseState: Sendable, Equatable {
         self.usage = usage
         self.overrides = overrides
         self.grants = grants
-        self.ledger = ledger
+        self.folded = ledger.map(FoldedLedger.init)
         self.warnings = warnings
     }
 
@@ -187,4 +192,11 @@ public struct StateGrant: Sendable, Equatable {
 
     /// What names it in results: its `id`, else its place (`grants[3]`).
     func name(index: Int) -> String { id ?? "grants[\(index)]" }
+}
+
+/// A compacted state's snapshot, boxed (`PurchaseState.ledger`); never changed once made.
+private final class FoldedLedger: Sendable {
+    let snapshot: LedgerSnapshot
+
+    init(_ snapshot: LedgerSnapshot) { self.snapshot = snapshot }
 }

@@ -8,8 +8,10 @@ import Darwin
 
 /// A value behind a mutex (no Foundation: the runtime stays embeddable).
 final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private var mutex = pthread_mutex_t()
+    /// Read and written only under the mutex, which orders every access: the runtime's exclusivity
+    /// check (a call per access) is turned off.
+    @exclusivity(unchecked) private var value: Value
+    @exclusivity(unchecked) private var mutex = pthread_mutex_t()
 
     init(_ value: Value) {
         self.value = value

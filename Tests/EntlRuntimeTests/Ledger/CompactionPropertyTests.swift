@@ -23,15 +23,26 @@ import Testing
             guard let graph = LedgerPropertyTests.graph(c) else { continue }
             var r = SeededRandom(seed: UInt64(i) ^ 0xC0FF)
             let before = Self.cutInstant(c, &r)
-            guard let compacted = try? LedgerCompaction.compact(graph: graph, state: c.state, before: before,
-                                                                 environment: c.environment) else { continue }
+            let compacted: LedgerCompaction.Result
+            do {
+                compacted = try LedgerCompaction.compact(graph: graph, state: c.state, before: before,
+                                                         environment: c.environment)
+            } catch {
+                // Only a state the rules cannot evaluate is refused.
+                #expect((try? Evaluation(graph: graph, state: c.state, environment: c.environment, at: before)) == nil,
+                        "\(c)--- compacting before \(before) failed: \(error)")
+                continue
+            }
             folded += c.state.usage.count - compacted.state.usage.count
             // A second compaction, later, of the compacted state.
             var states = [compacted.state]
             let later = Instant(seconds: before.seconds + r.int64(0...(20 * 86_400)))
-            if let again = try? LedgerCompaction.compact(graph: graph, state: compacted.state, before: later,
-                                                         environment: c.environment).state {
-                states.append(again)
+            do {
+                states.append(try LedgerCompaction.compact(graph: graph, state: compacted.state, before: later,
+                                                           environment: c.environment).state)
+            } catch {
+                Issue.record("\(c)--- compacted before \(before), then before \(later): \(error)")
+                return
             }
             let next = Self.whatHappensNext(c, graph: graph, after: later, &r)
             for (k, short) in states.enumerated() {

@@ -61,9 +61,11 @@ import Testing
                     try Consumption.decide(graph: graph, state: state, environment: session.environment,
                                            feature: feature, amount: amount, id: id, at: at)
                 }
-                let answer = Result { () throws(EvaluationError) in
-                    try session.consume(state: state, changes: changes, feature: feature, amount: amount, id: id,
-                                        at: at)
+                let answer = Result { () throws(EvaluationError) -> (FeatureResult, UsageRecord?)? in
+                    var result = FeatureResult()
+                    let answered = try session.consume(state: state, changes: changes, feature: feature,
+                                                       amount: amount, id: id, at: at, answer: &result)
+                    return answered.map { (result, $0.record) }
                 }
                 let what = "\(c)--- step \(step): \(feature) \(amount) id \(id ?? "-") at \(at)"
                 switch (expected, answer) {
