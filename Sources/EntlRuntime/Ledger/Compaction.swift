@@ -1,4 +1,4 @@
-/// `entlc state compact` (docs/compaction.md): folds the usage records dated before `T` into the
+/// `entlc state compact` (docs/ledger.md): folds the usage records dated before `T` into the
 /// state's ledger — where every grant instance's ledger stood at `T` (§5, a resumable replay
 /// position), the overage of the folded uses, and the ids a late retry may still repeat — so that
 /// every result at every instant from `T` on is the full history's, and the state stops growing
@@ -25,13 +25,22 @@ public enum LedgerCompaction {
     /// Undated records and records the rules cannot place (naming nothing, of the wrong kind) are
     /// kept. The ids of folded uses dated within a day before `before`, and of those a kept record
     /// repeats, are remembered; older ones are forgotten. A state compacted already is compacted
-    /// again from its ledger (not before its `before`).
+    /// again from its ledger (not before its `before`, and only with the rules it was made with).
     public static func compact(graph: RuleGraph, state: PurchaseState, before: Instant,
                                environment: Environment? = nil) throws(EvaluationError) -> Result {
         let env = environment ?? state.environment ?? .live
-        if let old = state.ledger, before < old.before {
-            throw EvaluationError("the state's uses before \(old.before) are folded already: compact it before that "
-                                  + "instant or a later one, not \(before)")
+        if let old = state.ledger {
+            if before < old.before {
+                throw EvaluationError("the state's uses before \(old.before) are folded already: compact it before "
+                                      + "that instant or a later one, not \(before)")
+            }
+            // Its positions mean what they mean under the rules they were made with.
+            let digest = graph[env].rulesDigest
+            if old.rules != digest {
+                throw EvaluationError("the state's ledger was compacted with other rules "
+                                      + "(`\(old.rules.prefix(12))…`, these are `\(digest.prefix(12))…`): "
+                                      + "compact it with the rules it was made with")
+            }
         }
         // The replay of the uses dated before `before`: an evaluation just before it, with undated
         // records (which count at whatever instant the state is evaluated) moved out of its reach.
@@ -50,7 +59,9 @@ public enum LedgerCompaction {
             let position = e.replays(ofComponent: c).position
             for entry in position.entries {
                 let f = g.components[c][entry.member]
-                if let low = entry.low { snapshot.grants.append(e.snapshotEntry(entry.instance, feature: f, position: low)) }
+                if let low = entry.low {
+                    snapshot.grants.append(e.snapshotEntry(entry.instance, feature: f, position: low))
+                }
                 if entry.high != entry.low, let high = entry.high {
                     snapshot.withUnknown.append(e.snapshotEntry(entry.instance, feature: f, position: high))
                 }

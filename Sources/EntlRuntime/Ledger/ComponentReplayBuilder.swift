@@ -111,7 +111,9 @@ extension Evaluation {
                 graph.features[members[m]].unit(n)
             }
             if explain, let floor, position != nil {
-                for m in trails.indices { trails[m].insert("  uses before \(floor): folded into the state's ledger", at: 0) }
+                for m in trails.indices {
+                    trails[m].insert("  uses before \(floor): folded into the state's ledger", at: 0)
+                }
             }
             return (r, trails)
         }

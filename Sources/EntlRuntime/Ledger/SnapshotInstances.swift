@@ -132,7 +132,8 @@ extension Evaluation {
     }
 
     /// What a compacted state's ledger says that these rules and this state cannot use: it was made
-    /// with other rules, an entry names nothing any more, a use is dated before it (charged then).
+    /// with other rules, an entry names nothing any more or a purchase refunded since (what it paid
+    /// for before the ledger's instant stays paid), a use is dated before it (charged then).
     func ledgerWarnings(into found: inout [StateError]) {
         guard let ledger = state.ledger else { return }
         let digest = graph.rulesDigest
@@ -143,8 +144,15 @@ extension Evaluation {
         }
         for (list, entries) in [("grants", ledger.grants), ("with_unknown", ledger.withUnknown)] {
             for (i, e) in entries.enumerated() {
-                if case .nothing(let key, let why) = resolve(e) {
+                switch resolve(e) {
+                case .nothing(let key, let why):
                     found.append(StateError(path: "ledger.\(list)[\(i)].\(key)", message: why))
+                case .instance(let c, _):
+                    // A refund after the compaction does not reach back into the folded uses.
+                    guard let j = c.purchase, state.purchases[j].status == .revoked else { continue }
+                    found.append(StateError(path: "ledger.\(list)[\(i)].purchase", message: "`\(e.purchase!.product)` "
+                                            + "was refunded after the uses before \(ledger.before) were folded: what "
+                                            + "it paid for then stays paid (docs/ledger.md)"))
                 }
             }
         }
@@ -154,7 +162,9 @@ extension Evaluation {
         }
         let features = tables.usage(in: graph).features
         for i in state.usage.indices where features[i] >= 0 && graph.componentOf[Int(features[i])] >= 0 {
-            guard case .amount = state.usage[i].kind, let when = state.usage[i].at, when < ledger.before else { continue }
+            guard case .amount = state.usage[i].kind, let when = state.usage[i].at, when < ledger.before else {
+                continue
+            }
             found.append(StateError(path: "usage[\(i)].at", message: "\(when) is before the ledger's \(ledger.before) "
                                         + "(its uses before then are folded): the use is charged at \(ledger.before)"))
         }

@@ -27,7 +27,7 @@ extension StateReader {
             case 4:
                 if try r.null() { return }
                 try r.members(StateReader.noKeys) { (r, _, key) throws(DecodeError) in
-                    guard let amount = try r.amount() else { return }
+                    guard let amount = try r.amount(total: true) else { return }
                     overage.append(LedgerSnapshot.Overage(feature: r.s.text(key), amount: amount))
                 }
             case 5:
@@ -39,8 +39,8 @@ extension StateReader {
         }
         guard let before else { throw refuse("missing \"before\" (the instant the uses before it were folded at)") }
         guard let rules else { throw refuse("missing \"rules\" (the SHA-256 of the rules it was made with)") }
-        guard rules.utf8.count == 64, rules.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
-        else {
+        let hex = rules.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        guard rules.utf8.count == 64, hex else {
             throw DecodeError(path: "rules", message: "\"\(rules)\" is not a SHA-256 (64 lowercase hex digits)")
         }
         return LedgerSnapshot(before: before, rules: rules, grants: grants, withUnknown: withUnknown, overage: overage,
@@ -61,10 +61,10 @@ extension StateReader {
             case 4: stateGrant = try r.string()
             case 5: start = try r.instant()
             case 6: end = try r.instant()
-            case 7: balance = try r.amount()
-            case 8: carried = try r.amount()
-            case 9: used = try r.amount()
-            case 10: overdrawn = try r.amount()
+            case 7: balance = try r.amount(total: true)
+            case 8: carried = try r.amount(total: true)
+            case 9: used = try r.amount(total: true)
+            case 10: overdrawn = try r.amount(total: true)
             default: try r.unknown(key, place: { place }, known: StateReader.entryKeys.names)
             }
         }

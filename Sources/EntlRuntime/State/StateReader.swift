@@ -212,9 +212,10 @@ struct StateReader {
         return instant
     }
 
-    /// An integer amount in 0 … 10^15. A number with no fraction is that integer however it is
-    /// written (`5`, `5.0`, `5e0`, `0.5e1`), as JSON Schema reads it; a fraction is an error.
-    mutating func amount() throws(DecodeError) -> Int64? {
+    /// An integer amount in 0 … 10^15 (a `total`, a sum of amounts in a compacted state's ledger: in
+    /// 0 … 2^63 - 1). A number with no fraction is that integer however it is written (`5`, `5.0`,
+    /// `5e0`, `0.5e1`), as JSON Schema reads it; a fraction is an error.
+    mutating func amount(total: Bool = false) throws(DecodeError) -> Int64? {
         if try null() { return nil }
         guard let b = s.peek(), b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
         let range = try scan { try $0.numberToken() }
@@ -224,6 +225,16 @@ struct StateReader {
         if digits.isEmpty { return 0 }
         if negative { throw DecodeError(path: "", message: "\(raw()) is negative") }
         guard exponent >= 0 else { throw DecodeError(path: "", message: "\(raw()) is not a whole number") }
+        if total {
+            var value: Int64 = 0
+            for d in digits + [UInt8](repeating: 0x30, count: min(exponent, 20)) {
+                let (times, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times.addingReportingOverflow(Int64(d - 0x30))
+                guard !o1, !o2 else { throw DecodeError(path: "", message: "\(raw()) is larger than 2^63 - 1") }
+                value = next
+            }
+            return value
+        }
         guard digits.count + exponent <= 16 else {
             throw DecodeError(path: "", message: "\(raw()) is larger than 10^15")
         }

@@ -49,8 +49,8 @@ import Testing
                 let from = k == 0 ? before : later
                 for at in [from, c.at, Instant(seconds: from.seconds + r.int64(1...(60 * 86_400)))] where at >= from {
                     compared += 1
-                    let mismatch = Self.firstDifference(graph, c.environment, full: next(c.state), compacted: next(short),
-                                                        at: at, unlock: i % 3 == 0)
+                    let mismatch = Self.firstDifference(graph, c.environment, full: next(c.state),
+                                                        compacted: next(short), at: at, unlock: i % 3 == 0)
                     #expect(mismatch == nil, "\(c)--- compacted before \(from), evaluated at \(at): \(mismatch ?? "")")
                     if mismatch != nil { return }
                 }
@@ -58,6 +58,34 @@ import Testing
         }
         #expect(compared > Self.cases)
         #expect(folded > Self.cases)
+    }
+
+    /// The compacted state's JSON, as `entlc state compact` writes it (every byte of the state kept
+    /// but the folded records and the `ledger` member), is valid under schema/state.schema.json and
+    /// reads back, strictly, as the compacted state.
+    @Test(arguments: [true, false])
+    func theWrittenSnapshotIsValidAndReadsBack(_ pretty: Bool) throws {
+        let schema = JSONSchemaValidator(repoFile: "schema/state.schema.json")
+        var written = 0
+        for i in 0..<Self.cases / 2 {
+            let c = DifferentialCase(seed: 130_000 &+ UInt64(i), focus: Self.foci[i % Self.foci.count])
+            guard let graph = LedgerPropertyTests.graph(c) else { continue }
+            var r = SeededRandom(seed: UInt64(i) ^ 0xBEEF)
+            let before = Self.cutInstant(c, &r)
+            guard let compacted = try? LedgerCompaction.compact(graph: graph, state: c.state, before: before,
+                                                                 environment: c.environment) else { continue }
+            var text = stateJSON(c.state)
+            if !pretty, let value = try? JSONParser.parse(text) { text = value.compact }
+            let json = try PurchaseState.compactedJSON(Array(text.utf8), keeping: compacted.kept,
+                                                       ledger: compacted.state.ledger!)
+            let errors = schema.errors(try JSONParser.parse(String(decoding: json, as: UTF8.self)))
+            #expect(errors == [], "\(c)--- \(String(decoding: json, as: UTF8.self))")
+            let read = try PurchaseState(json: json, options: StateDecodingOptions(strict: true))
+            #expect(read == compacted.state, "\(c)--- \(String(decoding: json, as: UTF8.self))")
+            if errors != [] || read != compacted.state { return }
+            written += 1
+        }
+        #expect(written > Self.cases / 4)
     }
 
     /// Where to cut: an instant among the uses (at one exactly, a second after one, or between), or
@@ -100,7 +128,8 @@ import Testing
         for j in c.state.purchases.indices where [.active, .trialing].contains(c.state.purchases[j].status) {
             guard r.chance(0.3) else { continue }
             let hasEnd = c.state.purchases[j].expiresAt != nil
-            lapses.append((j, hasEnd ? r.pick([.canceled, .expired, .billingRetry]) : r.pick([.expired, .billingRetry])))
+            let ended: [PurchaseStatus] = hasEnd ? [.canceled, .expired, .billingRetry] : [.expired, .billingRetry]
+            lapses.append((j, r.pick(ended)))
         }
         var bought: [Purchase] = []
         for _ in 0..<r.int(0...2) {

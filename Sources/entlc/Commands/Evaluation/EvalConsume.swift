@@ -56,6 +56,9 @@ enum EvalConsume {
             if let first = decision.retryOf {
                 Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (usage[\(first)]); "
                                    + "nothing recorded\n")
+            } else if decision.result.replayed {
+                Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (folded into the state's ledger); "
+                                   + "nothing recorded\n")
             }
             guard let record = decision.record else { return decision.result.allowed ? .success : .no }
             Terminal.emitError("entlc: recorded usage[\(state.usage.count)] in \(path): "

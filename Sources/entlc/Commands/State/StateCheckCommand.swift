@@ -74,8 +74,10 @@ enum StateCheckCommand {
         }
         guard let graph else { return (nil, state.warnings.map(\.description)) }
         do throws(EvaluationError) {
-            let evaluation = try Evaluation(graph: graph, state: state, environment: environment,
-                                            at: state.now ?? .now())
+            // A compacted state is evaluated from its ledger's instant on.
+            var at = state.now ?? .now()
+            if let before = state.ledger?.before, at < before { at = before }
+            let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at)
             return (nil, evaluation.warnings.map(\.description))
         } catch {
             return (error.message, state.warnings.map(\.description))

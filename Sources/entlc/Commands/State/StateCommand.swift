@@ -1,6 +1,6 @@
 /// `entlc state SUBCOMMAND`: the commands about customer states, as one group.
 enum StateCommand {
     static let spec = CommandSpec.group(
-        "state", summary: "check states, and turn store and billing data into one (import)",
-        [StateCheckCommand.spec, StateImportCommand.spec])
+        "state", summary: "check states, turn store and billing data into one (import), fold old usage (compact)",
+        [StateCheckCommand.spec, StateImportCommand.spec, StateCompactCommand.spec])
 }
