@@ -5,7 +5,7 @@
 /// with its history.
 public enum LedgerCompaction {
     /// A compacted state, and what compacting did.
-    public struct Result: Sendable {
+    public struct Compacted: Sendable {
         /// The state with the folded records removed and its `ledger` set.
         public var state: PurchaseState
         /// The usage records kept, as places in the original state's `usage`, in order.
@@ -27,7 +27,7 @@ public enum LedgerCompaction {
     /// repeats, are remembered; older ones are forgotten. A state compacted already is compacted
     /// again from its ledger (not before its `before`, and only with the rules it was made with).
     public static func compact(graph: RuleGraph, state: PurchaseState, before: Instant,
-                               environment: Environment? = nil) throws(EvaluationError) -> Result {
+                               environment: Environment? = nil) throws(EvaluationError) -> Compacted {
         let env = environment ?? state.environment ?? .live
         if let old = state.ledger {
             if before < old.before {
@@ -76,7 +76,7 @@ public enum LedgerCompaction {
         var compacted = state
         compacted.usage = kept.map { state.usage[$0] }
         compacted.ledger = snapshot
-        return Result(state: compacted, kept: kept, warnings: e.ruleSetWarnings)
+        return Compacted(state: compacted, kept: kept, warnings: e.ruleSetWarnings)
     }
 }
 

@@ -23,7 +23,7 @@ import Testing
             guard let graph = LedgerPropertyTests.graph(c) else { continue }
             var r = SeededRandom(seed: UInt64(i) ^ 0xC0FF)
             let before = Self.cutInstant(c, &r)
-            let compacted: LedgerCompaction.Result
+            let compacted: LedgerCompaction.Compacted
             do {
                 compacted = try LedgerCompaction.compact(graph: graph, state: c.state, before: before,
                                                          environment: c.environment)

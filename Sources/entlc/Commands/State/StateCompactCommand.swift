@@ -73,7 +73,7 @@ enum StateCompactCommand {
                         before: Instant, strict: Bool) throws(CLIError) -> [UInt8] {
         let name = StateFile.name(path)
         let state = try StateFile.decode(bytes, path: path, StateDecodingOptions(strict: strict))
-        let result: LedgerCompaction.Result
+        let result: LedgerCompaction.Compacted
         do throws(EvaluationError) {
             result = try LedgerCompaction.compact(graph: graph, state: state, before: before, environment: environment)
         } catch {

@@ -76,6 +76,14 @@ for result in evaluation.all() where result.decision == .allowed {
     if case .feature(let feature) = result { print("allowed: \(feature.name)") }
 }
 
+// A long history: fold the uses before an instant into the state's ledger (docs/ledger.md). From
+// that instant on, every answer is the whole history's.
+let cut = Instant(rfc3339: "2026-11-15T00:00:00Z")!
+let compacted = try LedgerCompaction.compact(graph: graph, state: state, before: cut)
+let left = try Evaluation(graph: graph, state: compacted.state, at: now).feature("ai_retouch").balance
+print("usage records kept: \(compacted.state.usage.count) of \(state.usage.count), retouches left: \(left ?? 0)")
+tracker.update(compacted.state)
+
 // Rules downloaded from a server: load them only if the release key signed them (docs/signing.md).
 // While the release key rotates, the app trusts the old key and the new one.
 let releaseKeys = try TrustedKeys(pemRepresentations: [
