@@ -11,10 +11,9 @@ import Testing
     static let since = ["--since", "2026-11-23T00:00:00Z"]
 
     @Test(arguments: [("text", "forecast.txt"), ("json", "forecast.json"), ("github", "forecast.github.txt"),
-                      ("sarif", "forecast.sarif.json")])
+                      ("sarif", "forecast.sarif.json"), ("markdown", "forecast.md")])
     func everyFormat(_ format: String, _ golden: String) throws {
-        var arguments = ["diff", Self.old, Self.new, "--format", format] + Self.since
-        if format == "text" || format == "json" { arguments += ["--states", Self.states] }
+        let arguments = ["diff", Self.old, Self.new, "--format", format, "--states", Self.states] + Self.since
         let r = try runEntlc(arguments, environment: ["NO_COLOR": "1"])
         #expect(r.status == 1)
         #expect(r.stderr == "")
