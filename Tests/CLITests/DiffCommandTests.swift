@@ -20,6 +20,17 @@ import Testing
         assertGolden(r.stdout, named: "diff/" + golden)
     }
 
+    /// docs/cli.md and docs/changing-rules.md show this fixture's impact: it is what diff prints.
+    @Test func theDocumentationShowsTheRealImpact() throws {
+        let r = try runEntlc(["diff", Self.old, Self.new, "--states", Self.states] + Self.since, environment: ["NO_COLOR": "1"])
+        let impact = try #require(r.stdout.range(of: "Impact on "))
+        let shown = "```text\n" + r.stdout[impact.lowerBound...].replacingOccurrences(of: Self.states, with: "customers.jsonl")
+            + "```\n"
+        for file in ["docs/cli.md", "docs/changing-rules.md"] {
+            #expect(try readRepoFile(file).contains(shown), "\(file)")
+        }
+    }
+
     @Test func theImpactCountsEveryCustomer() throws {
         let r = try runEntlc(["diff", Self.old, Self.new, "--format", "json", "--states", Self.states, "--jobs", "1"] + Self.since)
         let impact = try #require(try JSONParser.parse(r.stdout)["impact"])
