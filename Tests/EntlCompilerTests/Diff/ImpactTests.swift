@@ -70,7 +70,8 @@ import Testing
             """)
         let none = compileGraph("product monthly: subscription { period month }\nentitlement e = everyone")
         let s = EntlTestSupport.state(#"{"customer": "c", "purchases": [{"product": "monthly", "status": "active", "#
-                                      + #""purchased_at": "2026-06-01T00:00:00Z", "expires_at": "2026-07-01T00:00:00Z"}]}"#)
+                                      + #""purchased_at": "2026-06-01T00:00:00Z", "#
+                                      + #""expires_at": "2026-07-01T00:00:00Z"}]}"#)
         var during = Impact(source: "s"), after = Impact(source: "s")
         during.add(line: 1, old: rules, new: none, environment: nil, at: instant("2026-06-15T00:00:00Z")) { s }
         after.add(line: 1, old: rules, new: none, environment: nil, at: instant("2026-07-15T00:00:00Z")) { s }

@@ -93,9 +93,10 @@ enum DiffCommand {
         let checked = Compiler.check(sources, lint: false)
         guard !checked.hasErrors else {
             let diagnostics = checked.sortedDiagnostics
-            // Text goes with the error line to standard error; the machine formats to standard output.
+            // Text goes with the error line to standard error (Markdown too: it is no comment to post);
+            // the machine formats to standard output.
             let rendered = DiagnosticOutput.render(diagnostics, format: format, sources: sources, color: false)
-            if format == "text" { Terminal.emitError(rendered) } else { Terminal.emit(rendered) }
+            if ["text", "markdown"].contains(format) { Terminal.emitError(rendered) } else { Terminal.emit(rendered) }
             let n = diagnostics.errorCount
             throw CLIError("cannot compare: \(side) (`\(path)`) does not compile (\(n.counted("error")))")
         }
