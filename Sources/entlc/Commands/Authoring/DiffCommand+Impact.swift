@@ -40,7 +40,7 @@ extension Impact {
             }
         }
         if !rows.isEmpty { out += "  by the product that represents the customer:\n" }
-        for key in keys {
+        for key in keys where !rows[key]!.byProduct.isEmpty {
             let buckets = rows[key]!.byProduct.sorted { $0.key < $1.key }.map { r, counts in
                 let counted = Impact.groups.compactMap { word, _, count in
                     counts[keyPath: count] > 0 ? "\(counts[keyPath: count].grouped) \(word)" : nil
