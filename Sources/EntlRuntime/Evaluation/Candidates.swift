@@ -101,8 +101,8 @@ extension Evaluation {
                             let rank = pastRank(of: j, at: bought ?? since)
                             let until = end.flatMap { pastRank(of: j, at: max($0, bought ?? $0)) == rank ? nil : $0 }
                             c.past = .init(from: bought, until: until, rank: rank, own: true)
-                            guard now || rank > 0 && (bought.map { $0 < at } ?? true) && (until.map { $0 > since } ?? true)
-                            else { continue }
+                            let counted = rank > 0 && bought.map { $0 < at } ?? true && until.map { $0 > since } ?? true
+                            guard now || counted else { continue }
                             c.present = now
                             c.certain = now ? c.certain : rank == 2
                         } else if !now {

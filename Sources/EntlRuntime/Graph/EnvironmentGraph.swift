@@ -118,7 +118,9 @@ public final class EnvironmentGraph: Sendable {
         componentEntitlementProducts = components.map { members in
             var behind = Set<Int>()
             for f in members {
-                for g in features[f].grants { if case .entitlement(let e) = g.source { behind.formUnion(named[e].all) } }
+                for g in features[f].grants {
+                    if case .entitlement(let e) = g.source { behind.formUnion(named[e].all) }
+                }
             }
             return behind.sorted()
         }

@@ -52,7 +52,9 @@ struct ComponentReplay {
             return (past.rank == 2 || past.rank == 1 && !certainOnly) && past.from.map({ $0 <= instant }) ?? true
                 && past.until.map({ instant < $0 }) ?? true
         }
-        guard reading != 0, let readings else { return candidates[i].present && (candidates[i].certain || !certainOnly) }
+        guard reading != 0, let readings else {
+            return candidates[i].present && (candidates[i].certain || !certainOnly)
+        }
         return readings.pays(i, reading: Int(reading), certainOnly: certainOnly)
     }
 

@@ -149,7 +149,8 @@ extension Evaluation {
     func pastRank(of j: Int, at e: Instant) -> UInt8 {
         let p = graph.products[Int(purchaseProduct[j])]
         return state.purchases.withUnsafeBufferPointer { purchases in
-            Evaluation.rank(OwnershipResolver.standing(purchases.baseAddress! + j, p.kind, p.duration, at: e, past: true))
+            let standing = OwnershipResolver.standing(purchases.baseAddress! + j, p.kind, p.duration, at: e, past: true)
+            return Evaluation.rank(standing)
         }
     }
 }
