@@ -206,8 +206,11 @@ public struct Grant: Hashable, Sendable {
             self.range = range
         }
 
-        /// `12 months`, as written but for the digit groups.
-        public var text: String { count.value.literal + " " + unit.value.rawValue }
+        /// `12 months`, `1 year`: the unit in the singular after 1.
+        public var text: String { count.value.literal + " " + unitWord }
+
+        /// The unit as text reads it: `year` after 1, else `years` (both are valid units).
+        public var unitWord: String { count.value == 1 ? String(unit.value.rawValue.dropLast()) : unit.value.rawValue }
     }
 
     public var feature: Identifier
