@@ -70,7 +70,11 @@ import Testing
             let mismatches = differentialMismatches(c)
             guard !mismatches.isEmpty else { continue }
             failures += 1
-            if failures <= 3 { Issue.record("\(c)--- mismatches\n\(mismatches.prefix(5).joined(separator: "\n"))") }
+            if failures <= 3 {
+                let rerun = "focused on \(focus): ENTLC_DIFF_SEED=\(c.seed &- 7_919) ENTLC_DIFF_CASES=16 swift test "
+                    + "--filter runtimeAgreesWithTheReferenceOnFocusedCases reruns it first\n"
+                Issue.record("\(rerun)\(c)--- mismatches\n\(mismatches.prefix(5).joined(separator: "\n"))")
+            }
         }
         #expect(failures == 0)
         #expect(exercised > Self.cases / 16 / 4, "too few cases exercise \(focus): \(exercised)")

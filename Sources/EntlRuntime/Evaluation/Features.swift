@@ -22,9 +22,12 @@ extension Evaluation {
             }
         }
         if unlocks, !result.allowed {
-            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) {
-                $0.feature(f, required: required).allowed
-            }
+            // §4.6: only products named positively can allow it — unless a state grant keeps an
+            // entitlement active: buying a product named under a `not` then hands the entitlement
+            // to the grant, whose allowances are fresh (another grant instance, §5).
+            let handsOver = result.kind != .boolean && state.grants.contains { $0.target.isEntitlement }
+            let candidates = handsOver ? graph.features[f].watchedProducts : graph.features[f].unlockCandidates
+            result.unlockedBy = unlockingProducts(candidates) { $0.feature(f, required: required).allowed }
         }
     }
 
