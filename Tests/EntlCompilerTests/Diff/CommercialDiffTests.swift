@@ -46,7 +46,7 @@ import Testing
     ])
     func aSoftLimitOrALotThatShrinksIsBreaking(_ before: String, _ after: String, _ change: String) {
         #expect(diff(before, after).filter { $0.hasPrefix("D4") }
-                == ["D403 5:29 `calls` shrinks for \(Self.owner): \(change)"])
+                == ["D403 4:29 `calls` shrinks for \(Self.owner): \(change)"])
     }
 
     @Test(arguments: [
@@ -60,7 +60,7 @@ import Testing
          "100 expires after 28 days → 100 expires after 1 month"),
     ])
     func theReverseIsAGain(_ before: String, _ after: String, _ change: String) {
-        #expect(diff(before, after) == ["D102 5:29 `calls` grows for \(Self.owner): \(change)"])
+        #expect(diff(before, after) == ["D102 4:29 `calls` grows for \(Self.owner): \(change)"])
     }
 
     @Test(arguments: [
@@ -81,7 +81,7 @@ import Testing
         } == [])
         #expect(diff("calls 100 expires after 12 months",
                      "calls 60 expires after 12 months; grants calls 40 expires after 3 months")
-                == ["D403 5:29 `calls` shrinks for \(Self.owner): 100 expires after 12 months → "
+                == ["D403 4:29 `calls` shrinks for \(Self.owner): 100 expires after 12 months → "
                     + "60 expires after 12 months + 40 expires after 3 months"])
     }
 
