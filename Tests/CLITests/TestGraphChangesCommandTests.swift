@@ -7,7 +7,7 @@ import Testing
     @Test func examplesPass() throws {
         let r = try runEntlc(["test", "examples"])
         #expect(r.status == 0)
-        #expect(r.stdout.hasSuffix("25 passed, 0 failed\n"))
+        #expect(r.stdout.hasSuffix("30 passed, 0 failed\n"))
         #expect(r.stdout.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix("PASS  ") })
     }
 

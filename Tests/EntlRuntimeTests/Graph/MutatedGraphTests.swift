@@ -14,7 +14,7 @@ import Testing
     /// constraints 256 levels deep, is the fuzzer's: too slow for a debug build here.)
     static let bases: [[UInt8]] = {
         let files = ["examples/api.entl", "examples/photos.entl", "examples/subscriptions.entl",
-                     "examples/crossplatform.entl", "Tests/Fixtures/valid/tour.entl"]
+                     "examples/crossplatform.entl", "examples/selling.entl", "Tests/Fixtures/valid/tour.entl"]
         var sources = files.map { SourceFile(path: $0, text: try! readRepoFile($0)) }
         for seed in UInt64(1)...9 {
             let c = DifferentialCase(seed: seed, focus: [.general, .credits, .commercial][Int(seed) % 3])
