@@ -96,6 +96,15 @@ import Testing
         #expect(junctions.stdout.contains("  product_z -->|\"≥ 3\"| j3\n"))
         #expect(junctions.stdout.contains("  j1 -->|\"requires\"| feature_f\n"))
     }
+
+    /// A soft limit and a lot say so on their edges.
+    @Test func softLimitsAndLotsAreLabelled() throws {
+        let r = try runEntlc(["graph", "examples/selling.entl", "--format", "mermaid"])
+        #expect(r.stdout.contains(
+            "  entitlement_relay_api -->|\"10,000 requests / month · overage ≤ 5,000\"| feature_relay_requests\n"))
+        #expect(r.stdout.contains(
+            "  product_relay_credit_pack -->|\"1,000 credits × units · expires after 12 months\"| credits_relay_credits\n"))
+    }
 }
 
 @Suite struct ChangesCommandTests {
