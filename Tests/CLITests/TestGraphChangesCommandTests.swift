@@ -102,8 +102,8 @@ import Testing
         let r = try runEntlc(["graph", "examples/selling.entl", "--format", "mermaid"])
         #expect(r.stdout.contains(
             "  entitlement_relay_api -->|\"10,000 requests / month · overage ≤ 5,000\"| feature_relay_requests\n"))
-        #expect(r.stdout.contains(
-            "  product_relay_credit_pack -->|\"1,000 credits × units · expires after 12 months\"| credits_relay_credits\n"))
+        #expect(r.stdout.contains("  product_relay_credit_pack -->|\"1,000 credits × units · expires after 12 "
+                                  + "months\"| credits_relay_credits\n"))
     }
 }
 

@@ -78,7 +78,8 @@ import Testing
             ExpectedDiagnostic("E118", "`overage` is given twice in this grant", at: "1️⃣"),
             ExpectedDiagnostic("E118", "`expires` is given twice in this grant", at: "2️⃣"),
             ExpectedDiagnostic("E113", "unknown clause `overgae` in `grants`", at: "3️⃣"),
-            ExpectedDiagnostic("E110", "expected `after` after `expires` (`expires after 12 months`), found number `12`",
+            ExpectedDiagnostic("E110",
+                               "expected `after` after `expires` (`expires after 12 months`), found number `12`",
                                at: "4️⃣"),
             ExpectedDiagnostic("E113", "unknown duration unit `moons`", at: "5️⃣"),
         ])
@@ -111,7 +112,8 @@ import Testing
             ExpectedDiagnostic("E207", "metered feature `calls` needs an amount or `unlimited`", at: "6️⃣"),
         ])
         let d = check(Self.declarations + "test \"t\" {\n  grant calsl 5\n  grant calls\n}").diagnostics
-        #expect(d.map(\.help) == ["did you mean `calls`?", "write e.g. `grant calls 10_000 per month` or `grant calls unlimited`"])
+        #expect(d.map(\.help) == ["did you mean `calls`?",
+                                  "write e.g. `grant calls 10_000 per month` or `grant calls unlimited`"])
     }
 
     @Test func aTestGrantsTermsFitItsFeature() {

@@ -33,7 +33,9 @@ import Testing
         // So is every contextual word that starts an item or a clause of a grant or a test item.
         let contextual = Parser.grantClauseWords + Parser.testItemWords + ["after", "up", "to", "from", "until", "via"]
         for word in contextual {
-            let named = matches.contains { m in ["(", "|"].contains { m.contains($0 + word + "|") || m.contains($0 + word + ")") } }
+            let named = matches.contains { m in
+                ["(", "|"].contains { m.contains($0 + word + "|") || m.contains($0 + word + ")") }
+            }
             #expect(named, "`\(word)` is not highlighted")
         }
         // Every `include` points into the repository.

@@ -143,8 +143,8 @@ extension Checker {
         (noun.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + noun
     }
 
-    /// The longest length of each unit (of a `duration` or an `expires after`): 100 years. In days, 100 years with 25 leap days (36,525);
-    /// in weeks, as many whole weeks as fit in that.
+    /// The longest length of each unit (of a `duration` or an `expires after`): 100 years. In
+    /// days, 100 years with 25 leap days (36,525); in weeks, as many whole weeks as fit in that.
     /// INVARIANT: the graph loader (`ArtifactDecoder`) refuses exactly the longer ones, so every
     /// compiled graph loads.
     static let longestDuration: [DurationUnit: Int64] = [.years: 100, .months: 1_200, .weeks: 5_217, .days: 36_525]

@@ -119,7 +119,9 @@ struct Allowance: Equatable {
                     return overflow ? .max : s
                 }
         }
-        return lengths.allSatisfy { total(once, lasting: $0, surely: true) >= total(oldOnce, lasting: $0, surely: false) }
+        return lengths.allSatisfy {
+            total(once, lasting: $0, surely: true) >= total(oldOnce, lasting: $0, surely: false)
+        }
     }
 
     /// How long a lot lasts: whole months, or whole days.

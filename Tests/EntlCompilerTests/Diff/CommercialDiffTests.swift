@@ -50,7 +50,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("calls 100 per month", "calls 100 per month overage up to 50", "100 per month → 100 per month overage up to 50"),
+        ("calls 100 per month", "calls 100 per month overage up to 50",
+         "100 per month → 100 per month overage up to 50"),
         ("calls 100 per month overage up to 50", "calls 100 per month overage",
          "100 per month overage up to 50 → 100 per month overage"),
         ("calls 100 expires after 6 months", "calls 100 expires after 12 months",

@@ -10,7 +10,8 @@ import Testing
 /// each refused with a located error, or loaded and evaluated (`artifactProblem`: every product,
 /// entitlement and feature with a few amounts, three states, three instants, both environments).
 @Suite struct MutatedGraphTests {
-    /// The examples, the tour and a few generated rule sets (soft limits and lots among them), built. (The limits fixture, with its
+    /// The examples, the tour and a few generated rule sets (soft limits and lots among them),
+    /// built. (The limits fixture, with its
     /// constraints 256 levels deep, is the fuzzer's: too slow for a debug build here.)
     static let bases: [[UInt8]] = {
         let files = ["examples/api.entl", "examples/photos.entl", "examples/subscriptions.entl",

@@ -35,7 +35,8 @@ public struct DifferentialCase: CustomStringConvertible {
     public var focus: Focus
 
     public var description: String {
-        let rerun = "ENTLC_DIFF_SEED=\(seed) ENTLC_DIFF_CASES=1" + (focus == .general ? "" : " ENTLC_DIFF_FOCUS=\(focus)")
+        let rerun = "ENTLC_DIFF_SEED=\(seed) ENTLC_DIFF_CASES=1"
+            + (focus == .general ? "" : " ENTLC_DIFF_FOCUS=\(focus)")
         return "seed \(seed) (\(rerun) reruns it), env \(environment.rawValue), at \(at)\n"
             + "--- rules\n\(rules)--- state\n\(describe(state))"
     }
@@ -125,7 +126,10 @@ public struct DifferentialCase: CustomStringConvertible {
         func commercialTerms(singleUse: Bool, windowed: Bool) -> String {
             var out = ""
             if singleUse, terms.chance(commercial ? 0.45 : 0.05) {
-                out += " overage" + (terms.chance(0.5) ? " up to \(terms.chance(0.05) ? 1_000_000_000_000_000 : terms.int64(1...30))" : "")
+                out += " overage"
+                if terms.chance(0.5) {
+                    out += " up to \(terms.chance(0.05) ? 1_000_000_000_000_000 : terms.int64(1...30))"
+                }
             }
             if !windowed, terms.chance(commercial ? 0.5 : 0.05) {
                 let days = max(1, span / 86_400)

@@ -148,7 +148,9 @@ public struct ReferenceEvaluator {
                               order: grants.count)
             grant.overage = g.overage != nil
             grant.overageCap = g.overage?.cap?.value
-            grant.expiresAfter = g.expiresAfter.map { ReferenceStep(duration: $0.count.value, unit: $0.unit.value.rawValue) }
+            grant.expiresAfter = g.expiresAfter.map {
+                ReferenceStep(duration: $0.count.value, unit: $0.unit.value.rawValue)
+            }
             grants.append(grant)
         }
     }
