@@ -215,8 +215,8 @@ extension Evaluation {
                 result.decision = .allowed
                 result.via = .overage
                 result.why = Reason(formed: {
-                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) go over the allowance "
-                        + "(overdrawn, billable)"
+                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) "
+                        + (left == 1 ? "goes" : "go") + " over the allowance (overdrawn, billable)"
                 })
             } else if let high = direct.high, high < required,
                       direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {

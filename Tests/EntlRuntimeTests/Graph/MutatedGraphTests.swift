@@ -45,6 +45,6 @@ import Testing
             #expect(clock.now - start < .seconds(5), "seed \(seed)")
         }
         // Both outcomes are common: the mutations reach the checks and get past them.
-        #expect(refused >= 50 && loaded >= 50, "refused \(refused), loaded \(loaded)")
+        #expect(refused >= 50 && loaded >= 40, "refused \(refused), loaded \(loaded)")
     }
 }
