@@ -8,6 +8,7 @@ import Foundation
 ///   entlc-bench load RULES.entl… [--figures FILE]
 ///   entlc-bench checks --examples DIR
 ///   entlc-bench cold metered|boolean|build N --examples DIR
+///   entlc-bench cached metered|boolean N [--typed] --examples DIR
 
 func generate(_ args: [String]) {
     guard let lines = option("--lines", in: args).flatMap(Int.init), let out = option("--out", in: args) else {
@@ -48,6 +49,11 @@ case "cold":
     guard args.count >= 3, let n = Int(args[2]), let examples = option("--examples", in: args),
           ["metered", "boolean", "build"].contains(args[1]) else { fail("cold metered|boolean|build N --examples DIR") }
     print(coldChecks(args[1], n, examples: examples))
+case "cached":
+    // For instruction counts, as `cold`: repeated checks answered from an `Evaluator`'s cache.
+    guard args.count >= 3, let n = Int(args[2]), let examples = option("--examples", in: args),
+          ["metered", "boolean"].contains(args[1]) else { fail("cached metered|boolean N [--typed] --examples DIR") }
+    print(cachedChecks(args[1], typed: args.contains("--typed"), n, examples: examples))
 default:
     fail("usage: entlc-bench generate … | run … | load RULES… | checks --examples DIR | cold KIND N --examples DIR")
 }
