@@ -5,6 +5,7 @@ import Foundation
 ///
 ///   entlc-bench generate --lines N --out DIR [--states N] [--events K] [--seed S]
 ///   entlc-bench run --entlc PATH --examples DIR --out DIR [--quick] [--figures FILE]
+///   entlc-bench matrix-inputs --out DIR [--quick]
 ///   entlc-bench load RULES.entl… [--figures FILE]
 ///   entlc-bench checks --examples DIR
 ///   entlc-bench cold metered|boolean|build N --examples DIR
@@ -26,10 +27,25 @@ func generate(_ args: [String]) {
     }
 }
 
+/// The inputs of the batch matrix (Benchmarks/batch_matrix.py): an app-sized rule set (10 products,
+/// 20 features, 5 entitlements, a credit system and a feature with `requires`), short states (1 to
+/// 3 purchases, no usage: about 330 bytes a line) and long ones (1 to 4 purchases, 4 usage events).
+func matrixInputs(_ args: [String]) {
+    guard let out = option("--out", in: args) else { fail("matrix-inputs --out DIR [--quick]") }
+    let quick = args.contains("--quick")
+    let shape = RuleSetShape(products: 10, seed: 7)
+    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    write(shape.entl(extras: true), to: "\(out)/app-rules.entl")
+    write(shape.states(count: quick ? 20_000 : 200_000, events: 0, seed: 12, purchases: 1..<4),
+          to: "\(out)/app-states-short.jsonl")
+    write(shape.states(count: quick ? 5_000 : 50_000, events: 4, seed: 13), to: "\(out)/app-states-long.jsonl")
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "generate": generate(args)
 case "run": runAll(args)
+case "matrix-inputs": matrixInputs(args)
 case "load":
     let figures = option("--figures", in: args)
     let files = args.dropFirst().filter { $0 != "--figures" && $0 != figures }

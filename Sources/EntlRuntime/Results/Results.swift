@@ -53,6 +53,11 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     }
 
     public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
+
+    /// The text of a fixed reason (nothing to form).
+    var fixed: StaticString? {
+        if case .fixed(let text) = form { text } else { nil }
+    }
 }
 
 /// A result with a reason: its text as `reason`, formed from `why` when read.

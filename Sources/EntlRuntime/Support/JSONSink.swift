@@ -16,6 +16,9 @@ public protocol JSONSink: ~Copyable {
 
 extension JSONSink where Self: ~Copyable {
     public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
+
+    /// A result's reason, as a string.
+    mutating func reason(_ why: Reason) { string(why.description) }
 }
 
 /// Builds a `JSONValue`.
@@ -155,6 +158,14 @@ public struct JSONBytes: ~Copyable, JSONSink {
     public mutating func int(_ value: Int64?) {
         separate()
         if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
+    }
+
+    /// A reason: a fixed one written from its bytes (no `String` is made), others formed.
+    mutating func reason(_ why: Reason) {
+        guard let text = why.fixed, text.hasPointerRepresentation else { return string(why.description) }
+        separate()
+        JSONValue.writeString(utf8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount),
+                              to: &buffer)
     }
 
     @inline(__always)
