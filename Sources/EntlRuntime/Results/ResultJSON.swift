@@ -158,3 +158,11 @@ extension BalanceSource {
         return tree.value
     }
 }
+
+extension JSONSink where Self: ~Copyable {
+    /// A result's reason: a fixed one written from its bytes (no `String` is made), others formed.
+    mutating func reason(_ why: Reason) {
+        guard let text = why.fixed, text.hasPointerRepresentation else { return string(why.description) }
+        string(utf8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}

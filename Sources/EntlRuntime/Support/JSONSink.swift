@@ -12,13 +12,16 @@ public protocol JSONSink: ~Copyable {
     mutating func bool(_ value: Bool)
     /// An RFC 3339 string, or null.
     mutating func instant(_ value: Instant?)
+    /// A string given as its UTF-8 bytes.
+    mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>)
 }
 
 extension JSONSink where Self: ~Copyable {
     public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
 
-    /// A result's reason, as a string.
-    mutating func reason(_ why: Reason) { string(why.description) }
+    public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        string(String(decoding: bytes, as: UTF8.self))
+    }
 }
 
 /// Builds a `JSONValue`.
@@ -160,12 +163,10 @@ public struct JSONBytes: ~Copyable, JSONSink {
         if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
     }
 
-    /// A reason: a fixed one written from its bytes (no `String` is made), others formed.
-    mutating func reason(_ why: Reason) {
-        guard let text = why.fixed, text.hasPointerRepresentation else { return string(why.description) }
+    /// A string given as its UTF-8 bytes (no `String` is made).
+    public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         separate()
-        JSONValue.writeString(utf8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount),
-                              to: &buffer)
+        JSONValue.writeString(utf8: bytes, to: &buffer)
     }
 
     @inline(__always)
