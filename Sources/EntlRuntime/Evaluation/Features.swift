@@ -32,7 +32,8 @@ extension Evaluation {
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
-        let requirement = graph.features[f].requires.map(truth(of:))
+        let feature = graph.features[f]
+        let requirement = feature.requires == nil ? nil : truth(of: feature.requiresProgram)
         // A grant counts when its product is owned (once is enough) or its entitlement active.
         var granting: Grant.Source?
         var uncertain = false
