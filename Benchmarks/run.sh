@@ -3,7 +3,7 @@
 # with, measured in the same run: release builds, medians of several runs. Writes the report
 # (the table of current figures, then each benchmark's tables) into BENCHMARKS.md between its
 # `report` markers, and prints it.
-#   Benchmarks/run.sh           everything (about 15 minutes on 2 cores)
+#   Benchmarks/run.sh           everything (about 20 minutes on 2 cores)
 #   QUICK=1 Benchmarks/run.sh   smaller inputs and fewer runs (a few minutes); prints the report
 #                               and leaves BENCHMARKS.md alone
 # Needs python3 with venv and pip (PyPI's cedarpy and pysimdjson go into Benchmarks/.venv),
@@ -55,6 +55,15 @@ PY
 step "pysimdjson: parsing the same JSONL alone"
 FIGURES=$REPORT/simdjson.json .venv/bin/python simdjson_compare.py "$ENTLC" "$OUT/batch-rules.entl" \
   "$OUT/states-4.jsonl" "--entitlement e0" "$(quick 3 9)" > "$REPORT/simdjson.md"
+
+step "batch_matrix.py: every query kind, short and long lines, against pysimdjson"
+$BENCH matrix-inputs --out "$OUT" ${QUICK:+--quick} >&2
+FIGURES=$REPORT/matrix.json .venv/bin/python batch_matrix.py "$ENTLC" "$OUT/app-rules.entl" \
+  "$OUT/app-states-short.jsonl" "$OUT/app-states-long.jsonl" "$(quick 3 7)" > "$REPORT/matrix.md"
+
+step "consume.py: eval --consume against eval on one state file"
+FIGURES=$REPORT/consume.json python3 consume.py "$ENTLC" "$OUT" "$(quick 3 7)" \
+  $(quick "10000 20000" "100000 200000") > "$REPORT/consume.md"
 
 step "stream.sh: states through a pipe"
 FIGURES=$REPORT/stream.json ./stream.sh "$(quick 200M 2G)" > "$REPORT/stream.md"

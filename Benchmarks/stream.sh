@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Streaming batch evaluation: feeds SIZE bytes of JSONL states (Benchmarks/out/states-4.jsonl,
 # repeated) through a pipe into `entlc eval --states -` (release build, default settings) and
-# reports the peak resident memory, the time and the throughput; then the same with one state
-# line of 16 MiB + 1 byte in the middle, and 10 MB of it with every result explained (about
-# 300 KB of output a line). The anchor, in the same run: the same feed into `wc -c`, what the
-# pipe and the feeding shell can carry. Needs Benchmarks/out/ from `entlc-bench run` first
-# (Benchmarks/run.sh). With FIGURES=FILE, the figures also go to FILE as JSON.
+# reports its peak resident memory (VmHWM, read by peak_rss.py as it exits), the time and the
+# throughput; then the same with one state line of 16 MiB + 1 byte in the middle, and 10 MB of
+# it with every result explained (about 300 KB of output a line). The anchor, in the same run:
+# the same feed into `wc -c`, what the pipe and the feeding shell can carry. Needs
+# Benchmarks/out/ from `entlc-bench run` first (Benchmarks/run.sh). With FIGURES=FILE, the
+# figures also go to FILE as JSON.
 #   Usage: Benchmarks/stream.sh [SIZE, default 2G]
 set -eu  # not pipefail: the endless `cat` loop below ends by SIGPIPE when `head` has enough
 shopt -s lastpipe  # `feed | measure`: measure runs in this shell, so its figures are kept
@@ -41,7 +42,7 @@ row() {  # $1: key; $2: label; $3: input bytes; $4: peak KiB or ""; $5: seconds;
 measure() {  # $1: key; $2: label; $3: input bytes; the rest: the query; stdin: the input
   local key=$1 label=$2 input=$3
   shift 3
-  /usr/bin/time -f "%M %e" -o out/stream-time.txt "$entlc" eval out/batch-rules.entl --states - "$@" \
+  python3 peak_rss.py out/stream-time.txt "$entlc" eval out/batch-rules.entl --states - "$@" \
     --at 2026-11-22T12:00:00Z | wc -c > out/stream-output-bytes.txt
   read -r rss seconds < out/stream-time.txt
   row "$key" "$label" "$input" "$rss" "$seconds" "$(cat out/stream-output-bytes.txt)"
@@ -56,7 +57,7 @@ anchor() {  # $1: input bytes; stdin: the input
     "$(cat out/stream-output-bytes.txt)"
 }
 
-echo "| input | size | peak RSS | time | throughput | output |"
+echo "| input | size | peak RSS (VmHWM) | time | throughput | output |"
 echo "| --- | --- | --- | --- | --- | --- |"
 feed "$bytes" | anchor "$bytes"
 feed "$bytes" | measure pipe "states through a pipe" "$bytes" --entitlement e0

@@ -69,8 +69,11 @@ enum Lowering {
         case nil: .none
         }
         let carry: EntlRuntime.Grant.Carry? = g.grant.carry.map { $0.cap.map { .upTo($0.value) } ?? .uncapped }
+        let overage: EntlRuntime.Grant.Overage? = g.grant.overage.map { $0.cap.map { .upTo($0.value) } ?? .unbounded }
         return EntlRuntime.Grant(source: source, amount: amount, interval: g.grant.per.map { interval($0.value) },
-                                 carry: carry, priority: g.grant.priority?.value ?? 0, order: order)
+                                 carry: carry, overage: overage,
+                                 expiresAfter: g.grant.expiresAfter.map { step($0.count.value, $0.unit.value) },
+                                 priority: g.grant.priority?.value ?? 0, order: order)
     }
 
     /// A constraint with its names replaced by indices.

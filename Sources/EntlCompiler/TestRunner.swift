@@ -2,7 +2,7 @@ import EntlRuntime
 import EntlSyntax
 
 /// Runs the `test "…" { … }` blocks of a rule set (`entlc test`): builds each test's state
-/// (a state file, then `given`, `used`, `level`, `override` on top), evaluates it at the test's
+/// (a state file, then `given`, `used`, `level`, `override`, `grant` on top), evaluates it at the test's
 /// instant, and compares every `expect`.
 ///
 /// State files are read through `loadState`, so only the caller touches the file system.
@@ -123,6 +123,8 @@ public struct TestRunner {
                                                at: when.flatMap { Instant(rfc3339: $0.value) }))
             case .override(let p, let v):
                 state.setOverride(p.name, Override(rawValue: v.value.rawValue) ?? .unknown)
+            case .grant(let g):
+                state.grants.append(stateGrant(g, in: graph[environment]))
             default:
                 break
             }
@@ -135,6 +137,24 @@ public struct TestRunner {
         } catch {
             throw TestError(message: error.message)
         }
+    }
+
+    /// A test's `grant` as a state's `grants` entry (docs/state.md). Without `from` it counts from
+    /// the Unix epoch: every use the test records is charged to it, and its `per` windows start on
+    /// the calendar's (a month's on the 1st).
+    /// INVARIANT: the checker refused a name of the wrong kind and instants that do not parse.
+    private func stateGrant(_ g: TestGrant, in graph: EnvironmentGraph) -> StateGrant {
+        let isEntitlement = graph.entitlementIndex[g.name.name] != nil
+        let amount: EntlRuntime.Grant.Amount = switch g.amount {
+        case .count(let n)?: .count(n.value)
+        case .unlimited?: .unlimited
+        case nil: .none
+        }
+        return StateGrant(target: isEntitlement ? .entitlement(g.name.name) : .feature(g.name.name), amount: amount,
+                          interval: g.per.flatMap { Interval(rawValue: $0.value.rawValue) },
+                          overage: g.overage.map { $0.cap.map { .upTo($0.value) } ?? .unbounded },
+                          from: g.from.flatMap { Instant(rfc3339: $0.value) } ?? Instant(seconds: 0),
+                          until: g.until.flatMap { Instant(rfc3339: $0.value) })
     }
 
     /// A path relative to the rule file's directory (absolute paths stay).
@@ -176,6 +196,9 @@ public struct TestRunner {
             case .credits(_, let system)?:
                 expected += " via credits" + (system.map { " \($0.name)" } ?? "")
                 holds = holds && r.via == .credits && (system == nil || r.creditSystem == system?.name)
+            case .overage?:
+                expected += " via overage"
+                holds = holds && r.via == .overage
             case nil:
                 break
             }

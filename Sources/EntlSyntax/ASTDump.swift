@@ -81,14 +81,10 @@ public struct ASTDump {
         case .unit(let s, let p): label = "Unit \(quote(s.value))" + (p.map { " / \(quote($0.value))" } ?? "")
         case .conversion(let f, let a, let c): label = "Conversion \(f) \(a.value) = \(c.value)"
         case .grant(let g):
-            var text = "Grant \(g.feature)"
-            switch g.amount {
-            case .count(let n)?: text += " \(n.value)"
-            case .unlimited?: text += " unlimited"
-            case nil: break
-            }
-            if let p = g.per { text += " per \(p.value.rawValue)" }
-            if let c = g.carry { text += " carry" + (c.cap.map { " up to \($0.value)" } ?? "") }
+            var text = "Grant \(g.feature)" + amount(g.amount) + per(g.per)
+            if let c = g.carry { text += " carry" + upTo(c) }
+            if let o = g.overage { text += " overage" + upTo(o) }
+            if let e = g.expiresAfter { text += " expires after \(e.count.value) \(e.unit.value.rawValue)" }
             if let p = g.priority { text += " priority \(p.value)" }
             label = text
         }
@@ -131,6 +127,12 @@ public struct ASTDump {
         case .customerSince(let s): label = "CustomerSince \(quote(s.value))"
         case .level(let f, let n, let at): label = "Level \(f) \(n.value)" + (at.map { " at \(quote($0.value))" } ?? "")
         case .override(let p, let v): label = "Override \(p) \(v.value.rawValue)"
+        case .grant(let g):
+            var text = "Grant \(g.name)" + amount(g.amount) + per(g.per)
+            if let o = g.overage { text += " overage" + upTo(o) }
+            if let f = g.from { text += " from \(quote(f.value))" }
+            if let u = g.until { text += " until \(quote(u.value))" }
+            label = text
         case .expect(let e):
             var text = "Expect \(e.name)"
             if let n = e.amount { text += " \(n.value)" }
@@ -143,12 +145,25 @@ public struct ASTDump {
             switch e.via {
             case .direct?: text += " via direct"
             case .credits(_, let system)?: text += " via credits" + (system.map { " \($0)" } ?? "")
+            case .overage?: text += " via overage"
             case nil: break
             }
             label = text
         }
         return Node(label: label, range: item.range)
     }
+
+    private func amount(_ a: Grant.Amount?) -> String {
+        switch a {
+        case .count(let n)?: " \(n.value)"
+        case .unlimited?: " unlimited"
+        case nil: ""
+        }
+    }
+
+    private func per(_ p: Located<ResetInterval>?) -> String { p.map { " per \($0.value.rawValue)" } ?? "" }
+
+    private func upTo(_ c: Grant.Capped) -> String { c.cap.map { " up to \($0.value)" } ?? "" }
 
     /// A string as entl writes it: the escapes of its string literals (docs/language.md).
     private func quote(_ s: String) -> String {

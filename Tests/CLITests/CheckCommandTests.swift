@@ -6,7 +6,7 @@ import Testing
 @Suite struct CheckCommandTests {
     @Test func examplesCheckClean() throws {
         let r = try runEntlc(["check", "examples"])
-        #expect(r.stdout == "0 errors, 0 warnings in 4 files\n")
+        #expect(r.stdout == "0 errors, 0 warnings in 5 files\n")
         #expect(r.stderr == "")
         #expect(r.status == 0)
     }

@@ -106,7 +106,7 @@ import Testing
     @Test func stateIsACommandGroup() throws {
         let bare = try runEntlc(["state"])
         #expect(bare.status == 2)
-        #expect(bare.stderr == "entlc: error: `entlc state` needs a subcommand: check, import\n")
+        #expect(bare.stderr == "entlc: error: `entlc state` needs a subcommand: check, import, compact\n")
         let typo = try runEntlc(["state", "imprt"])
         #expect(typo.stderr == "entlc: error: unknown subcommand `state imprt` (did you mean `import`?); "
             + "run `entlc state --help` for the list\n")
@@ -114,12 +114,14 @@ import Testing
         #expect(help.status == 0)
         #expect(help.stdout.contains(
             "  import    turn RevenueCat, App Store, Google Play or Stripe data into a state\n"))
+        #expect(help.stdout.contains(
+            "  compact   fold the usage records before an instant into the state's ledger\n"))
         let importHelp = try runEntlc(["help", "state", "import"])
         #expect(importHelp.stdout.hasPrefix(
             "USAGE: entlc state import --from revenuecat|app-store|play|stripe FILE..."))
         #expect(try runEntlc(["state", "import", "--help"]).stdout == importHelp.stdout)
         #expect(try runEntlc(["--help"]).stdout.contains(
-            "  state     check states, and turn store and billing data into one (import)\n"))
+            "  state     check states, turn store and billing data into one (import), fold old usage (compact)\n"))
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
     @Test func examplesPass() throws {
         let r = try runEntlc(["test", "examples"])
         #expect(r.status == 0)
-        #expect(r.stdout.hasSuffix("25 passed, 0 failed\n"))
+        #expect(r.stdout.hasSuffix("30 passed, 0 failed\n"))
         #expect(r.stdout.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix("PASS  ") })
     }
 
@@ -95,6 +95,15 @@ import Testing
         #expect(junctions.stdout.contains("  j1((\"and\")):::junction\n  j2((\"not\")):::junction\n  j3((\"or\")):::junction\n"))
         #expect(junctions.stdout.contains("  product_z -->|\"≥ 3\"| j3\n"))
         #expect(junctions.stdout.contains("  j1 -->|\"requires\"| feature_f\n"))
+    }
+
+    /// A soft limit and a lot say so on their edges.
+    @Test func softLimitsAndLotsAreLabelled() throws {
+        let r = try runEntlc(["graph", "examples/selling.entl", "--format", "mermaid"])
+        #expect(r.stdout.contains(
+            "  entitlement_relay_api -->|\"10,000 requests / month · overage ≤ 5,000\"| feature_relay_requests\n"))
+        #expect(r.stdout.contains("  product_relay_credit_pack -->|\"1,000 credits × units · expires after 12 "
+                                  + "months\"| credits_relay_credits\n"))
     }
 }
 

@@ -10,7 +10,8 @@ import Testing
     }
 
     @Test func everyExampleChecksCleanAloneAndTogether() throws {
-        let paths = ["examples/api.entl", "examples/crossplatform.entl", "examples/photos.entl", "examples/subscriptions.entl"]
+        let paths = ["examples/api.entl", "examples/crossplatform.entl", "examples/photos.entl",
+                     "examples/selling.entl", "examples/subscriptions.entl"]
         let sources = try paths.map { SourceFile(path: $0, text: try readRepoFile($0)) }
         for s in sources { #expect(Compiler.check([s]).diagnostics.isEmpty, "\(s.path)") }
         #expect(Compiler.check(sources).diagnostics.isEmpty)

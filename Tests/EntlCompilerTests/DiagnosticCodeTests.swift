@@ -159,6 +159,14 @@ let codeCases: [CodeCase] = [
     CodeCase("E222", """
         product pass: non_renewing { duration 1️⃣10_000 years }
         """, [("E222", "`10_000 years` is longer than 100 years", "1️⃣")]),
+    CodeCase("E223", """
+        credits coins
+        product pack: consumable { grants coins 100 1️⃣overage up to 50 }
+        """, [("E223", "`overage` on credit system `coins`", "1️⃣")]),
+    CodeCase("E224", """
+        feature calls: metered
+        product plan: non_consumable { grants calls 100 per month 1️⃣expires after 1 year }
+        """, [("E224", "`expires after` together with `per month`", "1️⃣")]),
     CodeCase("E217", #"""
         product pro: subscription { period month }
         entitlement legacy = pro purchased since 1️⃣"June 2026"

@@ -6,7 +6,7 @@ import Testing
 /// Golden AST dumps (with `@line:col` ranges) of every example and the docs/language.md tour.
 @Suite struct ASTGoldenTests {
     static let files = ["examples/photos.entl", "examples/api.entl", "examples/subscriptions.entl",
-                        "examples/crossplatform.entl", "Tests/Fixtures/valid/tour.entl"]
+                        "examples/crossplatform.entl", "examples/selling.entl", "Tests/Fixtures/valid/tour.entl"]
 
     @Test(arguments: files)
     func dumpMatchesGolden(_ path: String) throws {

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct PrinterTests {
     static let files = ["examples/photos.entl", "examples/api.entl", "examples/subscriptions.entl",
-                        "examples/crossplatform.entl", "Tests/Fixtures/valid/tour.entl", "Tests/Fixtures/fmt/messy.entl"]
+                        "examples/crossplatform.entl", "examples/selling.entl", "Tests/Fixtures/valid/tour.entl",
+                        "Tests/Fixtures/fmt/messy.entl"]
 
     /// Format twice = format once; the formatted text parses to the same tree; every comment
     /// survives in order and keeps its attachment (the fuzzer's round-trip invariant).

@@ -3,7 +3,8 @@ import EntlSyntax
 import EntlTestSupport
 import Testing
 
-/// `editors/vscode/syntaxes/entl.tmLanguage.json` is valid JSON and highlights every reserved word.
+/// `editors/vscode/syntaxes/entl.tmLanguage.json` is valid JSON and highlights every reserved word
+/// and the contextual words of grants and test items.
 @Suite struct TextMateGrammarTests {
     @Test func isValidJSONAndNamesEveryReservedWord() throws {
         let grammar = try JSONParser.parse(try readRepoFile("editors/vscode/syntaxes/entl.tmLanguage.json"))
@@ -28,6 +29,14 @@ import Testing
                 ["(", "|"].contains { m.contains($0 + keyword.rawValue + "|") || m.contains($0 + keyword.rawValue + ")") }
             }
             #expect(named, "`\(keyword.rawValue)` is not highlighted")
+        }
+        // So is every contextual word that starts an item or a clause of a grant or a test item.
+        let contextual = Parser.grantClauseWords + Parser.testItemWords + ["after", "up", "to", "from", "until", "via"]
+        for word in contextual {
+            let named = matches.contains { m in
+                ["(", "|"].contains { m.contains($0 + word + "|") || m.contains($0 + word + ")") }
+            }
+            #expect(named, "`\(word)` is not highlighted")
         }
         // Every `include` points into the repository.
         var includes: [String] = []

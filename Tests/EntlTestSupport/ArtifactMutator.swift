@@ -110,8 +110,14 @@ public struct ArtifactMutator<R: RandomNumberGenerator> {
         guard !granted.isEmpty else { return }
         let f = pick(granted)
         let i = index(features[f].grants.count)
-        switch int(0...5) {
+        switch int(0...7) {
         case 0: features[f].grants[i].amount = pick([.none, .unlimited, .count(0), .count(1), .count(mutationBig)])
+        case 6: features[f].grants[i].overage = pick([nil, .unbounded, .upTo(0), .upTo(1), .upTo(mutationBig)])
+        case 7:
+            features[f].grants[i].expiresAfter = pick([nil, CalendarStep(months: 12, seconds: 0),
+                                                       CalendarStep(months: 1_201, seconds: 0),
+                                                       CalendarStep(months: 0, seconds: 86_400),
+                                                       CalendarStep(months: 0, seconds: 3_600)])
         case 1: features[f].grants[i].interval = chance(30) ? nil : pick(Interval.allCases)
         case 2: features[f].grants[i].carry = pick([nil, .uncapped, .upTo(0), .upTo(1), .upTo(mutationBig)])
         case 3: features[f].grants[i].priority = boundaryNumber(near: features[f].grants[i].priority)
@@ -210,7 +216,8 @@ public struct ArtifactMutator<R: RandomNumberGenerator> {
             case "kind":
                 return .string(pick(ProductKind.allCases.map(\.rawValue) + FeatureKind.allCases.map(\.rawValue)))
             case "period", "interval": return .string(pick(Interval.allCases.map(\.rawValue)))
-            case "carry", "amount": return chance(50) ? .null : .string(pick(["unlimited", "uncapped"]))
+            case "carry", "amount", "overage":
+                return chance(50) ? .null : .string(pick(["unlimited", "uncapped", "unbounded"]))
             default: break
             }
             if key == .index(0), chance(70) { return .string(pick(mutationSteps)) }

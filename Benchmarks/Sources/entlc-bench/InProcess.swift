@@ -44,6 +44,14 @@ func inProcessChecks(examples: String, iterations: Int, runs: Int, report: inout
             checksum &+= (try? evaluator.entitled(feature: "history_access", at: at).allowed) == true ? 1 : 0
         }
     }
+    // The same through ids resolved once (`Evaluator.feature(named:)`, what `entlc gen swift` writes).
+    let (callsID, historyID) = (evaluator.feature(named: "api_calls")!, evaluator.feature(named: "history_access")!)
+    let typedMetered = perCall {
+        for _ in 0..<iterations { checksum &+= (try? evaluator.entitled(callsID, at: at).balance) ?? 0 }
+    }
+    let typedBoolean = perCall {
+        for _ in 0..<iterations { checksum &+= (try? evaluator.entitled(historyID, at: at).allowed) == true ? 1 : 0 }
+    }
     // Cold questions: a fresh evaluation of the state every time (as after a tracker change).
     let coldMetered = perCall {
         for _ in 0..<iterations { checksum &+= coldCheck("metered", graph: graph, state: state, at: at) }
@@ -58,17 +66,21 @@ func inProcessChecks(examples: String, iterations: Int, runs: Int, report: inout
     }
     func ns(_ seconds: Double) -> String { fmt(seconds * 1e9, 0) + " ns" }
     report.text("### In-process checks (examples/api.entl, examples/api.state.json)\n")
-    report.row("query", "repeated (`Evaluator`, cached until `valid_until`)", "cold (fresh `Evaluation` each call)")
-    report.row("---", "---", "---")
+    report.row("query", "repeated (`Evaluator`, cached until `valid_until`)", "same, by `FeatureID`",
+               "cold (fresh `Evaluation` each call)")
+    report.row("---", "---", "---", "---")
     report.row("`entitled(feature: \"api_calls\")`: metered, credit fallback, 3 usage events",
-               ns(cachedMetered), ns(coldMetered))
-    report.row("`entitled(feature: \"history_access\")`: boolean", ns(cachedBoolean), ns(coldBoolean))
-    report.row("boolean query on one reused `Evaluation`", "—", ns(reused))
-    report.row("anchor: a `[String: Int]` lookup of a short name", ns(anchor), "")
+               ns(cachedMetered), ns(typedMetered), ns(coldMetered))
+    report.row("`entitled(feature: \"history_access\")`: boolean", ns(cachedBoolean), ns(typedBoolean),
+               ns(coldBoolean))
+    report.row("boolean query on one reused `Evaluation`", "—", "—", ns(reused))
+    report.row("anchor: a `[String: Int]` lookup of a short name", ns(anchor), "", "")
     report.text("\nMedians of \(runs) runs of \(iterations.formatted()) calls each.")
     report.figure("anchor_lookup_ns", anchor * 1e9)
     report.figure("cached_metered_ns", cachedMetered * 1e9)
     report.figure("cached_boolean_ns", cachedBoolean * 1e9)
+    report.figure("typed_metered_ns", typedMetered * 1e9)
+    report.figure("typed_boolean_ns", typedBoolean * 1e9)
     report.figure("cold_metered_ns", coldMetered * 1e9)
     report.figure("cold_boolean_ns", coldBoolean * 1e9)
     report.figure("reused_boolean_ns", reused * 1e9)
@@ -93,6 +105,21 @@ func coldChecks(_ kind: String, _ n: Int, examples: String) -> Int64 {
     let example = APIExample(examples: examples)
     var checksum: Int64 = 0
     for _ in 0..<n { checksum &+= coldCheck(kind, graph: example.graph, state: example.state, at: example.at) }
+    return checksum
+}
+
+/// `n` repeated checks through an `Evaluator` (for instruction counts under callgrind): `metered`
+/// or `boolean`, by name or (`typed`) by `FeatureID`; returns a checksum.
+func cachedChecks(_ kind: String, typed: Bool, _ n: Int, examples: String) -> Int64 {
+    let example = APIExample(examples: examples)
+    let evaluator = Evaluator(graph: example.graph, tracker: JSONPurchaseTracker(example.state))
+    let name = kind == "metered" ? "api_calls" : "history_access"
+    let id = evaluator.feature(named: name)!
+    var checksum: Int64 = 0
+    for _ in 0..<n {
+        let result = typed ? try? evaluator.entitled(id, at: example.at) : try? evaluator.entitled(feature: name, at: example.at)
+        checksum &+= result?.allowed == true ? 1 : 0
+    }
     return checksum
 }
 

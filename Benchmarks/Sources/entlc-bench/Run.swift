@@ -134,9 +134,9 @@ struct BenchmarkRun {
         let lines = quick ? 2_000 : 20_000
         let shape = RuleSetShape(products: 200, seed: 7)
         let rules = "\(out)/batch-rules.entl"
-        write(shape.entl(), to: rules)
+        write(shape.entl(extras: true), to: rules)
         write(shape.cedar(), to: "\(out)/batch-rules.cedar")
-        guard let graph = Compiler.compile([SourceFile(path: rules, text: shape.entl())]).graph else {
+        guard let graph = Compiler.compile([SourceFile(path: rules, text: shape.entl(extras: true))]).graph else {
             fail("batch rules do not compile")
         }
         typealias Row = (events: Int, decode: Double, evaluate: Double, cli: Double, cliSingle: Double, bytes: Double)

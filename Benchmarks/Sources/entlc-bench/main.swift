@@ -5,9 +5,11 @@ import Foundation
 ///
 ///   entlc-bench generate --lines N --out DIR [--states N] [--events K] [--seed S]
 ///   entlc-bench run --entlc PATH --examples DIR --out DIR [--quick] [--figures FILE]
+///   entlc-bench matrix-inputs --out DIR [--quick]
 ///   entlc-bench load RULES.entl… [--figures FILE]
 ///   entlc-bench checks --examples DIR
 ///   entlc-bench cold metered|boolean|build N --examples DIR
+///   entlc-bench cached metered|boolean N [--typed] --examples DIR
 
 func generate(_ args: [String]) {
     guard let lines = option("--lines", in: args).flatMap(Int.init), let out = option("--out", in: args) else {
@@ -25,10 +27,25 @@ func generate(_ args: [String]) {
     }
 }
 
+/// The inputs of the batch matrix (Benchmarks/batch_matrix.py): an app-sized rule set (10 products,
+/// 20 features, 5 entitlements, a credit system and a feature with `requires`), short states (1 to
+/// 3 purchases, no usage: about 330 bytes a line) and long ones (1 to 4 purchases, 4 usage events).
+func matrixInputs(_ args: [String]) {
+    guard let out = option("--out", in: args) else { fail("matrix-inputs --out DIR [--quick]") }
+    let quick = args.contains("--quick")
+    let shape = RuleSetShape(products: 10, seed: 7)
+    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    write(shape.entl(extras: true), to: "\(out)/app-rules.entl")
+    write(shape.states(count: quick ? 20_000 : 200_000, events: 0, seed: 12, purchases: 1..<4),
+          to: "\(out)/app-states-short.jsonl")
+    write(shape.states(count: quick ? 5_000 : 50_000, events: 4, seed: 13), to: "\(out)/app-states-long.jsonl")
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "generate": generate(args)
 case "run": runAll(args)
+case "matrix-inputs": matrixInputs(args)
 case "load":
     let figures = option("--figures", in: args)
     let files = args.dropFirst().filter { $0 != "--figures" && $0 != figures }
@@ -48,6 +65,11 @@ case "cold":
     guard args.count >= 3, let n = Int(args[2]), let examples = option("--examples", in: args),
           ["metered", "boolean", "build"].contains(args[1]) else { fail("cold metered|boolean|build N --examples DIR") }
     print(coldChecks(args[1], n, examples: examples))
+case "cached":
+    // For instruction counts, as `cold`: repeated checks answered from an `Evaluator`'s cache.
+    guard args.count >= 3, let n = Int(args[2]), let examples = option("--examples", in: args),
+          ["metered", "boolean"].contains(args[1]) else { fail("cached metered|boolean N [--typed] --examples DIR") }
+    print(cachedChecks(args[1], typed: args.contains("--typed"), n, examples: examples))
 default:
     fail("usage: entlc-bench generate … | run … | load RULES… | checks --examples DIR | cold KIND N --examples DIR")
 }

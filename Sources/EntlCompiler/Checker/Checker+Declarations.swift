@@ -143,20 +143,21 @@ extension Checker {
         (noun.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + noun
     }
 
-    /// The longest length of each unit: 100 years. In days, 100 years with 25 leap days (36,525);
-    /// in weeks, as many whole weeks as fit in that.
+    /// The longest length of each unit (of a `duration` or an `expires after`): 100 years. In
+    /// days, 100 years with 25 leap days (36,525); in weeks, as many whole weeks as fit in that.
     /// INVARIANT: the graph loader (`ArtifactDecoder`) refuses exactly the longer ones, so every
     /// compiled graph loads.
     static let longestDuration: [DurationUnit: Int64] = [.years: 100, .months: 1_200, .weeks: 5_217, .days: 36_525]
 
-    /// A `duration` is at most 100 years (E222); so will `expires after` be, once the language has it.
-    private func checkDurationLimit(_ n: IntegerLiteral, _ unit: Located<DurationUnit>, file: String) {
+    /// A `duration` or an `expires after` is at most 100 years (E222). `never`: how to say "it never
+    /// lapses", for the help.
+    func checkDurationLimit(_ n: IntegerLiteral, _ unit: Located<DurationUnit>, file: String,
+                            never: String = "a purchase that never lapses is a `non_consumable` product") {
         guard let longest = Checker.longestDuration[unit.value], n.value > longest else { return }
         let most = unit.value == .years ? "100 years" : "\(longest.grouped(by: ",")) \(unit.value.rawValue) (100 years)"
         let written = "\(n.value.grouped(by: "_")) \(unit.value.rawValue)"
         report(.durationTooLong, "`\(written)` is longer than 100 years", file: file, at: n.range.through(unit.range),
-               label: "at most \(most)",
-               help: "a purchase that never lapses is a `non_consumable` product")
+               label: "at most \(most)", help: never)
     }
 
     func requirePositive(_ n: IntegerLiteral, _ what: String, file: String) {
@@ -230,57 +231,5 @@ extension Checker {
                    help: "to depend on a feature, name the entitlement or product that grants it")
             return false
         }
-    }
-
-    // MARK: - Grants
-
-    /// `grants FEATURE [AMOUNT | unlimited] [per I] [carry [up to N]] [priority N]` against the
-    /// kind of FEATURE.
-    mutating func checkGrant(_ grant: Grant, file: String, table: SymbolTable) {
-        let name = grant.feature.name
-        guard let symbol = table[name] else {
-            reportUnknown(grant.feature, fallback: "feature", file: file, table: table, filter: \.grantable)
-            return
-        }
-        if case .count(let n) = grant.amount { requirePositive(n, "a grant amount", file: file) }
-        if let cap = grant.carry?.cap { requirePositive(cap, "a carry cap", file: file) }
-        switch symbol.kind {
-        case .product, .entitlement:
-            report(.wrongKindOfName,
-                   "`\(name)` is \(Checker.article(symbol.kind.detail)), not a feature or credit system",
-                   file: file, at: grant.feature.range, label: "cannot be granted",
-                   help: "`grants` names a feature or a credit system")
-        case .feature(.boolean?, _):
-            if let amount = grant.amount {
-                report(.amountOnBooleanGrant, "boolean feature `\(name)` takes no amount", file: file, at: amount.range,
-                       label: "remove this", help: "write `grants \(name)`")
-            }
-            for (clause, range) in [("per", grant.per?.range), ("carry", grant.carry?.range)] {
-                if let range {
-                    report(.amountOnBooleanGrant, "boolean feature `\(name)` takes no `\(clause)`", file: file,
-                           at: range, label: "remove this", help: "write `grants \(name)`")
-                }
-            }
-        case .feature(.metered?, .continuous):
-            if grant.amount == nil { reportMissingAmount(grant, symbol, file: file) }
-            for (clause, range) in [("per", grant.per?.range), ("carry", grant.carry?.range)] {
-                if let range {
-                    report(.windowOnContinuousGrant, "`\(clause)` on continuous feature `\(name)`", file: file,
-                           at: range, label: "a level has no windows",
-                           help: "continuous features (seats, storage) grant a fixed allowance; remove `\(clause)`")
-                }
-            }
-        case .feature(.metered?, .singleUse), .credits:
-            if grant.amount == nil { reportMissingAmount(grant, symbol, file: file) }
-        case .feature(nil, _):
-            break
-        }
-    }
-
-    private func reportMissingAmount(_ grant: Grant, _ symbol: Symbol, file: String) {
-        let name = grant.feature.name
-        report(.missingGrantAmount, "\(symbol.kind.detail) `\(name)` needs an amount or `unlimited`", file: file,
-               at: grant.feature.range, label: "how much?",
-               help: "write e.g. `grants \(name) 10_000 per month` or `grants \(name) unlimited`")
     }
 }

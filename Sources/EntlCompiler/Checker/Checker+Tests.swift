@@ -50,6 +50,8 @@ extension Checker {
                 checkUsageTarget(symbol, feature: feature, isLevel: isLevel, file: file)
             case .override(let product, _):
                 _ = resolve(product, as: "product", file: file, table: table, where: \.isProduct)
+            case .grant(let grant):
+                checkTestGrant(grant, file: file, table: table)
             case .expect(let expectation):
                 checkExpectation(expectation, file: file, table: table)
             }
@@ -136,15 +138,15 @@ extension Checker {
                    at: range, label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
         }
         guard let via = e.via else { return }
-        let viaRange: SourceRange
-        switch via {
-        case .direct(let w): viaRange = w.range
-        case .credits(let w, _): viaRange = w.range
-        }
-        guard case .feature(let kind, _) = symbol.kind, kind != .boolean else {
-            report(.invalidTestItem, "`via` applies only to metered features", file: file, at: viaRange,
+        guard case .feature(let kind, let usage) = symbol.kind, kind != .boolean else {
+            report(.invalidTestItem, "`via` applies only to metered features", file: file, at: via.range,
                    label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
             return
+        }
+        if case .overage = via, usage == .continuous {
+            report(.invalidTestItem, "`via overage` applies only to single-use features", file: file, at: via.range,
+                   label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))",
+                   help: "a continuous feature's level is never overdrawn")
         }
         guard case .credits(_, let system?) = via else { return }
         guard let credits = resolve(system, as: "credit system", file: file, table: table, where: { $0 == .credits }),
@@ -156,6 +158,32 @@ extension Checker {
             report(.invalidTestItem, "credit system `\(system.name)` does not convert `\(e.name.name)`", file: file,
                    at: system.range, label: "cannot pay for `\(e.name.name)`",
                    help: "add `\(e.name.name) 1 = N` to credit system `\(system.name)`, or name another system")
+        }
+    }
+
+    /// `grant NAME …`: a grant to the tested customer, as a state's `grants` holds it. An
+    /// entitlement's grant takes no amount, `per` or `overage`; a feature's or credit system's
+    /// follows the rules of a rule set's grant of it.
+    private mutating func checkTestGrant(_ grant: TestGrant, file: String, table: SymbolTable) {
+        for instant in [grant.from, grant.until].compactMap({ $0 }) { checkInstant(instant, file: file) }
+        if let from = grant.from.flatMap({ Instant(rfc3339: $0.value) }), let until = grant.until,
+           let end = Instant(rfc3339: until.value), end <= from {
+            report(.invalidTestItem, "the grant ends before it starts", file: file, at: until.range,
+                   label: "not after `from`", help: "a grant counts over [from, until): give a later `until`")
+        }
+        guard let symbol = resolve(grant.name, as: "entitlement, feature or credit system", file: file, table: table,
+                                   where: { $0 == .entitlement || $0.grantable }) else { return }
+        guard symbol.kind == .entitlement else {
+            checkGrantTerms(Grant(feature: grant.name, amount: grant.amount, per: grant.per, overage: grant.overage,
+                                  range: grant.name.range), symbol, file: file, keyword: "grant")
+            return
+        }
+        let terms: [(String, SourceRange?)] = [("amount", grant.amount?.range), ("`per`", grant.per?.range),
+                                               ("`overage`", grant.overage?.range)]
+        for case let (what, range?) in terms {
+            report(.invalidTestItem, "an entitlement's grant takes no \(what)", file: file, at: range,
+                   label: "`\(grant.name.name)` is an entitlement",
+                   help: "a grant makes the entitlement active; write `grant \(grant.name.name)` with `from`/`until`")
         }
     }
 }

@@ -24,12 +24,14 @@ extension DiagnosticCode {
     public static let duplicateEvent = DiagnosticCode("E220", "two features with one event")
     public static let dateOnEntitlement = DiagnosticCode("E221", "purchase date on an entitlement")
     public static let durationTooLong = DiagnosticCode("E222", "duration longer than 100 years")
+    public static let overageOnWrongKind = DiagnosticCode("E223", "`overage` on a grant that cannot be overdrawn")
+    public static let expiryOnWrongGrant = DiagnosticCode("E224", "`expires after` on a grant that cannot lapse")
 
     public static let checkerCodes: [DiagnosticCode] = [
         .unknownName, .duplicateDeclaration, .duplicateStoreID, .wrongKindOfName, .quantityOnNonConsumable,
         .amountOnBooleanGrant, .missingGrantAmount, .windowOnContinuousGrant, .requiresOnMetered,
         .conversionOfNonMetered, .subscriptionWithoutPeriod, .itemOnWrongKind, .numberNotPositive,
         .entitlementCycle, .duplicateApp, .duplicateItem, .invalidInstant, .invalidTestItem, .duplicateConversion,
-        .duplicateEvent, .dateOnEntitlement, .durationTooLong,
+        .duplicateEvent, .dateOnEntitlement, .durationTooLong, .overageOnWrongKind, .expiryOnWrongGrant,
     ]
 }

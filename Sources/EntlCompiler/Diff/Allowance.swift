@@ -12,21 +12,42 @@ import EntlSyntax
 /// `20,000 per month` → `1,000 per day` covers (28,000 in the shortest month), `20,000 per month`
 /// → `20,000 per year` does not, `10,000 + 10,000 per month` covers `20,000 per month`, and
 /// `5,000` (once) → `1,000 per year` does not.
+///
+/// Soft limits compare the same way: what may be overdrawn within one window of every length
+/// (`overage` without `up to`: without limit). Lots compare by how long they last: for each length
+/// an old lot lasts (and for ever, when the new grants hold a lot), the grants without reset that
+/// surely last that long give at least what the old ones may (a month is 28 to 31 days). So losing
+/// `overage`, a lower `overage up to`, a shorter `expires after` and a new `expires after` are
+/// losses.
 struct Allowance: Equatable {
     /// The grants, as written (their features and priorities do not take part).
     var grants: [EntlSyntax.Grant]
 
     var isEmpty: Bool { grants.isEmpty }
+    /// An unlimited grant is unlimited for good: it cannot lapse (E224).
     var isUnlimited: Bool { grants.contains { if case .unlimited? = $0.amount { true } else { false } } }
 
     /// Whether a customer is at least as well off with `self` as with `old`.
     func covers(_ old: Allowance) -> Bool {
         if old.isEmpty || isUnlimited { return true }
         if isEmpty || old.isUnlimited { return false }
-        for window in Allowance.windows.indices where capacity(within: window) < old.capacity(within: window) {
-            return false
+        for window in Allowance.windows.indices {
+            if capacity(within: window, of: Allowance.amount) < old.capacity(within: window, of: Allowance.amount)
+                || capacity(within: window, of: Allowance.overdraft)
+                    < old.capacity(within: window, of: Allowance.overdraft) {
+                return false
+            }
         }
-        return carryCapacity >= old.carryCapacity
+        return carryCapacity >= old.carryCapacity && lastsAsLong(as: old)
+    }
+
+    private static func amount(_ g: EntlSyntax.Grant) -> Int64? {
+        if case .count(let n)? = g.amount { n.value } else { nil }
+    }
+
+    /// What may be overdrawn on a grant per window (nil: nothing; `Int64.max`: without limit).
+    private static func overdraft(_ g: EntlSyntax.Grant) -> Int64? {
+        g.overage.map { $0.cap?.value ?? .max }
     }
 
     /// Window lengths, shortest first.
@@ -48,13 +69,13 @@ struct Allowance: Equatable {
         }
     }
 
-    /// What the grants surely give within one window of `Allowance.windows[window]`: each
-    /// grant whose interval is no longer, times the whole intervals that fit, and each grant with
-    /// no reset once. Saturates at `Int64.max`.
-    private func capacity(within window: Int) -> Int64 {
+    /// What the grants surely give (`amount`: of allowance, or of overdraft) within one window of
+    /// `Allowance.windows[window]`: each grant whose interval is no longer, times the whole
+    /// intervals that fit, and each grant with no reset once. Saturates at `Int64.max`.
+    private func capacity(within window: Int, of amount: (EntlSyntax.Grant) -> Int64?) -> Int64 {
         var total: Int64 = 0
         for g in grants {
-            guard case .count(let n)? = g.amount else { continue }
+            guard let n = amount(g) else { continue }
             let times: Int64
             if let i = g.per?.value {
                 let w = Allowance.windows[window]
@@ -63,7 +84,7 @@ struct Allowance: Equatable {
             } else {
                 times = 1
             }
-            let (product, overflow) = n.value.multipliedReportingOverflow(by: times)
+            let (product, overflow) = n.multipliedReportingOverflow(by: times)
             let (sum, overflow2) = total.addingReportingOverflow(product)
             if overflow || overflow2 { return .max }
             total = sum
@@ -84,6 +105,54 @@ struct Allowance: Equatable {
         return total
     }
 
+    /// Whether the grants without reset last as long as `old`'s: at each length an old lot lasts
+    /// (and for ever, when these grants hold a lot, so a lifetime allowance turned into a lot is a
+    /// loss), the amounts that surely last at least that long are at least those that may.
+    private func lastsAsLong(as old: Allowance) -> Bool {
+        let once = grants.filter { $0.per == nil }, oldOnce = old.grants.filter { $0.per == nil }
+        var lengths: [Length?] = oldOnce.compactMap(\.expiresAfter).map(Length.init)
+        if once.contains(where: { $0.expiresAfter != nil }) { lengths.append(nil) }
+        func total(_ gs: [EntlSyntax.Grant], lasting length: Length?, surely: Bool) -> Int64 {
+            gs.filter { Length.lasts($0.expiresAfter.map(Length.init), atLeast: length, surely: surely) }
+                .reduce(Int64(0)) { sum, g in
+                    let (s, overflow) = sum.addingReportingOverflow(Allowance.amount(g) ?? 0)
+                    return overflow ? .max : s
+                }
+        }
+        return lengths.allSatisfy {
+            total(once, lasting: $0, surely: true) >= total(oldOnce, lasting: $0, surely: false)
+        }
+    }
+
+    /// How long a lot lasts: whole months, or whole days.
+    private struct Length {
+        var months: Bool
+        var count: Int64
+
+        init(_ e: EntlSyntax.Grant.Expiry) {
+            let n = e.count.value
+            switch e.unit.value {
+            case .days: (months, count) = (false, n)
+            case .weeks: (months, count) = (false, n.multipliedSaturating(by: 7))
+            case .months: (months, count) = (true, n)
+            case .years: (months, count) = (true, n.multipliedSaturating(by: 12))
+            }
+        }
+
+        /// Its shortest and longest length in days (a month is 28 to 31 days).
+        var days: (min: Int64, max: Int64) {
+            months ? (count.multipliedSaturating(by: 28), count.multipliedSaturating(by: 31)) : (count, count)
+        }
+
+        /// Whether `a` lasts at least as long as `b` (nil: for ever), surely or possibly.
+        static func lasts(_ a: Length?, atLeast b: Length?, surely: Bool) -> Bool {
+            guard let a else { return true }
+            guard let b else { return false }
+            if a.months == b.months { return a.count >= b.count }
+            return surely ? a.days.min >= b.days.max : a.days.max >= b.days.min
+        }
+    }
+
     /// "20,000 per month carry up to 40,000 + 5,000", "unlimited", "nothing".
     var text: String {
         if grants.isEmpty { return "nothing" }
@@ -96,6 +165,8 @@ struct Allowance: Equatable {
             }
             if let per = g.per { out += " per " + per.value.rawValue }
             if let carry = g.carry { out += " carry" + (carry.cap.map { " up to " + $0.value.grouped } ?? "") }
+            if let overage = g.overage { out += " overage" + (overage.cap.map { " up to " + $0.value.grouped } ?? "") }
+            if let expiry = g.expiresAfter { out += " expires after \(expiry.count.value.grouped) \(expiry.unitWord)" }
             return out
         }.joined(separator: " + ")
     }

@@ -310,7 +310,9 @@ extension EnvironmentDiff {
             let before = allowance(oldSources, active).grants, after = allowance(newSources, active).grants
             if before.count == 1, after.count == 1, case .count(let b)? = before[0].amount,
                case .count(let a)? = after[0].amount,
-               before[0].per == after[0].per, before[0].carry == after[0].carry, b.value > a.value {
+               before[0].per == after[0].per, before[0].carry == after[0].carry,
+               before[0].overage == after[0].overage, before[0].expiresAfter == after[0].expiresAfter,
+               b.value > a.value {
                 var g = before[0]
                 g.amount = .count(Located(b.value - a.value, range: g.range))
                 candidates.append([g])

@@ -45,7 +45,8 @@ extension DiagnosticCatalog {
         CodeExplanation(.allowanceShrinks, """
             A metered feature or credit system gives existing customers less: a smaller amount, a \
             longer interval (the same amount resetting less often), carry-over removed or capped \
-            lower, or unlimited turned into a number. The grants every active source gives are \
+            lower, a soft limit (`overage`) removed or capped lower, a lot whose `expires after` got \
+            shorter or that gained one, or unlimited turned into a number. The grants every active source gives are \
             compared per purchase situation, so moving an allowance from one entitlement to another \
             that the same customers hold is no change. A legacy entitlement for purchases made \
             before the change can grant the difference.

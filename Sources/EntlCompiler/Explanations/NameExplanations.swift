@@ -65,8 +65,8 @@ extension DiagnosticCatalog {
             `usage`, `event` and `unit` to metered features.
             """, example: "product coins: consumable { period month }", fix: "product coins: consumable"),
         CodeExplanation(.numberNotPositive, """
-            Amounts, durations, conversions, carry caps and `>= N` quantities must be at least 1: a \
-            zero would mean nothing, or always.
+            Amounts, durations, expiries, conversions, carry and overage caps and `>= N` quantities \
+            must be at least 1: a zero would mean nothing, or always.
             """, example: "product pass: non_renewing { duration 0 days }",
             fix: "product pass: non_renewing { duration 30 days }"),
         CodeExplanation(.entitlementCycle, """
@@ -93,7 +93,9 @@ extension DiagnosticCatalog {
         CodeExplanation(.invalidTestItem, """
             A test item does not fit what it names: `used` needs a single-use feature or credit \
             system, `level` a continuous feature, an amount or `balance` a metered feature, `via` a \
-            metered feature, `via credits SYSTEM` a system that converts it.
+            metered feature (`via overage` a single-use one), `via credits SYSTEM` a system that \
+            converts it; a `grant` of an entitlement takes no amount, `per` or `overage`, and a \
+            `grant`'s `until` comes after its `from`.
             """, example: "feature seats: metered { usage continuous }\ntest \"t\" {\n  used seats 3\n}",
             fix: "feature seats: metered { usage continuous }\ntest \"t\" {\n  level seats 3\n}"),
         CodeExplanation(.duplicateConversion, """
@@ -113,10 +115,28 @@ extension DiagnosticCatalog {
             fix: "product pro: subscription { period month }\nentitlement paid = pro\n"
                 + "entitlement legacy = pro purchased before \"2026-06-01T00:00:00Z\""),
         CodeExplanation(.durationTooLong, """
-            A non-renewing product's `duration` is at most 100 years (1,200 months, 5,217 weeks or \
-            36,525 days): a longer one is a typo, and a purchase that never lapses is a \
-            `non_consumable` product. A built rule graph with a longer duration does not load either.
+            A non-renewing product's `duration` and a grant's `expires after` are at most 100 years \
+            (1,200 months, 5,217 weeks or 36,525 days): a longer one is a typo. A purchase that never \
+            lapses is a `non_consumable` product, and a grant without `expires after` never lapses. \
+            A built rule graph with a longer duration or expiry does not load either.
             """, example: "product pass: non_renewing { duration 10_000 years }",
             fix: "product pass: non_renewing { duration 10 years }"),
+        CodeExplanation(.overageOnWrongKind, """
+            `overage [up to N]` makes a grant a soft limit: use beyond it is allowed and reported as \
+            `overdrawn`, to be billed. Only what is used up in single uses can be overdrawn: not a \
+            boolean feature, not a continuous feature (a level), and not a credit system (credits \
+            are prepaid: grant the feature they pay for with `overage` instead). In a test's `grant` \
+            too.
+            """, example: "feature seats: metered { usage continuous }\n"
+                + "product team: non_consumable { grants seats 10 overage }",
+            fix: "feature calls: metered\nproduct team: non_consumable { grants calls 10_000 per month overage }"),
+        CodeExplanation(.expiryOnWrongGrant, """
+            `expires after N UNIT` makes a grant a lot: granted once at the purchase, lapsing N UNIT \
+            later (a credit pack valid for a year). It applies to a counted grant of a single-use \
+            feature or credit system without `per`: a renewing allowance resets instead of lapsing, \
+            an unlimited grant has nothing to lapse (a pass that ends is a `non_renewing` product with \
+            a `duration`), and a boolean or continuous feature is not used up.
+            """, example: "credits coins\nproduct pack: consumable { grants coins 100 per month expires after 1 year }",
+            fix: "credits coins\nproduct pack: consumable { grants coins 100 expires after 1 year }"),
     ]
 }

@@ -71,19 +71,18 @@ public struct GraphPicture: Sendable {
         for f in g.features {
             for grant in f.grants {
                 let from: String
-                var label = GraphPicture.label(grant, f)
+                var perUnit = false
                 switch grant.source {
                 case .product(let p):
                     from = "product_" + g.products[p].name
-                    if g.products[p].kind == .consumable, case .count = grant.amount {
-                        label = (label ?? "") + " × units"
-                    }
+                    perUnit = g.products[p].kind == .consumable
                 case .entitlement(let e):
                     from = "entitlement_" + g.entitlements[e].name
                 case .state:
                     continue  // lowering makes none
                 }
-                edges.append(Edge(from: from, to: GraphPicture.id(f), kind: .grant, label: label))
+                edges.append(Edge(from: from, to: GraphPicture.id(f), kind: .grant,
+                                  label: GraphPicture.label(grant, f, perUnit: perUnit)))
             }
         }
         for system in g.features where system.kind == .credits {
@@ -99,18 +98,29 @@ public struct GraphPicture: Sendable {
         (f.kind == .credits ? "credits_" : "feature_") + f.name
     }
 
-    /// "10,000 / month · carry ≤ 1,000 · priority 1"
-    static func label(_ g: Grant, _ f: Feature) -> String? {
+    /// "10,000 / month · carry ≤ 1,000 · overage ≤ 5,000 · priority 1", "1,000 · expires after 12 months"
+    /// `perUnit`: a consumable's grant, counted once per unit held ("1,000 credits × units").
+    static func label(_ g: Grant, _ f: Feature, perUnit: Bool = false) -> String? {
         var parts: [String] = []
         switch g.amount {
         case .none: break
         case .unlimited: parts.append("unlimited")
-        case .count(let n): parts.append(f.amount(n) + (g.interval.map { " / \($0.noun)" } ?? ""))
+        case .count(let n):
+            parts.append(f.amount(n) + (perUnit ? " × units" : "") + (g.interval.map { " / \($0.noun)" } ?? ""))
         }
         switch g.carry {
         case .uncapped?: parts.append("carry")
         case .upTo(let n)?: parts.append("carry ≤ " + n.grouped)
         case nil: break
+        }
+        switch g.overage {
+        case .unbounded?: parts.append("overage")
+        case .upTo(let n)?: parts.append("overage ≤ " + n.grouped)
+        case nil: break
+        }
+        if let step = g.expiresAfter {
+            let (n, unit) = step.months > 0 ? (step.months, "month") : (step.seconds / 86_400, "day")
+            parts.append("expires after \(n.grouped) \(unit)\(n == 1 ? "" : "s")")
         }
         if g.priority != 0 { parts.append("priority \(g.priority)") }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")

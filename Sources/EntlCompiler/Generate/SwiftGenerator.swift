@@ -19,7 +19,7 @@ public enum SwiftGenerator {
     /// Names a generated type uses itself, and Swift's special member names (`T.self`, `T.init`):
     /// these get a trailing `_` (`name_`, `self_`).
     static let reserved: Set<String> = [
-        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "allCases", "named", "self", "init", "deinit",
+        "name", "kind", "storeIDs", "unitSingular", "unitPlural", "id", "allCases", "named", "self", "init", "deinit",
         "subscript", "description", "hashValue", "hash", "Type", "Protocol",
     ]
 
@@ -56,24 +56,34 @@ public enum SwiftGenerator {
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs), [])
                     })
         out += type("EntlFeature", doc: "A feature of the rule set: what a customer may use.",
-                    fields: [("kind", "FeatureKind"), ("unitSingular", "String?"), ("unitPlural", "String?")],
+                    fields: [("kind", "FeatureKind"), ("unitSingular", "String?"), ("unitPlural", "String?"),
+                             ("id", "FeatureID")],
                     fieldDocs: ["Boolean, or metered (single use, continuous).", "The unit of one (\"call\").",
-                                "The unit of several (\"calls\")."],
+                                "The unit of several (\"calls\").", idDoc],
                     entries: names.features.map { e in
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
                          [".\(caseName(e.value.kind.rawValue))", literal(e.value.unitSingular),
-                          literal(e.value.unitPlural)])
+                          literal(e.value.unitPlural), featureID(e.value.name, in: graph)])
                     })
         out += type("EntlCreditSystem",
                     doc: "A credit system of the rule set: a currency that pays for metered features.",
-                    fields: [("unitSingular", "String?"), ("unitPlural", "String?")],
-                    fieldDocs: ["The unit of one (\"credit\").", "The unit of several (\"credits\")."],
+                    fields: [("unitSingular", "String?"), ("unitPlural", "String?"), ("id", "FeatureID")],
+                    fieldDocs: ["The unit of one (\"credit\").", "The unit of several (\"credits\").", idDoc],
                     entries: names.creditSystems.map { e in
                         (e.identifier, e.value.name, docLines(e.value.displayName, e.value.docs),
-                         [literal(e.value.unitSingular), literal(e.value.unitPlural)])
+                         [literal(e.value.unitSingular), literal(e.value.unitPlural),
+                          featureID(e.value.name, in: graph)])
                     })
         out += queries
         return out
+    }
+
+    static let idDoc = "Resolved for these rules: a repeated check by it hashes no name (an evaluator of other "
+        + "rules resolves it by its name)."
+
+    /// `FeatureID(name: …, index: …)` of a feature or credit system of `graph`.
+    static func featureID(_ name: String, in graph: RuleGraph) -> String {
+        "FeatureID(name: \(literal(name)), index: \(graph.featureID(named: name)?.index ?? -1))"
     }
 
     /// A value type with one static constant per declaration, `allCases` and a lookup by name.
@@ -109,14 +119,14 @@ public enum SwiftGenerator {
         throws(EvaluationError)
                 -> FeatureResult
             {
-                try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
+                try entitled(feature.id, requiredBalance: requiredBalance, at: at)
             }
 
             /// Does the credit system hold `requiredBalance` credits?
             public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
                 throws(EvaluationError) -> FeatureResult
             {
-                try entitled(feature: credits.name, requiredBalance: requiredBalance, at: at)
+                try entitled(credits.id, requiredBalance: requiredBalance, at: at)
             }
 
             /// Does the customer own `product`?

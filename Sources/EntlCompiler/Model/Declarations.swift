@@ -126,7 +126,7 @@ extension RuleModel {
         /// Its `env` item, else live.
         public let environment: EnvironmentName
         /// Every name the test writes (products given or overridden, features used, names
-        /// expected, credit systems after `via credits`), in source order.
+        /// granted and expected, credit systems after `via credits`), in source order.
         public let names: [Identifier]
         /// Its `expect` lines, in order.
         public let expectations: [Expectation]

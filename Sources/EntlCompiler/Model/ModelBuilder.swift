@@ -83,6 +83,7 @@ enum ModelBuilder {
             case .given(let g): names.append(g.product)
             case .used(let feature, _, _, _), .level(let feature, _, _): names.append(feature)
             case .override(let product, _): names.append(product)
+            case .grant(let g): names.append(g.name)
             case .expect(let e):
                 expectations.append(e)
                 names.append(e.name)

@@ -170,11 +170,7 @@ struct CompletionPlace {
         }
         switch (owner, first) {
         case (_, "grants"):
-            if words.count == 1 { names(\.grantable) }
-            else if previous == "per" { values(ResetInterval.spellings) }
-            else if previous == "carry" { keywords(["up"]) }
-            else if previous == "up" { keywords(["to"]) }
-            else { keywords((words.count == 2 ? ["unlimited"] : []) + ["per", "carry", "priority"]) }
+            if words.count == 1 { names(\.grantable) } else { grantClause(words, clauses: Parser.grantClauseWords) }
         case (_, "id") where words.count == 1: values(KnownStores.names)
         case (_, "period") where words.count == 1: values(BillingPeriod.spellings)
         case (_, "duration") where words.count == 2: values(DurationUnit.spellings)
@@ -190,14 +186,38 @@ struct CompletionPlace {
             if words.count == 1 { names(\.isProduct) } else if words.count == 2 { values(OverrideWord.spellings) }
         case ("test", "env") where words.count == 1: values(EnvironmentName.spellings)
         case ("test", "customer") where words.count == 1: keywords(["since"])
+        case ("test", "grant"):
+            if words.count == 1 { names { $0 == .entitlement || $0.grantable } }
+            else { grantClause(words, clauses: ["per", "overage", "from", "until"]) }
         case ("test", "expect"):
             if words.count == 1 { names { !$0.isProduct } }
-            else if previous == "via" { keywords(["direct", "credits"]) }
+            else if previous == "via" { keywords(["direct", "credits", "overage"]) }
             else if previous == "credits" { names { $0 == .credits } }
             else if previous == "balance" { keywords(["unlimited"]) }
             else if DecisionWord(word: previous) != nil { keywords(["balance", "via"]) }
             else if words.count <= 3 { values(DecisionWord.spellings) }
         default: break
+        }
+    }
+
+    /// What continues a grant (`grants NAME …`, or a test's `grant NAME …`) after `words`: the
+    /// value or word a clause goes on with, else the amount (right after the name) and the clauses
+    /// not given yet.
+    private mutating func grantClause(_ words: [String], clauses: [String]) {
+        let previous = words.last ?? ""
+        switch previous {
+        case "per": values(ResetInterval.spellings)
+        case "up": keywords(["to"])
+        case "expires": keywords(["after"])
+        case "to", "after", "priority", "from", "until": break  // a number or an instant comes next
+        default:
+            // A number after `expires after` takes its unit.
+            if words.count >= 2, words[words.count - 2] == "after" {
+                values(DurationUnit.spellings)
+                return
+            }
+            let open = previous == "carry" || previous == "overage" ? ["up"] : []
+            keywords(open + (words.count == 2 ? ["unlimited"] : []) + clauses.filter { !words.contains($0) })
         }
     }
 

@@ -2,12 +2,13 @@ import EntlCompiler
 import EntlSyntax
 
 /// Hover: what a name is (its declaration as a code block), its doc comment, and how it is
-/// connected: what grants it, what it grants, what it unlocks, how credits pay for it.
+/// connected: what grants it, what it grants, what it unlocks, how credits pay for it. On a clause
+/// word of a grant or a test's `grant` and `via overage`: what the clause means (`KeywordHover`).
 extension Analysis {
     /// The hover text of the name at `offset` (Markdown, one section per declaration it resolves
-    /// to) and the range of the name; nil when there is no name there.
+    /// to) and the range of the name, or of the clause word there; nil when there is neither.
     public func hover(in file: String, at offset: Int) -> (markdown: String, range: SourceRange)? {
-        guard let (o, symbols) = resolve(in: file, at: offset) else { return nil }
+        guard let (o, symbols) = resolve(in: file, at: offset) else { return keywordHover(in: file, at: offset) }
         return (symbols.map { Hover.describe($0, in: checked.model) }.joined(separator: "\n\n---\n\n"), o.range)
     }
 }

@@ -19,28 +19,9 @@ public final class Evaluator: Sendable {
     /// Wins over the state's own `environment`; nil: the state's, else live.
     public let environment: Environment?
 
-    private struct Key: Hashable {
-        var kind: UInt8
-        var name: String
-        var required: Int64
-    }
-
-    private struct Entry {
-        var result: EvaluationResult
-        var from: Instant
-        var until: Instant?
-    }
-
-    private struct Cache {
-        /// Bumped by every tracker change; results computed under an older generation are dropped.
-        var generation: UInt64 = 0
-        var entries: [Key: Entry] = [:]
-    }
-
-    /// Most cached results (a bound for callers that ask for ever-new amounts).
-    static let cacheLimit = 4_096
-
-    private let cache = Locked(Cache())
+    /// The cache's slots: one per name of each kind, in both environments.
+    private let featureSlots: NameSlots, productSlots: NameSlots, entitlementSlots: NameSlots
+    private let cache: SpinLocked<ResultCache>
     private let observation = Locked<TrackerObservation?>(nil)
     /// `consume`'s memory of the ledger between uses.
     private let session: Locked<ConsumeSession>
@@ -53,10 +34,19 @@ public final class Evaluator: Sendable {
         self.environment = environment
         session = Locked(ConsumeSession(graph: graph, environment: environment))
         recorder = tracker as? any UsageRecording
+        let (live, test) = (graph.live, graph.test)
+        featureSlots = NameSlots(live: live.features.map(\.name), live.featureNames,
+                                 test: test.features.map(\.name), test.featureNames)
+        productSlots = NameSlots(live: live.products.map(\.name), live.productNames,
+                                 test: test.products.map(\.name), test.productNames)
+        entitlementSlots = NameSlots(live: live.entitlements.map(\.name), live.entitlementNames,
+                                     test: test.entitlements.map(\.name), test.entitlementNames)
+        cache = SpinLocked(ResultCache(features: featureSlots.count, products: productSlots.count,
+                                       entitlements: entitlementSlots.count))
         let token = tracker.observe { [weak self] _ in
             self?.cache.withLock { c in
                 c.generation &+= 1
-                c.entries.removeAll(keepingCapacity: true)
+                c.removeAll()
             }
         }
         observation.withLock { $0 = token }
@@ -71,24 +61,28 @@ public final class Evaluator: Sendable {
                        unlock: unlock)
     }
 
-    /// The cached answer to a question at `at`, or a fresh one (then cached until its `validUntil`).
-    private func answer<R>(_ key: Key, at: Instant, wrap: (R) -> EvaluationResult, unwrap: (EvaluationResult) -> R?,
+    /// The cached answer to a question at `at` (`lookup`), or a fresh one (`compute`), then cached
+    /// (`store`) until its `validUntil`.
+    @inline(__always)
+    private func answer<R>(at: Instant, lookup: (inout ResultCache) -> ResultTable<R>.Box?,
+                           store: (inout ResultCache, ResultTable<R>.Box) -> Void,
                            _ compute: (Evaluation) throws(EvaluationError) -> R) throws(EvaluationError) -> R {
-        let (generation, hit) = cache.withLock { c -> (UInt64, EvaluationResult?) in
-            guard let e = c.entries[key], e.from <= at, e.until.map({ at < $0 }) ?? true else {
-                return (c.generation, nil)
-            }
-            return (c.generation, e.result)
-        }
-        if let hit, let r = unwrap(hit) { return r }
+        let (generation, hit) = cache.withLock { c in (c.generation, lookup(&c)) }
+        if let hit { return hit.value }
         let result = try compute(evaluation(at: at))
-        let wrapped = wrap(result)
+        let box = ResultTable<R>.Box(result)
         cache.withLock { c in
             guard c.generation == generation else { return }  // the tracker changed meanwhile
-            if c.entries.count >= Evaluator.cacheLimit { c.entries.removeAll(keepingCapacity: true) }
-            c.entries[key] = Entry(result: wrapped, from: at, until: wrapped.validUntil)
+            c.reserveOne()
+            store(&c, box)
         }
         return result
+    }
+
+    /// The id of the feature or credit system `name`, to ask about without hashing its name on
+    /// every call (`entitled(_:requiredBalance:at:)`); nil when the rules have none of that name.
+    public func feature(named name: String) -> FeatureID? {
+        graph.featureID(named: name)
     }
 
     /// May the customer use `feature`? For a metered feature, whether `requiredBalance` units are
@@ -96,25 +90,45 @@ public final class Evaluator: Sendable {
     public func entitled(feature: String, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
         -> FeatureResult
     {
-        try answer(Key(kind: 0, name: feature, required: requiredBalance), at: at, wrap: EvaluationResult.feature,
-                   unwrap: { if case .feature(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
-            try e.feature(feature, required: requiredBalance)
+        try entitled(featureSlots.slot(feature), name: feature, requiredBalance: requiredBalance, at: at)
+    }
+
+    /// `entitled(feature:requiredBalance:at:)` for a resolved feature (`feature(named:)`, or the
+    /// ids `entlc gen swift` writes): a repeated question is answered without hashing a name.
+    public func entitled(_ feature: FeatureID, requiredBalance: Int64 = 1, at: Instant = .now())
+        throws(EvaluationError) -> FeatureResult
+    {
+        try entitled(featureSlots.slot(feature), name: feature.name, requiredBalance: requiredBalance, at: at)
+    }
+
+    private func entitled(_ slot: Int?, name: String, requiredBalance: Int64,
+                          at: Instant) throws(EvaluationError) -> FeatureResult {
+        // A name no environment has: the evaluation says so (nothing to cache).
+        guard let slot else { return try evaluation(at: at).feature(name, required: requiredBalance) }
+        return try answer(at: at, lookup: { $0.features.lookup(slot, required: requiredBalance, at: at) },
+                          store: { $0.features.store(slot, required: requiredBalance, result: $1, from: at,
+                                                     until: $1.value.validUntil) }) { e throws(EvaluationError) in
+            try e.feature(name, required: requiredBalance)
         }
     }
 
     /// Does the customer own `product` (and, for a consumable, how many units)?
     public func entitled(product: String, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
-        try answer(Key(kind: 1, name: product, required: 0), at: at, wrap: EvaluationResult.product,
-                   unwrap: { if case .product(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
-            try e.product(product)
+        guard let slot = productSlots.slot(product) else { return try evaluation(at: at).product(product) }
+        return try answer(at: at, lookup: { $0.products.lookup(slot, required: 0, at: at) },
+                          store: { $0.products.store(slot, required: 0, result: $1, from: at,
+                                                     until: $1.value.validUntil) }) {
+            e throws(EvaluationError) in try e.product(product)
         }
     }
 
     /// Is the entitlement active, and through which purchase, until when?
     public func entitlement(_ name: String, at: Instant = .now()) throws(EvaluationError) -> EntitlementResult {
-        try answer(Key(kind: 2, name: name, required: 0), at: at, wrap: EvaluationResult.entitlement,
-                   unwrap: { if case .entitlement(let r) = $0 { r } else { nil } }) { e throws(EvaluationError) in
-            try e.entitlement(name)
+        guard let slot = entitlementSlots.slot(name) else { return try evaluation(at: at).entitlement(name) }
+        return try answer(at: at, lookup: { $0.entitlements.lookup(slot, required: 0, at: at) },
+                          store: { $0.entitlements.store(slot, required: 0, result: $1, from: at,
+                                                         until: $1.value.validUntil) }) {
+            e throws(EvaluationError) in try e.entitlement(name)
         }
     }
 

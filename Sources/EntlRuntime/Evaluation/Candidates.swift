@@ -18,6 +18,19 @@ struct Candidate: Sendable {
     /// Whether it is a candidate at `t` (a replay also keeps the grants that were candidates only
     /// at the instants of earlier uses, §5).
     var present = true
+    /// §5, for a replay: how it stood for a use before `t`, a candidate from `from` until before
+    /// `until`, certain when `rank` is 2, uncertain when 1. A product-level grant's purchase is
+    /// read on its own at every use's instant (`own`); a lot that lapsed by `t` otherwise counts as
+    /// at `t` until it lapsed, for the uses charged as the state reads at `t` (`UseReadings`).
+    /// Nil: as at `t` (`present`, `certain`).
+    var past: PastStanding?
+
+    struct PastStanding {
+        var from: Instant?
+        var until: Instant?
+        var rank: UInt8
+        var own = false
+    }
 
     /// §5: a grant instance is the grant together with the purchase (or override, or state grant)
     /// behind it.
@@ -50,9 +63,23 @@ extension Evaluation {
 
     /// Gives `body` every grant of feature `f` whose source counts at `t`. `last`: the entitlement
     /// found last (the features of a credit component are often granted by the same one).
-    func forEachCandidate(of f: Int, last: inout EntitlementSource?, _ found: (Candidate) -> Void) {
+    ///
+    /// `since`, for a replay whose first use is at that instant before `t`: also the grants that
+    /// counted only between then and `t` as the state reads at `t` (§5) — a product-level grant's
+    /// purchase that was owned at an earlier use's instant, a lot that lapsed since — not
+    /// `present`, with how each stood before `t` (`Candidate.past`).
+    func forEachCandidate(of f: Int, last: inout EntitlementSource?, since: Instant? = nil,
+                          _ found: (Candidate) -> Void) {
         // A lot (`expires after`) counts until it lapses.
-        func body(_ c: Candidate) { if lotExpiry(c).map({ at < $0 }) ?? true { found(c) } }
+        func body(_ c: Candidate) {
+            guard let lapses = lotExpiry(c), lapses <= at else { return found(c) }
+            guard let since, since < lapses else { return }
+            var lapsed = c
+            lapsed.present = false
+            if lapsed.past == nil { lapsed.past = .init(from: nil, until: lapses, rank: c.certain ? 2 : 1) }
+            lapsed.past!.until = earliest(lapsed.past!.until, lapses)
+            found(lapsed)
+        }
         for g in graph.features[f].grants {
             switch g.source {
             case .product(let p):
@@ -63,9 +90,25 @@ extension Evaluation {
                 case .notPurchased?: break
                 case nil:
                     // A product-level grant counts once per owned purchase, with its anchor.
-                    for j in purchases(of: p) where standings[j] == .owned || standings[j] == .unknown {
-                        body(Candidate(grant: g, certain: standings[j] == .owned, product: p, purchase: j,
-                                       quantity: consumable ? state.purchases[j].quantity : 1))
+                    for j in purchases(of: p) {
+                        let now = standings[j] == .owned || standings[j] == .unknown
+                        var c = Candidate(grant: g, certain: standings[j] == .owned, product: p, purchase: j,
+                                          quantity: consumable ? state.purchases[j].quantity : 1)
+                        if let since {
+                            // Read on its own at each earlier use: as from its purchase until its access ends
+                            // (a status that is not known stays so), not owned after.
+                            let (bought, end) = (state.purchases[j].purchasedAt, accessEnd(j).instant)
+                            let rank = pastRank(of: j, at: bought ?? since)
+                            let until = end.flatMap { pastRank(of: j, at: max($0, bought ?? $0)) == rank ? nil : $0 }
+                            c.past = .init(from: bought, until: until, rank: rank, own: true)
+                            let counted = rank > 0 && bought.map { $0 < at } ?? true && until.map { $0 > since } ?? true
+                            guard now || counted else { continue }
+                            c.present = now
+                            c.certain = now ? c.certain : rank == 2
+                        } else if !now {
+                            continue
+                        }
+                        body(c)
                     }
                 }
             case .entitlement(let e):

@@ -174,18 +174,11 @@ public struct Evaluation: Sendable {
         return top > 0 ? stack[top - 1] : (.false, .never)
     }
 
-    /// Kleene truth of a constraint (a feature's `requires`).
-    func truth(of c: Constraint) -> Truth {
-        switch c {
-        case .product(let p): products[p].truth
-        case .entitlement(let e): entitlementValue(e).0
-        case .atLeast(let p, let n): products[p].atLeast(n)
-        case .purchased(let p, let date): qualified(p, date).0
-        case .everyone: .true
-        case .not(let inner): !truth(of: inner)
-        case .and(let terms): terms.reduce(Truth.true) { $0 && truth(of: $1) }
-        case .or(let terms): terms.reduce(Truth.false) { $0 || truth(of: $1) }
-        }
+    /// Kleene truth of a constraint's postfix program (a feature's `requires`): the entitlements it
+    /// names are computed first, then the program runs as an entitlement's does.
+    func truth(of program: [ConstraintOp]) -> Truth {
+        for op in program { if case .entitlement(let e) = op { _ = entitlementValue(Int(e)) } }
+        return tables.withEntitlements { memo in run(program, entitlements: UnsafeBufferPointer(memo)) }.0
     }
 
     // MARK: - Queries by name

@@ -22,14 +22,18 @@ extension Evaluation {
             }
         }
         if unlocks, !result.allowed {
-            result.unlockedBy = unlockingProducts(graph.features[f].unlockCandidates) {
-                $0.feature(f, required: required).allowed
-            }
+            // §4.6: only products named positively can allow it — unless a state grant keeps an
+            // entitlement active: buying a product named under a `not` then hands the entitlement
+            // to the grant, whose allowances are fresh (another grant instance, §5).
+            let handsOver = result.kind != .boolean && state.grants.contains { $0.target.isEntitlement }
+            let candidates = handsOver ? graph.features[f].watchedProducts : graph.features[f].unlockCandidates
+            result.unlockedBy = unlockingProducts(candidates) { $0.feature(f, required: required).allowed }
         }
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
-        let requirement = graph.features[f].requires.map(truth(of:))
+        let feature = graph.features[f]
+        let requirement = feature.requires == nil ? nil : truth(of: feature.requiresProgram)
         // A grant counts when its product is owned (once is enough) or its entitlement active.
         var granting: Grant.Source?
         var uncertain = false
@@ -212,8 +216,8 @@ extension Evaluation {
                 result.decision = .allowed
                 result.via = .overage
                 result.why = Reason(formed: {
-                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) go over the allowance "
-                        + "(overdrawn, billable)"
+                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) "
+                        + (left == 1 ? "goes" : "go") + " over the allowance (overdrawn, billable)"
                 })
             } else if let high = direct.high, high < required,
                       direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {

@@ -26,7 +26,7 @@ extension Evaluation {
     /// A state grant naming nothing the rules have, or with terms its feature's kind cannot have.
     private func grantWarnings(into found: inout [StateError]) {
         for (i, g) in state.grants.enumerated() {
-            let place = "grants[\(i)]"
+            var place: String { "grants[\(i)]" }
             switch g.target {
             case .entitlement(let name):
                 guard graph.entitlementIndex[name] == nil else { continue }
@@ -62,19 +62,17 @@ extension Evaluation {
     }
 
     private func purchaseWarnings(into found: inout [StateError]) {
-        var stores: Set<String>?
         for j in state.purchases.indices where state.purchases[j].environment == environment {
             let purchase = state.purchases[j]
-            let place = "purchases[\(j)]"
-            if let store = purchase.store {
-                let known = stores ?? Set(graph.storeIDs.keys)
-                stores = known
-                if !known.contains(store) {
-                    let suggestion = Suggestions.closest(to: store, among: known.sorted())
-                    found.append(StateError(path: place + ".store",
-                                            message: "no product of the rules has an id at store `\(store)`"
-                                                + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
-                }
+            // Formed only for a warning: most purchases have none.
+            var place: String { "purchases[\(j)]" }
+            // A purchase matched by its store id names a store the rules know.
+            if let store = purchase.store, purchaseProduct[j] < 0 || graph.productNames[purchase.product] != nil,
+               graph.storeIDs[store] == nil {
+                let suggestion = Suggestions.closest(to: store, among: graph.storeIDs.keys.sorted())
+                found.append(StateError(path: place + ".store",
+                                        message: "no product of the rules has an id at store `\(store)`"
+                                            + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
             }
             if let bought = purchase.purchasedAt, let expiry = purchase.expiresAt, bought > expiry {
                 found.append(StateError(path: place + ".purchased_at",
@@ -105,7 +103,7 @@ extension Evaluation {
         var names: (events: [String], all: [String])?
         for i in state.usage.indices where !retried.contains(i) {
             let record = state.usage[i]
-            let place = "usage[\(i)]"
+            var place: String { "usage[\(i)]" }
             let f = Int(features[i])
             if f < 0 {
                 let known = names ?? (graph.eventIndex.keys.sorted(),

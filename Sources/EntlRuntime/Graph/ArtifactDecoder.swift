@@ -19,8 +19,11 @@
 ///   on credit systems, each to a distinct single-use or continuous feature, both numbers ≥ 1.
 /// - grants: no amount on a boolean feature, an amount (≥ 1) or `unlimited` on the others;
 ///   `per` and `carry` only on single-use features and credit systems (carry without `per` is a
-///   lint, not an error: it is emitted), a carry cap ≥ 1; a priority from 0; orders numbering
-///   the environment's grants 0, 1, … in declaration order (ascending within each feature).
+///   lint, not an error: it is emitted), a carry cap ≥ 1; `overage` only on single-use features,
+///   its cap ≥ 1; `expires_after` only on a counted grant of a single-use feature or credit system
+///   without `per`, as long as a `duration` may be; a priority from 0; orders numbering the
+///   environment's grants 0, 1, … in declaration order (ascending within each feature). A grant
+///   without `overage` or `expires_after` has no such member (so older artifacts stay byte for byte).
 /// - every number at most 10^15.
 enum ArtifactDecoder {
     static let maxAmount: Int64 = 1_000_000_000_000_000
@@ -35,6 +38,10 @@ enum ArtifactDecoder {
     static let productKeys = ["name", "display_name", "docs", "kind", "period", "group", "duration", "store_ids"]
     static let featureKeys = ["name", "display_name", "docs", "kind", "event", "unit_singular", "unit_plural",
                               "requires", "grants", "conversions"]
+    /// A grant's members, in the order `entlc build` writes them; `overage` and `expires_after` only
+    /// when it has them.
+    static let grantKeys = ["source", "amount", "interval", "carry", "overage", "expires_after", "priority", "order"]
+    static let optionalGrantKeys: Set<String> = ["overage", "expires_after"]
 
     static func graph(_ node: ArtifactNode) throws(RuleGraphArtifactError) -> RuleGraph {
         let g = try node.object(["app", "live", "test"])
@@ -87,8 +94,9 @@ struct EnvironmentReader {
     var grantCount = 0
     private var names = Set<String>()
     private var storeIDs = Set<StoreID>()
-    private var events = Set<String>()
-    private var grantOrders = Set<Int>()
+    /// The events and grant orders taken so far (read with the features, `ArtifactDecoder+Features`).
+    var events = Set<String>()
+    var grantOrders = Set<Int>()
 
     /// A declaration's name: an identifier, not reserved, not taken.
     mutating func declare(_ n: ArtifactNode) throws(RuleGraphArtifactError) -> String {
@@ -154,7 +162,7 @@ struct EnvironmentReader {
     }
 
     /// `duration N days|weeks|months|years`: whole months or whole days (never both), one day to
-    /// 100 years. (`expires after`, once the language has it, is written and checked the same way.)
+    /// 100 years. A grant's `expires after` is written and checked the same way.
     static func duration(_ node: ArtifactNode) throws(RuleGraphArtifactError) -> CalendarStep {
         let d = try node.object(["months", "seconds"])
         let monthsNode = try d.member("months"), secondsNode = try d.member("seconds")
@@ -287,106 +295,6 @@ struct EnvironmentReader {
         }
         guard stack.count == 1 else { throw node.fail("the program leaves \(stack.count) values, not one") }
         return (stack[0].c, named)
-    }
-
-    // MARK: - Features and grants
-
-    /// A feature or credit system (`f` is checked to be an object with `featureKeys`).
-    mutating func feature(_ f: ArtifactNode) throws(RuleGraphArtifactError) {
-        let name = try declare(f)
-        let kind = featureKinds[features.count]
-        var event: String?
-        if let e = try f.optional("event") {
-            guard kind == .singleUse || kind == .continuous else { throw e.fail(D.onlyOnMetered("an event", kind)) }
-            let written = try e.string()
-            guard events.insert(written).inserted else { throw e.fail("duplicate event name \"\(written)\"") }
-            event = written
-        }
-        let singular = try f.member("unit_singular"), plural = try f.member("unit_plural")
-        if kind == .boolean, let unit = [singular, plural].first(where: { !$0.isNull }) {
-            throw unit.fail(D.onlyOnMetered("a unit", kind))
-        }
-        guard singular.isNull == plural.isNull else { throw (singular.isNull ? singular : plural).fail(D.unitHalf) }
-        var requires: Constraint?
-        if let r = try f.optional("requires") {
-            guard kind == .boolean else { throw r.fail("only a boolean feature has a requirement") }
-            requires = try constraint(r).0
-        }
-        var grants: [Grant] = []
-        for g in try f.member("grants").array() {
-            let grant = try self.grant(g, of: kind)
-            if let previous = grants.last, grant.order < previous.order {
-                throw try g.member("order").fail(D.grantOutOfOrder(grant.order, after: previous.order))
-            }
-            grants.append(grant)
-        }
-        var conversions: [Conversion] = []
-        let conversionNodes = try f.member("conversions").array()
-        if kind != .credits, let first = conversionNodes.first {
-            throw first.fail("only a credit system has conversions")
-        }
-        for c in conversionNodes {
-            let o = try c.object(["feature", "amount", "credits"])
-            let targetNode = try o.member("feature")
-            let target = try targetNode.index(below: featureKinds.count, of: "features")
-            guard featureKinds[target] == .singleUse || featureKinds[target] == .continuous else {
-                throw targetNode.fail(D.convertsNonMetered(featureKinds[target]))
-            }
-            guard !conversions.contains(where: { $0.feature == target }) else {
-                throw targetNode.fail(D.convertedTwice(featureNames[target]))
-            }
-            conversions.append(Conversion(feature: target, amount: try o.member("amount").int(1...D.maxAmount),
-                                          credits: try o.member("credits").int(1...D.maxAmount)))
-        }
-        features.append(Feature(name: name, displayName: try f.optionalString("display_name"),
-                                docs: try f.optionalString("docs"), kind: kind, event: event,
-                                unitSingular: try singular.isNull ? nil : singular.string(),
-                                unitPlural: try plural.isNull ? nil : plural.string(), requires: requires,
-                                grants: grants, conversions: conversions))
-    }
-
-    /// `grants FEATURE [AMOUNT | unlimited] [per I] [carry [up to N]] [priority N]` of a feature of `kind`.
-    mutating func grant(_ node: ArtifactNode, of kind: FeatureKind) throws(RuleGraphArtifactError) -> Grant {
-        let g = try node.object(["source", "amount", "interval", "carry", "priority", "order"])
-        let sourceNode = try g.member("source")
-        let source: Grant.Source
-        if case .object(let m) = sourceNode.value, m.first?.key == "product" {
-            source = .product(try sourceNode.object(["product"]).member("product")
-                .index(below: products.count, of: "products"))
-        } else {
-            source = .entitlement(try sourceNode.object(["entitlement"]).member("entitlement")
-                .index(below: entitlementCount, of: "entitlements"))
-        }
-        let amountNode = try g.member("amount")
-        let amount: Grant.Amount
-        switch amountNode.value {
-        case .null: amount = .none
-        case .string("unlimited"): amount = .unlimited
-        default: amount = .count(try amountNode.int(1...D.maxAmount))
-        }
-        guard (amount == .none) == (kind == .boolean) else {
-            throw amountNode.fail(kind == .boolean ? "a boolean feature's grant has no amount" : D.missingAmount(kind))
-        }
-        // Windows are for what is used up: single-use features and credit systems.
-        let windowed = kind == .singleUse || kind == .credits
-        let intervalNode = try g.optional("interval")
-        if let intervalNode, !windowed { throw intervalNode.fail(D.noWindows("`per`", kind)) }
-        let carryNode = try g.member("carry")
-        let carry: Grant.Carry?
-        switch carryNode.value {
-        case .null: carry = nil
-        case .string("uncapped"): carry = .uncapped
-        default: carry = .upTo(try carryNode.int(1...D.maxAmount))
-        }
-        if carry != nil, !windowed { throw carryNode.fail(D.noWindows("`carry`", kind)) }
-        // `overage [up to N]` and `expires after N UNIT` (not in the language yet) join the grant's
-        // members here when it has them: overage only on single-use features, `expires after` only
-        // without `interval` and at most 100 years (`EnvironmentReader.duration`).
-        let orderNode = try g.member("order")
-        let order = Int(try orderNode.int(0...Int64(max(grantCount - 1, 0))))
-        guard grantOrders.insert(order).inserted else { throw g.fail("grant order \(order) is used twice") }
-        return Grant(source: source, amount: amount, interval: try intervalNode?.rawValue(Interval.self), carry: carry,
-                     priority: try g.member("priority").int(0...D.maxAmount), order: order)
     }
 }
 

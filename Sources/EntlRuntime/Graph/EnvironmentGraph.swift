@@ -30,6 +30,10 @@ public final class EnvironmentGraph: Sendable {
     /// Per component, per member: the credit systems that can pay for it, as members, in
     /// declaration order (none for a credit system).
     let componentRoutes: [[[MemberRoute]]]
+    /// Per component: the products behind the entitlements that grant its members (§5: how they
+    /// stood at a use's instant decides which entitlement grants paid for it; a product-level
+    /// grant's purchase is read on its own, `Candidate.past`).
+    let componentEntitlementProducts: [[Int]]
 
     /// A credit system that can pay for a member of a credit component, as a member of it:
     /// `amount` of the member cost `credits` (where `ComponentReplay` spills a use's rest).
@@ -127,6 +131,15 @@ public final class EnvironmentGraph: Sendable {
             }
         }
         let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
+        componentEntitlementProducts = components.map { members in
+            var behind = Set<Int>()
+            for f in members {
+                for g in features[f].grants {
+                    if case .entitlement(let e) = g.source { behind.formUnion(named[e].all) }
+                }
+            }
+            return behind.sorted()
+        }
         for i in features.indices {
             var set = own[i]
             if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }

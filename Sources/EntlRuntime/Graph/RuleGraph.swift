@@ -154,7 +154,11 @@ public struct Feature: Sendable {
     public var unitSingular: String?
     public var unitPlural: String?
     /// Boolean features: the requirement that grants it by itself.
-    public var requires: Constraint?
+    public var requires: Constraint? {
+        didSet { requiresProgram = requires?.program ?? [] }
+    }
+    /// `requires` in postfix form (derived, not encoded); empty without one.
+    public private(set) var requiresProgram: [ConstraintOp]
     /// Every grant of this feature, in declaration order.
     public var grants: [Grant]
     /// Credit systems: what they pay for.
@@ -180,6 +184,7 @@ public struct Feature: Sendable {
         self.unitSingular = unitSingular
         self.unitPlural = unitPlural
         self.requires = requires
+        self.requiresProgram = requires?.program ?? []
         self.grants = grants
         self.conversions = conversions
         self.creditRoutes = []

@@ -108,8 +108,7 @@ enum ArtifactEncoder {
         .object([
             ("name", .string(p.name)), ("display_name", .string(p.displayName)), ("docs", .string(p.docs)),
             ("kind", .string(p.kind.rawValue)), ("period", .string(p.period?.rawValue)), ("group", .string(p.group)),
-            ("duration", p.duration.map { .object([("months", .int($0.months)), ("seconds", .int($0.seconds))]) }
-                ?? .null),
+            ("duration", p.duration.map(calendarStep) ?? .null),
             ("store_ids", .array(p.storeIDs.map { .object([("store", .string($0.store)), ("id", .string($0.id))]) })),
         ])
     }
@@ -144,8 +143,21 @@ enum ArtifactEncoder {
         case .uncapped?: .string("uncapped")
         case .upTo(let n)?: .int(n)
         }
-        return .object([("source", source), ("amount", amount), ("interval", .string(g.interval?.rawValue)),
-                        ("carry", carry), ("priority", .int(g.priority)), ("order", .int(Int64(g.order)))])
+        var members: [(String, JSONValue)] = [("source", source), ("amount", amount),
+                                              ("interval", .string(g.interval?.rawValue)), ("carry", carry)]
+        // Written only when present, so a rule set without them builds the bytes it always did.
+        switch g.overage {
+        case .unbounded?: members.append(("overage", .string("unbounded")))
+        case .upTo(let n)?: members.append(("overage", .int(n)))
+        case nil: break
+        }
+        if let step = g.expiresAfter { members.append(("expires_after", calendarStep(step))) }
+        return .object(members + [("priority", .int(g.priority)), ("order", .int(Int64(g.order)))])
+    }
+
+    /// A `duration` or `expires after`: `{"months":12,"seconds":0}`.
+    static func calendarStep(_ step: CalendarStep) -> JSONValue {
+        .object([("months", .int(step.months)), ("seconds", .int(step.seconds))])
     }
 
     /// `[["product",0],["entitlement",1],["or",2]]`: one array per step.
@@ -213,8 +225,9 @@ struct ArtifactNode {
 
     var isNull: Bool { value == .null }
 
-    /// An object with exactly these members (each once, no others).
-    func object(_ keys: [String]) throws(RuleGraphArtifactError) -> ArtifactNode {
+    /// An object with exactly these members (each once, no others), those in `optional` possibly
+    /// absent.
+    func object(_ keys: [String], optional: Set<String> = []) throws(RuleGraphArtifactError) -> ArtifactNode {
         guard case .object(let members) = value else { throw fail("expected an object") }
         // The members exactly in `keys`' order, as `entlc build` writes them: nothing more to check.
         guard members.count != keys.count || zip(members, keys).contains(where: { $0.key != $1 }) else { return self }
@@ -224,13 +237,20 @@ struct ArtifactNode {
             guard !seen[k] else { throw fail("member `\(m.key)` appears twice") }
             seen[k] = true
         }
-        if let missing = keys.indices.first(where: { !seen[$0] }) { throw fail("missing member `\(keys[missing])`") }
+        if let missing = keys.indices.first(where: { !seen[$0] && !optional.contains(keys[$0]) }) {
+            throw fail("missing member `\(keys[missing])`")
+        }
         return self
     }
 
     func member(_ key: String) throws(RuleGraphArtifactError) -> ArtifactNode {
         guard let v = value[key] else { throw fail("missing member `\(key)`") }
         return ArtifactNode(v, .key(place, key))
+    }
+
+    /// The member, or nil when it is absent (an optional member of `object(_:optional:)`).
+    func present(_ key: String) -> ArtifactNode? {
+        value[key].map { ArtifactNode($0, .key(place, key)) }
     }
 
     /// The member, or nil when it is null.

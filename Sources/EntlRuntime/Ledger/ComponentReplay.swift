@@ -29,6 +29,8 @@ struct ComponentReplay {
         /// The caller's grants for it (its candidates), a range of what the ledgers' sources index.
         var candidates: Range<Int>
         var overage: Int64 = 0
+        /// Whether an unlimited grant of it stands before `t` otherwise than at `t` (`Candidate.past`).
+        var pastUnlimited = false
     }
 
     let members: UnsafeMutableBufferPointer<Member>
@@ -39,29 +41,43 @@ struct ComponentReplay {
     let certainOnly: Bool
     /// The readings other than `t`'s that uses are charged under; nil: none.
     let readings: UseReadings?
+    /// `t`, the instant the replay is read at.
+    let now: Instant
 
-    /// Whether candidate `i` pays for a use charged under `reading` (0: the state read at `t`).
+    /// Whether candidate `i` pays for a use at `instant` charged under `reading` (0: the state
+    /// read at `t`; before `t`, as `Candidate.past` says).
     @inline(__always)
-    func pays(_ i: Int, reading: Int32) -> Bool {
+    func pays(_ i: Int, reading: Int32, at instant: Instant) -> Bool {
+        if instant < now, let past = candidates[i].past, reading == 0 || past.own {
+            return (past.rank == 2 || past.rank == 1 && !certainOnly) && past.from.map({ $0 <= instant }) ?? true
+                && past.until.map({ instant < $0 }) ?? true
+        }
         guard reading != 0, let readings else {
             return candidates[i].present && (candidates[i].certain || !certainOnly)
         }
         return readings.pays(i, reading: Int(reading), certainOnly: certainOnly)
     }
 
-    /// Whether one of a member's unlimited grants pays at `reading` (it covers whatever the
-    /// counted ones cannot).
-    private func unlimited(_ m: Int, reading: Int32) -> Bool {
-        if reading == 0 { return members[m].unlimited }
+    /// Whether ledger `i` pays for a use at `instant` charged under `reading`: its candidate does,
+    /// and it exists then.
+    @inline(__always)
+    private func counts(_ i: Int, reading: Int32, at instant: Instant) -> Bool {
+        pays(ledgers[i].source, reading: reading, at: instant) && ledgers[i].exists(at: instant)
+    }
+
+    /// Whether one of a member's unlimited grants pays for a use at `instant` charged under
+    /// `reading` (it covers whatever the counted ones cannot).
+    private func unlimited(_ m: Int, reading: Int32, at instant: Instant) -> Bool {
+        if reading == 0, instant >= now || !members[m].pastUnlimited { return members[m].unlimited }
         return members[m].candidates.contains {
-            candidates[$0].grant.amount == .unlimited && pays($0, reading: reading)
+            candidates[$0].grant.amount == .unlimited && pays($0, reading: reading, at: instant)
         }
     }
 
     /// Moves a member's ledgers that pay at `reading` and exist at `instant` to the window
     /// containing it.
     private func advance(_ m: Int, to instant: Instant, reading: Int32) {
-        for i in members[m].ledgers where pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+        for i in members[m].ledgers where counts(i, reading: reading, at: instant) {
             ledgers[i].advance(to: instant)
         }
     }
@@ -69,9 +85,9 @@ struct ComponentReplay {
     /// What a member has left for a use at `instant` charged under `reading`, its ledgers
     /// advanced there (nil: unlimited).
     private func available(_ m: Int, at instant: Instant, reading: Int32) -> Int64? {
-        if unlimited(m, reading: reading) { return nil }
+        if unlimited(m, reading: reading, at: instant) { return nil }
         var total: Int64 = 0
-        for i in members[m].ledgers where pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+        for i in members[m].ledgers where counts(i, reading: reading, at: instant) {
             total = total.addingSaturating(ledgers[i].balance)
         }
         return total
@@ -89,7 +105,7 @@ struct ComponentReplay {
             var count = 0
             for i in members[m].ledgers
             where (overdraft ? ledgers[i].overdraftLeft != 0 : ledgers[i].balance > 0)
-                && pays(ledgers[i].source, reading: reading) && ledgers[i].exists(at: instant) {
+                && counts(i, reading: reading, at: instant) {
                 buffer.initializeElement(at: count, to: i)
                 count += 1
             }
@@ -129,7 +145,7 @@ struct ComponentReplay {
             advance(m, to: event.at, reading: event.reading)
             var (rest, parts) = take(event.amount, from: m, at: event.at, reading: event.reading, explain: explain,
                                      grantName: grantName)
-            if rest > 0, unlimited(m, reading: event.reading) { rest = 0 }
+            if rest > 0, unlimited(m, reading: event.reading, at: event.at) { rest = 0 }
             var paid = ""
             if rest > 0, !routes[m].isEmpty {
                 let payments = spill(rest, routes[m], at: event.at, reading: event.reading, explain: explain,
@@ -230,7 +246,7 @@ struct ComponentReplay {
         var overdrawn: Int64 = 0
         var left: Int64? = 0
         for i in members[m].ledgers
-        where ledgers[i].overage != nil && pays(ledgers[i].source, reading: 0) && ledgers[i].exists(at: t) {
+        where ledgers[i].overage != nil && counts(i, reading: 0, at: t) {
             overdrawn = overdrawn.addingSaturating(ledgers[i].overdrawn)
             left = ledgers[i].overdraftLeft.flatMap { l in left.map { $0.addingSaturating(l) } }
         }
@@ -242,7 +258,7 @@ struct ComponentReplay {
     func nextBalanceChange(_ m: Int, at t: Instant) -> Instant? {
         var next: Instant?
         for i in members[m].ledgers
-        where pays(ledgers[i].source, reading: 0) && ledgers[i].exists(at: t) && ledgers[i].changesAtNextBoundary {
+        where counts(i, reading: 0, at: t) && ledgers[i].changesAtNextBoundary {
             next = earliest(next, ledgers[i].currentEnd.instant)
         }
         return next

@@ -62,9 +62,13 @@ extension Evaluation {
         var foundCount = 0
         var last: EntitlementSource?
         var marks: [(instance: Int, reading: Int, certain: Bool)] = []
+        let since = sorting.first.map(\.at).flatMap { $0 < at ? $0 : nil }
         for (m, f) in members.enumerated() {
             let first = foundCount
-            forEachCandidate(of: f, last: &last) { found.initializeElement(at: foundCount, to: $0); foundCount += 1 }
+            forEachCandidate(of: f, last: &last, since: since) {
+                found.initializeElement(at: foundCount, to: $0)
+                foundCount += 1
+            }
             if let position { addPositionInstances(position, member: m, into: found, first: first, count: &foundCount) }
             if !readings.isEmpty {
                 addInstances(of: f, readings, into: found, first: first, count: &foundCount, marks: &marks)
@@ -79,8 +83,8 @@ extension Evaluation {
             for mark in marks { r.mark(mark.instance, reading: mark.reading, certain: mark.certain) }
             marked = r
         }
-        let uncertain = candidates.contains { $0.present && !$0.certain } || marks.contains { !$0.certain }
-            || position?.diverged == true
+        let uncertain = candidates.contains { $0.present && !$0.certain || $0.past?.rank == 1 }
+            || marks.contains { !$0.certain } || position?.diverged == true
         let counted = candidates.count { $0.counted != nil }
         let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 
@@ -95,15 +99,17 @@ extension Evaluation {
                     if let n = candidates[i].counted {
                         room.initializeElement(at: made, to: ledger(candidates[i], allowance: n, source: i))
                         made += 1
-                    } else if candidates[i].grant.amount == .unlimited, candidates[i].present,
-                              candidates[i].certain || !certainOnly {
-                        start.members[m].unlimited = true
+                    } else if candidates[i].grant.amount == .unlimited {
+                        if candidates[i].present, candidates[i].certain || !certainOnly {
+                            start.members[m].unlimited = true
+                        }
+                        if candidates[i].past != nil { start.members[m].pastUnlimited = true }
                     }
                 }
                 start.members[m].ledgers = first..<made
             }
             let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates,
-                                    certainOnly: certainOnly, readings: marked)
+                                    certainOnly: certainOnly, readings: marked, now: at)
             if let position { resume(r, from: position, certainOnly: certainOnly) }
             var trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
                                grantName: { sourceName(candidates[$0]).name },

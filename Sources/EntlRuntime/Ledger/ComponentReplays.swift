@@ -39,7 +39,7 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
                             certainOnly: Bool) -> ComponentReplay {
                     ComponentReplay(members: UnsafeMutableBufferPointer(start: start, count: m),
                                     ledgers: .init(start: nil, count: 0), candidates: candidates,
-                                    certainOnly: certainOnly, readings: nil)
+                                    certainOnly: certainOnly, readings: nil, now: Instant(seconds: 0))
                 }
                 return Header(candidates: candidates, low: replay(members, certainOnly: true),
                               high: replay(members + m, certainOnly: false))

@@ -55,7 +55,7 @@ extension Evaluation {
         var sources: [BalanceSource] = []
         if wanted {
             sources.reserveCapacity(range.count)
-            for l in low.members[m].ledgers where low.pays(low.ledgers[l].source, reading: 0) {
+            for l in low.members[m].ledgers where low.pays(low.ledgers[l].source, reading: 0, at: at) {
                 sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l]))
             }
             for l in high.members[m].ledgers

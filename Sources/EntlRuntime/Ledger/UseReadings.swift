@@ -68,83 +68,89 @@ extension Evaluation {
     }
 
     /// §5 "what paid for a use stays paid": a use consumes from the grants that were candidates
-    /// at its instant. Sets each use's reading — 0 when every purchase the component watches
-    /// stood at the use's instant as it stands at `t` (so its candidates are those at `t`), else
-    /// one of the returned readings: the state as read at the instant of the first use so read
-    /// (uses between the same purchase dates share it). A use at `t` is read at `t`.
+    /// at its instant. Sets each use's reading — 0 when every purchase behind the entitlements
+    /// granting the component's members, and every state grant, stood at the use's instant as it
+    /// stands at `t` (so its candidates are those at `t`, a product-level grant's purchase read on
+    /// its own, `Candidate.past`), else one of the returned readings: the state as read at the
+    /// instant of the first use so read (uses between the same purchase dates share it). A use at
+    /// `t` is read at `t`.
     func pastReadings(of events: UnsafeMutableBufferPointer<UseEvent>, component c: Int) -> [Evaluation] {
         guard let first = events.first, first.at < at else { return [] }
-        let watched = graph.features[graph.components[c][0]].watchedProducts
-        return state.purchases.withUnsafeBufferPointer { dated -> [Evaluation] in
-            /// 0 not owned, 1 unknown, 2 owned.
-            func rank(_ s: PurchaseStanding) -> UInt8 { s == .owned ? 2 : s == .unknown ? 1 : 0 }
-            func stood(_ j: Int, at e: Instant) -> UInt8 {
-                let p = graph.products[Int(purchaseProduct[j])]
-                return rank(OwnershipResolver.standing(dated.baseAddress! + j, p.kind, p.duration, at: e, past: true))
-            }
-            /// Where purchase `j`'s reading at past instants changes: its `purchased_at` and its access end.
-            func cuts(_ j: Int) -> (Instant?, Instant?) { (dated[j].purchasedAt, accessEnd(j).instant) }
-            // Most often every use is read as at `t`: nothing watched starts or ends between the
-            // first use and `t`, and each purchase stood at the first use as it stands now.
-            var same = true
-            for p in watched where products[p].override == nil {
-                for j in purchases(of: p) {
-                    let (bought, end) = cuts(j)
-                    if bought.map({ $0 > first.at && $0 <= at }) ?? false
-                        || end.map({ $0 > first.at && $0 <= at }) ?? false
-                        || stood(j, at: first.at) != rank(standings[j]) {
-                        same = false
-                    }
+        let watched = graph.componentEntitlementProducts[c]
+        /// Where purchase `j`'s reading at past instants changes: its `purchased_at` and its access end.
+        func cuts(_ j: Int) -> (Instant?, Instant?) { (state.purchases[j].purchasedAt, accessEnd(j).instant) }
+        // Most often every use is read as at `t`: nothing watched starts or ends between the
+        // first use and `t`, and each purchase stood at the first use as it stands now.
+        var same = true
+        for p in watched where products[p].override == nil {
+            for j in purchases(of: p) {
+                let (bought, end) = cuts(j)
+                if bought.map({ $0 > first.at && $0 <= at }) ?? false
+                    || end.map({ $0 > first.at && $0 <= at }) ?? false
+                    || pastRank(of: j, at: first.at) != Evaluation.rank(standings[j]) {
+                    same = false
                 }
             }
-            // State grants start and end by themselves too (their `from` and `until`).
-            for g in state.grants where g.covers(first.at) != g.covers(at)
-                || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false {
-                same = false
+        }
+        // State grants start and end by themselves too (their `from` and `until`).
+        for g in state.grants where g.covers(first.at) != g.covers(at)
+            || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false {
+            same = false
+        }
+        if same { return [] }
+        var watchedPurchases: [Int] = []
+        var instants: [Instant] = []
+        for p in watched where products[p].override == nil {
+            for j in purchases(of: p) {
+                watchedPurchases.append(j)
+                let (bought, end) = cuts(j)
+                if let bought { instants.append(bought) }
+                if let end { instants.append(end) }
             }
-            if same { return [] }
-            var watchedPurchases: [Int] = []
-            var instants: [Instant] = []
-            for p in watched where products[p].override == nil {
-                for j in purchases(of: p) {
-                    watchedPurchases.append(j)
-                    let (bought, end) = cuts(j)
-                    if let bought { instants.append(bought) }
-                    if let end { instants.append(end) }
+        }
+        for g in state.grants {
+            instants.append(g.from)
+            if let until = g.until { instants.append(until) }
+        }
+        instants.sort()
+        /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
+        func reading(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
+            watchedPurchases.map(standing) + state.grants.map { $0.covers(e) ? 1 : 0 }
+        }
+        let present = reading({ Evaluation.rank(standings[$0]) }, at: at)
+        var seen: [(stood: [UInt8], reading: Evaluation)] = []
+        var cut = 0, interval = -1, current: Int32 = 0
+        for k in events.indices where events[k].at < at {
+            let e = events[k].at
+            while cut < instants.count, instants[cut] <= e { cut += 1 }
+            if cut != interval {
+                interval = cut
+                let stood = reading({ pastRank(of: $0, at: e) }, at: e)
+                if stood == present {
+                    current = 0
+                } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
+                    current = Int32(known + 1)
+                } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
+                                                        explain: false, unlock: false, past: true) {
+                    // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
+                    seen.append((stood, reading))
+                    current = Int32(seen.count)
                 }
             }
-            for g in state.grants {
-                instants.append(g.from)
-                if let until = g.until { instants.append(until) }
-            }
-            instants.sort()
-            /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
-            func reading(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
-                watchedPurchases.map(standing) + state.grants.map { $0.covers(e) ? 1 : 0 }
-            }
-            let present = reading({ rank(standings[$0]) }, at: at)
-            var seen: [(stood: [UInt8], reading: Evaluation)] = []
-            var cut = 0, interval = -1, current: Int32 = 0
-            for k in events.indices where events[k].at < at {
-                let e = events[k].at
-                while cut < instants.count, instants[cut] <= e { cut += 1 }
-                if cut != interval {
-                    interval = cut
-                    let stood = reading({ stood($0, at: e) }, at: e)
-                    if stood == present {
-                        current = 0
-                    } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
-                        current = Int32(known + 1)
-                    } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
-                                                            explain: false, unlock: false, past: true) {
-                        // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
-                        seen.append((stood, reading))
-                        current = Int32(seen.count)
-                    }
-                }
-                events[k].reading = current
-            }
-            return seen.map(\.reading)
+            events[k].reading = current
+        }
+        return seen.map(\.reading)
+    }
+
+    /// 0 not owned, 1 unknown, 2 owned.
+    static func rank(_ s: PurchaseStanding) -> UInt8 { s == .owned ? 2 : s == .unknown ? 1 : 0 }
+
+    /// How purchase `j` stood at an instant `e` before `t` (§5: read as a past one), ranked.
+    func pastRank(of j: Int, at e: Instant) -> UInt8 {
+        let p = graph.products[Int(purchaseProduct[j])]
+        return state.purchases.withUnsafeBufferPointer { purchases in
+            let standing = OwnershipResolver.standing(purchases.baseAddress! + j, p.kind, p.duration, at: e, past: true)
+            return Evaluation.rank(standing)
         }
     }
 }

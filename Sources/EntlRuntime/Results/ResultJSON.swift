@@ -45,7 +45,7 @@ extension ProductResult {
         s.key("allowed"); s.bool(allowed)
         s.key("quantity"); s.int(quantity)
         s.key("valid_until"); s.instant(validUntil)
-        s.key("reason"); s.string(reason)
+        s.key("reason"); s.reason(why)
         s.explanation(explanation)
         s.endObject()
     }
@@ -77,7 +77,7 @@ extension EntitlementResult {
         s.key("is_trial"); s.bool(isTrial)
         s.unlockedBy(unlockedBy)
         s.key("valid_until"); s.instant(validUntil)
-        s.key("reason"); s.string(reason)
+        s.key("reason"); s.reason(why)
         s.explanation(explanation)
         s.endObject()
     }
@@ -117,7 +117,7 @@ extension FeatureResult {
         s.key("shortfall"); s.int(shortfall)
         s.unlockedBy(unlockedBy)
         s.key("valid_until"); s.instant(validUntil)
-        s.key("reason"); s.string(reason)
+        s.key("reason"); s.reason(why)
         s.key("sources")
         s.beginArray()
         for source in sources { source.encode(to: &s) }
@@ -156,5 +156,13 @@ extension BalanceSource {
         var tree = JSONTree()
         encode(to: &tree)
         return tree.value
+    }
+}
+
+extension JSONSink where Self: ~Copyable {
+    /// A result's reason: a fixed one written from its bytes (no `String` is made), others formed.
+    mutating func reason(_ why: Reason) {
+        guard let text = why.fixed, text.hasPointerRepresentation else { return string(why.description) }
+        string(utf8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

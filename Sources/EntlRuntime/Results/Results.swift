@@ -53,6 +53,11 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     }
 
     public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
+
+    /// The text of a fixed reason (nothing to form).
+    var fixed: StaticString? {
+        if case .fixed(let text) = form { text } else { nil }
+    }
 }
 
 /// A result with a reason: its text as `reason`, formed from `why` when read.
@@ -218,79 +223,6 @@ public struct BalanceSource: Sendable, Equatable {
         self.interval = interval
         self.certain = certain
     }
-}
-
-/// `entitled(feature:requiredBalance:at:)` (§4).
-public struct FeatureResult: Sendable, Equatable, Reasoned {
-    public var name: String
-    public var kind: FeatureKind
-    public var decision: Decision
-    /// The required amount; nil for boolean features.
-    public var required: Int64?
-    /// What is left at `t` (the certain balance); nil for boolean features and when unlimited.
-    public var balance: Int64?
-    public var unlimited: Bool
-    /// Use no grant could cover (single-use), or level above the allowances (continuous).
-    public var overage: Int64?
-    /// Billable use beyond the allowance, on grants with `overage`, in their current windows; nil
-    /// for boolean features.
-    public var overdrawn: Int64?
-    public var via: Via?
-    public var creditSystem: String?
-    public var creditsRequired: Int64?
-    public var creditBalance: Int64?
-    /// The feature's display name (its `name` item).
-    public var displayName: String?
-    /// The unit of the balance (singular or plural as the balance needs), when the feature
-    /// declares one; nil for boolean features.
-    public var unit: String?
-    /// Not allowed, metered: the fewest units of more balance that would allow it, counting
-    /// what the credit systems could pay (§4.6).
-    public var shortfall: Int64?
-    /// Not allowed: the products any one of which, bought now, would allow it (declaration
-    /// order); nil when allowed or not computed (§4.6).
-    public var unlockedBy: [String]?
-    public var validUntil: Instant?
-    public var why: Reason
-    public var sources: [BalanceSource]
-    public var explanation: [String]
-    /// A retry of a recorded use (same idempotency key, same use): the first call's answer, and
-    /// nothing was recorded again (`Consumption`).
-    public var replayed = false
-
-    public init(name: String, kind: FeatureKind, decision: Decision, required: Int64?, balance: Int64?,
-                unlimited: Bool, overage: Int64?, via: Via?, creditSystem: String?, creditsRequired: Int64?,
-                creditBalance: Int64?, validUntil: Instant?, reason: String, sources: [BalanceSource],
-                explanation: [String]) {
-        self.name = name
-        self.kind = kind
-        self.decision = decision
-        self.required = required
-        self.balance = balance
-        self.unlimited = unlimited
-        self.overage = overage
-        self.via = via
-        self.creditSystem = creditSystem
-        self.creditsRequired = creditsRequired
-        self.creditBalance = creditBalance
-        self.validUntil = validUntil
-        self.why = Reason(reason)
-        self.sources = sources
-        self.explanation = explanation
-    }
-
-    /// A nameless denial with nothing decided, which the evaluation fills in.
-    init() {
-        name = ""
-        kind = .boolean
-        decision = .denied
-        unlimited = false
-        why = ""
-        sources = []
-        explanation = []
-    }
-
-    public var allowed: Bool { decision == .allowed }
 }
 
 /// One result of an evaluate-everything call.

@@ -154,6 +154,11 @@ public struct StateGrant: Sendable, Equatable {
         case entitlement(String)
         /// A feature or a credit system.
         case feature(String)
+
+        var isEntitlement: Bool {
+            if case .entitlement = self { return true }
+            return false
+        }
     }
 
     public var target: Target

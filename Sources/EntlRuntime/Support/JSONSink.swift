@@ -12,10 +12,16 @@ public protocol JSONSink: ~Copyable {
     mutating func bool(_ value: Bool)
     /// An RFC 3339 string, or null.
     mutating func instant(_ value: Instant?)
+    /// A string given as its UTF-8 bytes.
+    mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>)
 }
 
 extension JSONSink where Self: ~Copyable {
     public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
+
+    public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        string(String(decoding: bytes, as: UTF8.self))
+    }
 }
 
 /// Builds a `JSONValue`.
@@ -155,6 +161,12 @@ public struct JSONBytes: ~Copyable, JSONSink {
     public mutating func int(_ value: Int64?) {
         separate()
         if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
+    }
+
+    /// A string given as its UTF-8 bytes (no `String` is made).
+    public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        separate()
+        JSONValue.writeString(utf8: bytes, to: &buffer)
     }
 
     @inline(__always)

@@ -116,15 +116,19 @@ public enum JSONValue: Sendable, Equatable {
 
     /// A JSON string: runs of bytes that need no escape are copied whole.
     static func writeString<O: ByteOutput>(_ s: String, to out: inout O) {
-        out.write(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return }
+        s.withUTF8 { writeString(utf8: $0, to: &out) }
+    }
+
+    /// `writeString` of UTF-8 bytes (a `StaticString`'s, say: no `String` is made).
+    static func writeString<O: ByteOutput>(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout O) {
+        out.write(UInt8(ascii: "\""))
+        if let base = bytes.baseAddress {
             var start = 0
             while true {
                 let end = JSONScanner.plainRun(base, from: start, to: bytes.count, nonASCII: true)
                 out.write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])))
-                guard end < bytes.count else { return }
+                guard end < bytes.count else { break }
                 let b = bytes[end]
                 switch b {
                 case UInt8(ascii: "\""): out.write("\\\"")

@@ -28,6 +28,38 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
+/// A value behind a `TablesLock`: for short sections taken very often (the evaluator's cache,
+/// asked on every check), where a pthread mutex would cost more than the section.
+final class SpinLocked<Value>: @unchecked Sendable {
+    /// The value and the lock word, allocated apart from the object (no exclusivity checks on a
+    /// stored property: the lock is what keeps access exclusive).
+    private let value: UnsafeMutablePointer<Value>
+    private let word: UnsafeMutablePointer<TablesLock.Word>
+    private let lock: TablesLock
+
+    init(_ value: Value) {
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
+        word = .allocate(capacity: 1)
+        lock = TablesLock(word)
+    }
+
+    deinit {
+        lock.destroy()
+        word.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
+    }
+
+    /// Runs `body` on the value under the lock; its typed error, if any, passes through.
+    @inline(__always)
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value.pointee)
+    }
+}
+
 /// The lock of an evaluation's tables, in their allocation. On Linux a spin lock, taken with one
 /// atomic exchange when free (a pthread mutex costs several times as much, and a cold check takes
 /// the lock several times); a waiter yields the processor until it is free (the sections it guards

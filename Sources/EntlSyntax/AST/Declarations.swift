@@ -161,7 +161,8 @@ public struct Item: Hashable, Sendable {
     }
 }
 
-/// `grants FEATURE [AMOUNT | unlimited] [per INTERVAL] [carry [up to N]] [priority N]`
+/// `grants FEATURE [AMOUNT | unlimited] [per INTERVAL] [carry [up to N]] [overage [up to N]]
+/// [expires after N UNIT] [priority N]`
 public struct Grant: Hashable, Sendable {
     public enum Amount: Hashable, Sendable {
         case count(IntegerLiteral)
@@ -175,10 +176,41 @@ public struct Grant: Hashable, Sendable {
         }
     }
 
-    /// `carry [up to N]`
-    public struct Carry: Hashable, Sendable {
+    /// A clause word with an optional cap: `carry [up to N]`, `overage [up to N]`. The range spans
+    /// the whole clause.
+    public struct Capped: Hashable, Sendable {
         public var cap: IntegerLiteral?
         @IgnoredInEquality public var range: SourceRange
+
+        public init(cap: IntegerLiteral?, range: SourceRange) {
+            self.cap = cap
+            self.range = range
+        }
+    }
+
+    /// `carry [up to N]`: unused allowance rolls into the next window.
+    public typealias Carry = Capped
+    /// `overage [up to N]`: a soft limit; use beyond the allowance is overdrawn (billable).
+    public typealias Overage = Capped
+
+    /// `expires after N UNIT`: a lifetime allowance that lapses N UNIT after its purchase (a lot).
+    public struct Expiry: Hashable, Sendable {
+        public var count: IntegerLiteral
+        public var unit: Located<DurationUnit>
+        /// From `expires` to the unit.
+        @IgnoredInEquality public var range: SourceRange
+
+        public init(count: IntegerLiteral, unit: Located<DurationUnit>, range: SourceRange) {
+            self.count = count
+            self.unit = unit
+            self.range = range
+        }
+
+        /// `12 months`, `1 year`: the unit in the singular after 1.
+        public var text: String { count.value.literal + " " + unitWord }
+
+        /// The unit as text reads it: `year` after 1, else `years` (both are valid units).
+        public var unitWord: String { count.value == 1 ? String(unit.value.rawValue.dropLast()) : unit.value.rawValue }
     }
 
     public var feature: Identifier
@@ -186,8 +218,23 @@ public struct Grant: Hashable, Sendable {
     /// `per INTERVAL` and the range of the whole clause.
     public var per: Located<ResetInterval>?
     public var carry: Carry?
+    public var overage: Overage?
+    public var expiresAfter: Expiry?
     public var priority: IntegerLiteral?
     @IgnoredInEquality public var range: SourceRange
+
+    public init(feature: Identifier, amount: Amount? = nil, per: Located<ResetInterval>? = nil, carry: Carry? = nil,
+                overage: Overage? = nil, expiresAfter: Expiry? = nil, priority: IntegerLiteral? = nil,
+                range: SourceRange) {
+        self.feature = feature
+        self.amount = amount
+        self.per = per
+        self.carry = carry
+        self.overage = overage
+        self.expiresAfter = expiresAfter
+        self.priority = priority
+        self.range = range
+    }
 }
 
 extension Grant: CustomStringConvertible {
@@ -200,10 +247,17 @@ extension Grant: CustomStringConvertible {
         case nil: break
         }
         if let per { out += " per " + per.value.rawValue }
-        if let carry { out += " carry" + (carry.cap.map { " up to " + $0.value.literal } ?? "") }
+        if let carry { out += " carry" + carry.upTo }
+        if let overage { out += " overage" + overage.upTo }
+        if let expiresAfter { out += " expires after " + expiresAfter.text }
         if let priority { out += " priority \(priority.value)" }
         return out
     }
+}
+
+extension Grant.Capped {
+    /// ` up to 5_000`, or nothing without a cap.
+    public var upTo: String { cap.map { " up to " + $0.value.literal } ?? "" }
 }
 
 extension Int64 {

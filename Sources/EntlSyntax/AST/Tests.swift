@@ -25,6 +25,8 @@ public struct TestItem: Hashable, Sendable {
         case customerSince(StringLiteral)
         /// `override PRODUCT purchased|not_purchased|unknown`
         case override(product: Identifier, value: Located<OverrideWord>)
+        /// `grant NAME …`: a grant to this customer (a state grant)
+        case grant(TestGrant)
         case expect(Expectation)
     }
 
@@ -48,17 +50,47 @@ public struct Given: Hashable, Sendable {
     public var familyShared: Located<String>?
 }
 
-/// `expect NAME [N] allowed|denied|undetermined [balance N|unlimited] [via direct|credits [SYSTEM]]`
+/// `grant NAME [N | unlimited] [per INTERVAL] [overage [up to N]] [from I] [until I]`: a grant to the
+/// customer (docs/state.md `grants`), of an entitlement (no amount) or of a feature or credit system.
+public struct TestGrant: Hashable, Sendable {
+    public var name: Identifier
+    public var amount: Grant.Amount?
+    /// `per INTERVAL` and the range of the whole clause.
+    public var per: Located<ResetInterval>?
+    public var overage: Grant.Overage?
+    public var from: StringLiteral?
+    public var until: StringLiteral?
+
+    public init(name: Identifier, amount: Grant.Amount? = nil, per: Located<ResetInterval>? = nil,
+                overage: Grant.Overage? = nil, from: StringLiteral? = nil, until: StringLiteral? = nil) {
+        self.name = name
+        self.amount = amount
+        self.per = per
+        self.overage = overage
+        self.from = from
+        self.until = until
+    }
+}
+
+/// `expect NAME [N] allowed|denied|undetermined [balance N|unlimited] [via direct|credits [SYSTEM]|overage]`
 public struct Expectation: Hashable, Sendable {
     public enum Balance: Hashable, Sendable {
         case amount(IntegerLiteral)
         case unlimited(Located<String>)
     }
 
-    /// `via direct` / `via credits [SYSTEM]`; the word's range spans from `via`.
+    /// `via direct` / `via credits [SYSTEM]` / `via overage`; the word's range spans from `via`.
     public enum Via: Hashable, Sendable {
         case direct(Located<String>)
         case credits(Located<String>, system: Identifier?)
+        case overage(Located<String>)
+
+        /// From `via` to the word after it.
+        public var range: SourceRange {
+            switch self {
+            case .direct(let w), .credits(let w, _), .overage(let w): w.range
+            }
+        }
     }
 
     public var name: Identifier

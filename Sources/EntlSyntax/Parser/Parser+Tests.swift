@@ -1,7 +1,8 @@
 import EntlSupport
 
 extension Parser {
-    public static let testItemWords = ["at", "env", "state", "given", "used", "level", "customer", "override", "expect"]
+    public static let testItemWords = ["at", "env", "state", "given", "used", "level", "customer", "override", "grant",
+                                       "expect"]
 
     /// test_decl = "test" , STRING , "{" , { test_item | ";" } , "}" ;
     mutating func parseTest(docs: [String]) -> TestDeclaration? {
@@ -55,7 +56,7 @@ extension Parser {
     }
 
     /// test_item = "at" INSTANT | "env" … | "state" STRING | "given" … | "used" … | "level" …
-    ///           | "override" … | "expect" … ;
+    ///           | "customer" "since" INSTANT | "override" … | "grant" … | "expect" … ;
     private mutating func parseTestItem() -> TestItem? {
         let start = token.range
         guard let w = word, Parser.testItemWords.contains(w) else {
@@ -116,6 +117,8 @@ extension Parser {
                   let value = parseKeywordValue(OverrideWord.self,
                                                 after: "override \(product.name)") else { return nil }
             kind = .override(product: product, value: value)
+        case "grant":
+            kind = parseTestGrant().map(TestItem.Kind.grant)
         default:
             kind = parseExpect().map(TestItem.Kind.expect)
         }
@@ -166,8 +169,48 @@ extension Parser {
         return given
     }
 
+    static let testGrantClauseWords = ["per", "overage", "from", "until"]
+
+    /// "grant" , NAME , [ INTEGER | "unlimited" ] , { test_grant_clause } ;   (each once)
+    /// test_grant_clause = "per" , reset_interval | "overage" , [ "up" , "to" , INTEGER ]
+    ///                   | "from" , INSTANT | "until" , INSTANT ;
+    private mutating func parseTestGrant() -> TestGrant? {
+        guard let name = parseName("an entitlement, feature or credit system name after `grant`") else { return nil }
+        var grant = TestGrant(name: name)
+        if onSameLine { grant.amount = parseGrantAmount() }
+        while onSameLine, let w = word {
+            let clause = token.range
+            guard Parser.testGrantClauseWords.contains(w) else {
+                let expected = Parser.testGrantClauseWords
+                report(.unknownKeyword, "unknown clause `\(w)` in `grant`", at: clause,
+                       help: Suggestions.help(Suggestions.closest(to: w, among: expected), expected: expected))
+                return nil
+            }
+            let given = switch w {
+            case "per": grant.per != nil
+            case "overage": grant.overage != nil
+            case "from": grant.from != nil
+            default: grant.until != nil
+            }
+            if given { reportTwice(w, at: clause) }
+            advance()
+            switch w {
+            case "per":
+                guard let per = parsePer(from: clause) else { return nil }
+                grant.per = per
+            case "overage":
+                guard let overage = parseCapped("overage", from: clause) else { return nil }
+                grant.overage = overage
+            default:
+                guard let instant = parseString("an instant string after `\(w)`") else { return nil }
+                if w == "from" { grant.from = instant } else { grant.until = instant }
+            }
+        }
+        return grant
+    }
+
     /// "expect" , NAME , [ INTEGER ] , decision , [ "balance" , ( INTEGER | "unlimited" ) ] ,
-    /// [ "via" , ( "direct" | "credits" , [ NAME ] ) ] ;   (balance and via in any order, once each)
+    /// [ "via" , ( "direct" | "credits" , [ NAME ] | "overage" ) ] ;   (balance and via in any order, once each)
     private mutating func parseExpect() -> Expectation? {
         guard let name = parseName("a product, entitlement, feature or credit system name after `expect`") else {
             return nil
@@ -207,8 +250,11 @@ extension Parser {
                         advance()
                     }
                     expectation.via = .credits(credits, system: system)
+                } else if isWord("overage") {
+                    expectation.via = .overage(Located("overage", range: clause.through(token.range)))
+                    advance()
                 } else {
-                    reportExpected("`direct` or `credits` after `via`")
+                    reportExpected("`direct`, `credits` or `overage` after `via`")
                     return nil
                 }
             default:

@@ -37,29 +37,48 @@ extension Printer {
 
     func grant(_ g: Grant) -> [Piece] {
         var p = [Piece(text: "grants", offset: g.range.start.offset), piece(g.feature.range)]
-        switch g.amount {
-        case .count(let n)?: p.append(piece(n.range))
-        case .unlimited(let w)?: p.append(piece(w.range))
-        case nil: break
-        }
-        if let per = g.per {
-            let interval = per.value.rawValue
-            p.append(Piece(text: "per", offset: per.range.start.offset))
-            p.append(Piece(text: interval, offset: per.range.end.offset - interval.utf8.count))
-        }
-        if let carry = g.carry {
-            p.append(Piece(text: "carry", offset: carry.range.start.offset))
-            if let cap = carry.cap {
-                let up = word("up", from: carry.range.start.offset, before: cap.range.start.offset)
-                p.append(Piece(text: "up", offset: up))
-                p.append(Piece(text: "to", offset: word("to", from: up, before: cap.range.start.offset)))
-                p.append(piece(cap.range))
-            }
+        p += amount(g.amount)
+        if let per = g.per { p += self.per(per) }
+        if let carry = g.carry { p += capped("carry", carry) }
+        if let overage = g.overage { p += capped("overage", overage) }
+        if let expiry = g.expiresAfter {
+            let start = expiry.range.start.offset
+            p += [Piece(text: "expires", offset: start),
+                  Piece(text: "after", offset: word("after", from: start, before: expiry.count.range.start.offset)),
+                  piece(expiry.count.range), piece(expiry.unit.range)]
         }
         if let priority = g.priority {
             p.append(Piece(text: "priority", offset: word("priority", from: g.feature.range.end.offset,
                                                           before: priority.range.start.offset)))
             p.append(piece(priority.range))
+        }
+        return p
+    }
+
+    /// A grant's amount, as written.
+    private func amount(_ amount: Grant.Amount?) -> [Piece] {
+        switch amount {
+        case .count(let n)?: [piece(n.range)]
+        case .unlimited(let w)?: [piece(w.range)]
+        case nil: []
+        }
+    }
+
+    /// `per INTERVAL` (the clause's range spans both words).
+    private func per(_ per: Located<ResetInterval>) -> [Piece] {
+        let interval = per.value.rawValue
+        return [Piece(text: "per", offset: per.range.start.offset),
+                Piece(text: interval, offset: per.range.end.offset - interval.utf8.count)]
+    }
+
+    /// `carry [up to N]`, `overage [up to N]`.
+    private func capped(_ keyword: String, _ clause: Grant.Capped) -> [Piece] {
+        var p = [Piece(text: keyword, offset: clause.range.start.offset)]
+        if let cap = clause.cap {
+            let up = word("up", from: clause.range.start.offset, before: cap.range.start.offset)
+            p.append(Piece(text: "up", offset: up))
+            p.append(Piece(text: "to", offset: word("to", from: up, before: cap.range.start.offset)))
+            p.append(piece(cap.range))
         }
         return p
     }
@@ -104,6 +123,13 @@ extension Printer {
                     Piece(text: "since", offset: word("since", from: start, before: s.range.start.offset)),
                     piece(s.range)]
         case .override(let p, let v): return [keyword("override"), piece(p.range), piece(v.range)]
+        case .grant(let g):
+            var p = [keyword("grant"), piece(g.name.range)] + amount(g.amount)
+            if let per = g.per { p += self.per(per) }
+            if let overage = g.overage { p += capped("overage", overage) }
+            if let v = g.from { p += clause("from", v.range, after: g.name.range) }
+            if let v = g.until { p += clause("until", v.range, after: g.name.range) }
+            return p
         case .expect(let e):
             var p = [keyword("expect"), piece(e.name.range)]
             if let n = e.amount { p.append(piece(n.range)) }
@@ -121,6 +147,9 @@ extension Printer {
                 p += [Piece(text: "via", offset: w.range.start.offset),
                       Piece(text: "credits", offset: find(.keyword(.credits), from: w.range.start.offset))]
                 if let system { p.append(piece(system.range)) }
+            case .overage(let w)?:
+                p += [Piece(text: "via", offset: w.range.start.offset),
+                      Piece(text: "overage", offset: word("overage", from: w.range.start.offset))]
             case nil: break
             }
             return p

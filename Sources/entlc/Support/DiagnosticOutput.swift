@@ -59,7 +59,8 @@ enum DiagnosticOutput {
     /// SARIF 2.1.0: one run of tool `entlc` whose driver lists every rule (id, short and full
     /// description, help, default level), and one result per diagnostic with its region; notes
     /// become related locations. Columns count Unicode code points, as everywhere in entlc.
-    static func sarif(_ diagnostics: [Diagnostic]) -> JSONValue {
+    /// `properties`: the run's property bag (SARIF §3.8), left out when empty.
+    static func sarif(_ diagnostics: [Diagnostic], properties: [(key: String, value: JSONValue)] = []) -> JSONValue {
         let catalog = DiagnosticCatalog.all
         var ruleIndex: [String: Int] = [:]
         for (i, e) in catalog.enumerated() { ruleIndex[e.code.id] = i }
@@ -95,7 +96,8 @@ enum DiagnosticOutput {
             ("version", .string("2.1.0")),
             ("runs", .array([.object([("tool", .object([("driver", driver)])),
                                       ("columnKind", .string("unicodeCodePoints")),
-                                      ("results", .array(results))])])),
+                                      ("results", .array(results))]
+                                     + (properties.isEmpty ? [] : [("properties", .object(properties))]))])),
         ])
     }
 

@@ -143,6 +143,57 @@ final class LockedBox<T>: @unchecked Sendable {
     }
 }
 
+/// Ids resolved once (`Evaluator.feature(named:)`, `entlc gen swift`) answer as names do, stale or not.
+@Suite struct FeatureIDTests {
+    static let rules = """
+    product pro: subscription { period month }
+    feature calls: metered
+    feature export: boolean
+    entitlement e = pro { grants calls 10 per day
+      grants export }
+    """
+
+    @Test func idsAnswerAsTheirNamesEvenWhenMadeForOtherRules() throws {
+        let graph = compileGraph(FeatureIDTests.rules)
+        let tracker = JSONPurchaseTracker(state(#"""
+            {"purchases": [{"product": "pro", "purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z"}],
+             "usage": [{"feature": "calls", "amount": 4, "at": "2026-11-03T10:00:00Z"}]}
+            """#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        let at = instant("2026-11-03T12:00:00Z")
+        let calls = try #require(evaluator.feature(named: "calls"))
+        #expect(calls == FeatureID(name: "calls", index: 0))
+        #expect(evaluator.feature(named: "export") == FeatureID(name: "export", index: 1))
+        #expect(evaluator.feature(named: "nothing") == nil)
+        // An index naming another feature, or none: resolved by the name.
+        for id in [calls, FeatureID(name: "calls", index: 1), FeatureID(name: "calls", index: 7),
+                   FeatureID(name: "calls", index: -3)] {
+            for amount: Int64 in [1, 6, 7] {
+                let typed = try evaluator.entitled(id, requiredBalance: amount, at: at)
+                #expect(typed == (try evaluator.entitled(feature: "calls", requiredBalance: amount, at: at)))
+                #expect(typed.allowed == (amount <= 6))
+            }
+        }
+        #expect(try evaluator.entitled(FeatureID(name: "export", index: 0), at: at).allowed)
+        #expect(throws: EvaluationError.self) { try evaluator.entitled(FeatureID(name: "nothing", index: 0), at: at) }
+    }
+
+    @Test func manyAmountsOfOneFeatureStayExact() throws {
+        let graph = compileGraph(FeatureIDTests.rules)
+        let tracker = JSONPurchaseTracker(state(#"{"purchases": [{"product": "pro", "expires_at": "2026-12-01T00:00:00Z"}]}"#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        let at = instant("2026-11-03T12:00:00Z")
+        let fresh = try Evaluation(graph: graph, state: tracker.snapshot, at: at)
+        // More amounts than a cache slot keeps, asked over and over in turn.
+        for round in 0..<3 {
+            for amount in Int64(1)...Int64(20) {
+                let cached = try evaluator.entitled(feature: "calls", requiredBalance: amount, at: at)
+                #expect(cached == (try fresh.feature("calls", required: amount)), "round \(round), amount \(amount)")
+            }
+        }
+    }
+}
+
 /// The two renderings of a result shape (tree and direct bytes) are the same bytes.
 @Suite struct ResultRenderingTests {
     @Test(arguments: ["photos", "api", "subscriptions", "crossplatform"])

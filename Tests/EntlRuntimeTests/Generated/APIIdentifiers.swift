@@ -69,21 +69,23 @@ public struct EntlFeature: Hashable, Sendable, CustomStringConvertible {
     public let unitSingular: String?
     /// The unit of several ("calls").
     public let unitPlural: String?
+    /// Resolved for these rules: a repeated check by it hashes no name (an evaluator of other rules resolves it by its name).
+    public let id: FeatureID
 
     public var description: String { name }
 
     /// API calls
     ///
     /// One call to the forecast endpoints.
-    public static let apiCalls = EntlFeature(name: "api_calls", kind: .singleUse, unitSingular: "call", unitPlural: "calls")
+    public static let apiCalls = EntlFeature(name: "api_calls", kind: .singleUse, unitSingular: "call", unitPlural: "calls", id: FeatureID(name: "api_calls", index: 0))
 
     /// Storage
     ///
     /// Stored historical datasets, measured as the current level in GB.
-    public static let storageGb = EntlFeature(name: "storage_gb", kind: .continuous, unitSingular: "GB", unitPlural: "GB")
+    public static let storageGb = EntlFeature(name: "storage_gb", kind: .continuous, unitSingular: "GB", unitPlural: "GB", id: FeatureID(name: "storage_gb", index: 1))
 
     /// Historical data
-    public static let historyAccess = EntlFeature(name: "history_access", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let historyAccess = EntlFeature(name: "history_access", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "history_access", index: 2))
 
     /// Every one, in declaration order.
     public static let allCases: [EntlFeature] = [.apiCalls, .storageGb, .historyAccess]
@@ -100,13 +102,15 @@ public struct EntlCreditSystem: Hashable, Sendable, CustomStringConvertible {
     public let unitSingular: String?
     /// The unit of several ("credits").
     public let unitPlural: String?
+    /// Resolved for these rules: a repeated check by it hashes no name (an evaluator of other rules resolves it by its name).
+    public let id: FeatureID
 
     public var description: String { name }
 
     /// Forecast credits
     ///
     /// When an allowance runs out, credits pay for the rest.
-    public static let forecastCredits = EntlCreditSystem(name: "forecast_credits", unitSingular: "credit", unitPlural: "credits")
+    public static let forecastCredits = EntlCreditSystem(name: "forecast_credits", unitSingular: "credit", unitPlural: "credits", id: FeatureID(name: "forecast_credits", index: 3))
 
     /// Every one, in declaration order.
     public static let allCases: [EntlCreditSystem] = [.forecastCredits]
@@ -120,14 +124,14 @@ extension Evaluator {
     public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
         -> FeatureResult
     {
-        try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
+        try entitled(feature.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the credit system hold `requiredBalance` credits?
     public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
         throws(EvaluationError) -> FeatureResult
     {
-        try entitled(feature: credits.name, requiredBalance: requiredBalance, at: at)
+        try entitled(credits.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the customer own `product`?

@@ -220,6 +220,81 @@ import Testing
             + "declaration order")
     }
 
+    // MARK: - Soft limits and lots
+
+    /// features: 0 calls, 1 coins, 2 seats; grants: calls' 0 (the pack's lot) and 1 (the plan's
+    /// soft limit), coins' 0, seats' 0.
+    static let commercial: [UInt8] = {
+        let rules = """
+            product pack: consumable { grants calls 100 expires after 12 months }
+            product plan: subscription { period month; grants calls 10 per month overage up to 5 }
+            feature calls: metered
+            credits coins { calls 1 = 1 }
+            feature seats: metered { usage continuous }
+            entitlement e = plan { grants coins 5 per month; grants seats 3 }
+            """
+        let graph = Compiler.compile([SourceFile(path: "commercial.entl", text: rules)], lint: false).graph!
+        return RuleGraphArtifact.encode(graph, compiler: "entlc test")
+    }()
+
+    func refusedCommercial(_ path: [JSONStep], _ value: JSONValue) -> String {
+        guard let error = refusal(of: Self.commercial, { $0.set(["graph", "live"] + path, value) }) else {
+            return "accepted"
+        }
+        return String(error.description.dropFirst("graph.live.".count))
+    }
+
+    /// The members are written only when a grant has them: older rule sets build the same bytes.
+    @Test func overageAndExpiryAreWrittenOnlyWhenGiven() throws {
+        #expect(!String(decoding: Self.artifact, as: UTF8.self).contains("overage"))
+        #expect(!String(decoding: Self.artifact, as: UTF8.self).contains("expires_after"))
+        let text = String(decoding: Self.commercial, as: UTF8.self)
+        #expect(text.contains(#""carry":null,"expires_after":{"months":12,"seconds":0},"priority":0"#))
+        #expect(text.contains(#""carry":null,"overage":5,"priority":0"#))
+        let grants = try RuleGraphArtifact(bytes: Self.commercial).graph.live.features[0].grants
+        #expect(grants.map(\.expiresAfter) == [CalendarStep(months: 12, seconds: 0), nil])
+        #expect(grants.map(\.overage) == [nil, .upTo(5)])
+        #expect(refusedCommercial(["features", 0, "grants", 1, "overage"], "unbounded") == "accepted")
+    }
+
+    @Test func overageOnlyOnSingleUseFeatures() {
+        let onlyOn = "`overage` applies only to grants of single-use features"
+        #expect(refusedCommercial(["features", 1, "grants", 0, "overage"], "unbounded")
+                == "features[1].grants[0].overage: \(onlyOn), not of a credit system")
+        #expect(refusedCommercial(["features", 2, "grants", 0, "overage"], 3)
+                == "features[2].grants[0].overage: \(onlyOn), not of a continuous feature")
+        #expect(refusedCommercial(["features", 0, "grants", 1, "overage"], 0)
+                == "features[0].grants[1].overage: 0 is out of range (1 to 1000000000000000)")
+        #expect(refusedCommercial(["features", 0, "grants", 1, "overage"], .null)
+                == "features[0].grants[1].overage: expected an integer")
+        #expect(refusedCommercial(["features", 0, "grants", 1, "overdraft"], 3)
+                == "features[0].grants[1]: unknown member `overdraft`")
+    }
+
+    @Test func aLotIsACountedLifetimeGrantOfWhatIsUsedUpForAtMost100Years() {
+        let month: JSONValue = .object([("months", 1), ("seconds", 0)])
+        #expect(refusedCommercial(["features", 0, "grants", 1, "expires_after"], month)
+                == "features[0].grants[1].expires_after: `expires after` applies only to a grant without `per` "
+                + "(a lot is granted once)")
+        #expect(refusedCommercial(["features", 2, "grants", 0, "expires_after"], month)
+                == "features[2].grants[0].expires_after: `expires after` applies only to grants of single-use "
+                + "features and credit systems, not of a continuous feature")
+        #expect(refusedCommercial(["features", 0, "grants", 0, "amount"], "unlimited")
+                == "features[0].grants[0].expires_after: `expires after` applies only to a grant with an amount "
+                + "(an unlimited grant cannot lapse)")
+        #expect(refusedCommercial(["features", 0, "grants", 0, "expires_after", "months"], 1_201)
+                == "features[0].grants[0].expires_after.months: a duration of 1201 months is longer than 100 years "
+                + "(1200 months, 36525 days)")
+        #expect(refusedCommercial(["features", 0, "grants", 0, "expires_after", "seconds"], 86_400)
+                == "features[0].grants[0].expires_after: a duration is a number of months or of days: exactly one "
+                + "of `months` and `seconds` is not 0")
+        #expect(refusedCommercial(["features", 0, "grants", 0, "expires_after"], .null)
+                == "features[0].grants[0].expires_after: expected an object")
+        #expect(refusedCommercial(["features", 1, "grants", 0, "expires_after"], month)
+                == "features[1].grants[0].expires_after: `expires after` applies only to a grant without `per` "
+                + "(a lot is granted once)")
+    }
+
     /// Each environment is checked on its own, with its own places.
     @Test func theTestEnvironmentIsCheckedToo() throws {
         let graph = try #require(Compiler.compile([SourceFile(path: "e.entl", text: Self.rules + """

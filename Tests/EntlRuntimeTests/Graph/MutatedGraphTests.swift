@@ -10,14 +10,15 @@ import Testing
 /// each refused with a located error, or loaded and evaluated (`artifactProblem`: every product,
 /// entitlement and feature with a few amounts, three states, three instants, both environments).
 @Suite struct MutatedGraphTests {
-    /// The examples, the tour and a few generated rule sets, built. (The limits fixture, with its
+    /// The examples, the tour and a few generated rule sets (soft limits and lots among them),
+    /// built. (The limits fixture, with its
     /// constraints 256 levels deep, is the fuzzer's: too slow for a debug build here.)
     static let bases: [[UInt8]] = {
         let files = ["examples/api.entl", "examples/photos.entl", "examples/subscriptions.entl",
-                     "examples/crossplatform.entl", "Tests/Fixtures/valid/tour.entl"]
+                     "examples/crossplatform.entl", "examples/selling.entl", "Tests/Fixtures/valid/tour.entl"]
         var sources = files.map { SourceFile(path: $0, text: try! readRepoFile($0)) }
-        for seed in UInt64(1)...6 {
-            let c = DifferentialCase(seed: seed, focus: seed % 2 == 0 ? .credits : .general)
+        for seed in UInt64(1)...9 {
+            let c = DifferentialCase(seed: seed, focus: [.general, .credits, .commercial][Int(seed) % 3])
             sources.append(SourceFile(path: "d.entl", text: c.rules))
         }
         return sources.map { source in
@@ -44,6 +45,6 @@ import Testing
             #expect(clock.now - start < .seconds(5), "seed \(seed)")
         }
         // Both outcomes are common: the mutations reach the checks and get past them.
-        #expect(refused >= 50 && loaded >= 50, "refused \(refused), loaded \(loaded)")
+        #expect(refused >= 50 && loaded >= 40, "refused \(refused), loaded \(loaded)")
     }
 }

@@ -32,9 +32,12 @@ public struct DifferentialCase: CustomStringConvertible {
     public var state: PurchaseState
     public var environment: Environment
     public var at: Instant
+    public var focus: Focus
 
     public var description: String {
-        "seed \(seed) (ENTLC_DIFF_SEED=\(seed) ENTLC_DIFF_CASES=1 reruns it), env \(environment.rawValue), at \(at)\n"
+        let rerun = "ENTLC_DIFF_SEED=\(seed) ENTLC_DIFF_CASES=1"
+            + (focus == .general ? "" : " ENTLC_DIFF_FOCUS=\(focus)")
+        return "seed \(seed) (\(rerun) reruns it), env \(environment.rawValue), at \(at)\n"
             + "--- rules\n\(rules)--- state\n\(describe(state))"
     }
 
@@ -77,7 +80,7 @@ public struct DifferentialCase: CustomStringConvertible {
     enum FeatureShape: String { case boolean, singleUse, continuous, credits }
 
     /// What a case stresses besides the general mix.
-    public enum Focus: Sendable {
+    public enum Focus: String, Sendable {
         case general
         /// Credit systems that list most metered features, and uses well beyond the allowances
         /// (spill, shortfall, retries, events, docs/semantics.md §4–§5).
@@ -88,12 +91,14 @@ public struct DifferentialCase: CustomStringConvertible {
         /// many uses before `t` (§5, what paid for a use stays paid).
         case history
         /// Grants to the customer in the state: promotional entitlements, allowances with soft
-        /// limits (`overage`), lots that lapse (§3–§5).
+        /// limits (`overage`), lots that lapse (§3–§5); and the rule set's soft limits and lots
+        /// (`overage [up to N]`, `expires after N UNIT`).
         case commercial
     }
 
     public init(seed: UInt64, focus: Focus = .general) {
         self.seed = seed
+        self.focus = focus
         var r = SeededRandom(seed: seed)
         let spillHeavy = focus == .credits
         let dates = focus == .purchaseDates
@@ -113,6 +118,28 @@ public struct DifferentialCase: CustomStringConvertible {
         let t = 1_767_225_600 + r.int64(0...(400 * 86_400)) + (r.chance(0.5) ? r.int64(0...86_399) : 0)  // 2026 onwards
         at = Instant(seconds: t)
         func instant(before: Int64, after: Int64) -> Instant { Instant(seconds: t + r.int64(-before...after)) }
+        // Soft limits and lots in the rules draw from a stream of their own, so the other draws (and
+        // the cases of the other focuses) stay what they were.
+        var terms = SeededRandom(seed: seed ^ 0x5E11_1A75)
+        /// ` overage [up to N]` and ` expires after N UNIT` for a counted grant (lots only without
+        /// `per`; soft limits only on single-use features), lengths around the span.
+        func commercialTerms(singleUse: Bool, windowed: Bool) -> String {
+            var out = ""
+            if singleUse, terms.chance(commercial ? 0.45 : 0.05) {
+                out += " overage"
+                if terms.chance(0.5) {
+                    out += " up to \(terms.chance(0.05) ? 1_000_000_000_000_000 : terms.int64(1...30))"
+                }
+            }
+            if !windowed, terms.chance(commercial ? 0.5 : 0.05) {
+                let days = max(1, span / 86_400)
+                out += terms.pick([" expires after \(terms.int64(1...min(days, 90))) days",
+                                   " expires after \(terms.int64(1...max(1, days / 7))) weeks",
+                                   " expires after \(terms.int(1...max(1, Int(days / 28)))) months",
+                                   " expires after \(terms.int(1...3)) years"])
+            }
+            return out
+        }
         func amount() -> Int64 { r.chance(0.05) ? 1_000_000_000_000_000 : r.int64(1...30) }
 
         // Products.
@@ -146,10 +173,13 @@ public struct DifferentialCase: CustomStringConvertible {
             case .singleUse, .credits:
                 if r.chance(0.08) { return "grants \(target.name) unlimited" }
                 var g = "grants \(target.name) \(amount())"
+                var windowed = false
                 if r.chance(0.7) {
+                    windowed = true
                     g += " per \(r.pick(intervals))"
                     if r.chance(0.4) { g += " carry" + (r.chance(0.5) ? " up to \(amount())" : "") }
                 }
+                g += commercialTerms(singleUse: target.shape == .singleUse, windowed: windowed)
                 if r.chance(0.3) { g += " priority \(r.int(0...2))" }
                 return g
             }

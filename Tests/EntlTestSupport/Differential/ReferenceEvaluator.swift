@@ -30,6 +30,8 @@ public struct ReferenceEvaluator {
         /// A soft limit: `overage`, and its cap per window (nil: none).
         var overage = false
         var overageCap: Int64?
+        /// A lot: `expires after N UNIT`, counted from its purchase.
+        var expiresAfter: ReferenceStep?
     }
 
     struct Feature {
@@ -141,9 +143,15 @@ public struct ReferenceEvaluator {
             guard case .grant(let g) = item.kind else { continue }
             var amount: Int64?
             if case .count(let n)? = g.amount { amount = n.value }
-            grants.append(Grant(source: source, feature: g.feature.name, amount: amount, per: g.per?.value.rawValue,
-                                carry: g.carry != nil, cap: g.carry?.cap?.value, priority: g.priority?.value ?? 0,
-                                order: grants.count))
+            var grant = Grant(source: source, feature: g.feature.name, amount: amount, per: g.per?.value.rawValue,
+                              carry: g.carry != nil, cap: g.carry?.cap?.value, priority: g.priority?.value ?? 0,
+                              order: grants.count)
+            grant.overage = g.overage != nil
+            grant.overageCap = g.overage?.cap?.value
+            grant.expiresAfter = g.expiresAfter.map {
+                ReferenceStep(duration: $0.count.value, unit: $0.unit.value.rawValue)
+            }
+            grants.append(grant)
         }
     }
 

@@ -104,7 +104,8 @@ extension ReferenceEvaluator {
         var overdrawn: Int64 = 0
         var started = false
 
-        func exists(at s: Int64) -> Bool { existsFrom.map { s >= $0 } ?? true }
+        /// From its start (when known), and until a lot lapses.
+        func exists(at s: Int64) -> Bool { existsFrom.map { s >= $0 } ?? true && expiry.map { s < $0 } ?? true }
 
         /// Moves to the window containing `s`. A grant with no known start (no purchase date) has
         /// a full allowance in every window, however early, and never carries.
@@ -156,8 +157,14 @@ extension ReferenceEvaluator {
                             existsFrom: since?.seconds ?? purchase?.purchasedAt?.seconds)
         ledger.overage = c.grant.overage
         ledger.overageCap = c.grant.overageCap
-        // A state grant without `per` and with an `until` is a lot that lapses then.
+        // A state grant without `per` and with an `until` is a lot that lapses then; a rule set's
+        // grant with `expires after` lapses that long after it starts (its purchase's `purchased_at`,
+        // the state grant an entitlement is active through, `customer_since`). With no known start,
+        // when it would lapse is not known: it does not (as a grant with no start has every window).
         if case .state(let i) = c.grant.source, c.grant.per == nil { ledger.expiry = state.grants[i].until?.seconds }
+        if let step = c.grant.expiresAfter, let start = ledger.existsFrom {
+            ledger.expiry = ReferenceCalendar.add(start, step)
+        }
         if let interval = c.grant.per {
             if let anchor = since ?? purchase?.periodStart ?? purchase?.purchasedAt {
                 ledger.windows = ReferenceWindows(anchor: anchor.seconds, step: ReferenceStep(interval: interval))

@@ -62,22 +62,24 @@ public struct EntlFeature: Hashable, Sendable, CustomStringConvertible {
     public let unitSingular: String?
     /// The unit of several ("calls").
     public let unitPlural: String?
+    /// Resolved for these rules: a repeated check by it hashes no name (an evaluator of other rules resolves it by its name).
+    public let id: FeatureID
 
     public var description: String { name }
 
-    public static let apiCalls = EntlFeature(name: "api_calls", kind: .singleUse, unitSingular: "call", unitPlural: "calls")
+    public static let apiCalls = EntlFeature(name: "api_calls", kind: .singleUse, unitSingular: "call", unitPlural: "calls", id: FeatureID(name: "api_calls", index: 0))
 
-    public static let _9lives = EntlFeature(name: "_9lives", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let _9lives = EntlFeature(name: "_9lives", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "_9lives", index: 1))
 
-    public static let `private` = EntlFeature(name: "_private", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let `private` = EntlFeature(name: "_private", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "_private", index: 2))
 
-    public static let p2X = EntlFeature(name: "p2_x", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let p2X = EntlFeature(name: "p2_x", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "p2_x", index: 3))
 
-    public static let name_ = EntlFeature(name: "name", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let name_ = EntlFeature(name: "name", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "name", index: 4))
 
-    public static let `in` = EntlFeature(name: "in", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let `in` = EntlFeature(name: "in", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "in", index: 5))
 
-    public static let `precedencegroup` = EntlFeature(name: "precedencegroup", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let `precedencegroup` = EntlFeature(name: "precedencegroup", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "precedencegroup", index: 6))
 
     /// Every one, in declaration order.
     public static let allCases: [EntlFeature] = [.apiCalls, ._9lives, .`private`, .p2X, .name_, .`in`, .`precedencegroup`]
@@ -94,10 +96,12 @@ public struct EntlCreditSystem: Hashable, Sendable, CustomStringConvertible {
     public let unitSingular: String?
     /// The unit of several ("credits").
     public let unitPlural: String?
+    /// Resolved for these rules: a repeated check by it hashes no name (an evaluator of other rules resolves it by its name).
+    public let id: FeatureID
 
     public var description: String { name }
 
-    public static let `for` = EntlCreditSystem(name: "for", unitSingular: nil, unitPlural: nil)
+    public static let `for` = EntlCreditSystem(name: "for", unitSingular: nil, unitPlural: nil, id: FeatureID(name: "for", index: 7))
 
     /// Every one, in declaration order.
     public static let allCases: [EntlCreditSystem] = [.`for`]
@@ -111,14 +115,14 @@ extension Evaluator {
     public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
         -> FeatureResult
     {
-        try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
+        try entitled(feature.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the credit system hold `requiredBalance` credits?
     public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
         throws(EvaluationError) -> FeatureResult
     {
-        try entitled(feature: credits.name, requiredBalance: requiredBalance, at: at)
+        try entitled(credits.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the customer own `product`?

@@ -76,22 +76,24 @@ public struct EntlFeature: Hashable, Sendable, CustomStringConvertible {
     public let unitSingular: String?
     /// The unit of several ("calls").
     public let unitPlural: String?
+    /// Resolved for these rules: a repeated check by it hashes no name (an evaluator of other rules resolves it by its name).
+    public let id: FeatureID
 
     public var description: String { name }
 
     /// RAW export
-    public static let rawExport = EntlFeature(name: "raw_export", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let rawExport = EntlFeature(name: "raw_export", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "raw_export", index: 0))
 
     /// Premium filters
-    public static let premiumFilters = EntlFeature(name: "premium_filters", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let premiumFilters = EntlFeature(name: "premium_filters", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "premium_filters", index: 1))
 
     /// AI retouch
     ///
     /// AI retouching, counted per use.
-    public static let aiRetouch = EntlFeature(name: "ai_retouch", kind: .singleUse, unitSingular: "retouch", unitPlural: "retouches")
+    public static let aiRetouch = EntlFeature(name: "ai_retouch", kind: .singleUse, unitSingular: "retouch", unitPlural: "retouches", id: FeatureID(name: "ai_retouch", index: 2))
 
     /// Attach photos to chat messages: Premium (or the summer pass) and at least 5 Z Bucks.
-    public static let attachPhotos = EntlFeature(name: "attach_photos", kind: .boolean, unitSingular: nil, unitPlural: nil)
+    public static let attachPhotos = EntlFeature(name: "attach_photos", kind: .boolean, unitSingular: nil, unitPlural: nil, id: FeatureID(name: "attach_photos", index: 3))
 
     /// Every one, in declaration order.
     public static let allCases: [EntlFeature] = [.rawExport, .premiumFilters, .aiRetouch, .attachPhotos]
@@ -108,6 +110,8 @@ public struct EntlCreditSystem: Hashable, Sendable, CustomStringConvertible {
     public let unitSingular: String?
     /// The unit of several ("credits").
     public let unitPlural: String?
+    /// Resolved for these rules: a repeated check by it hashes no name (an evaluator of other rules resolves it by its name).
+    public let id: FeatureID
 
     public var description: String { name }
 
@@ -123,14 +127,14 @@ extension Evaluator {
     public func entitled(_ feature: EntlFeature, requiredBalance: Int64 = 1, at: Instant = .now()) throws(EvaluationError)
         -> FeatureResult
     {
-        try entitled(feature: feature.name, requiredBalance: requiredBalance, at: at)
+        try entitled(feature.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the credit system hold `requiredBalance` credits?
     public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
         throws(EvaluationError) -> FeatureResult
     {
-        try entitled(feature: credits.name, requiredBalance: requiredBalance, at: at)
+        try entitled(credits.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the customer own `product`?

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Batch at the parse limit, per query kind and line length: `entlc eval --states FILE --jobs 1
+QUERY` (read, decode, evaluate, write, output to /dev/null) against parsing every line of the
+same file with simdjson and nothing else (pysimdjson, one core), side by side and interleaved,
+median of RUNS runs each. Queries: `--entitlement e0`, `--feature gated` (boolean, `requires`),
+`--feature f1` (metered, paid by a credit system when its grants run out) and `--all`; files: short
+lines (about 330 bytes: 1 to 3 purchases) and long ones (about 650: 1 to 4 purchases, 4 usage
+events), written by `entlc-bench matrix-inputs`.
+
+    Benchmarks/.venv/bin/python Benchmarks/batch_matrix.py ENTLC RULES SHORT.jsonl LONG.jsonl [RUNS]
+
+With ENTLC_BEFORE=PATH (an entlc built from an earlier commit), that binary runs too, interleaved,
+and each cell's output bytes are compared with it (they must be identical). With FIGURES=FILE,
+the medians also go to FILE as JSON.
+"""
+import hashlib
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import simdjson
+from importlib.metadata import version
+
+entlc, rules, short, long_ = sys.argv[1:5]
+runs = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+before = os.environ.get("ENTLC_BEFORE")
+QUERIES = [("entitlement", "--entitlement e0"), ("requires", "--feature gated"), ("credits", "--feature f1"),
+           ("all", "--all")]
+FILES = [("short", short), ("long", long_)]
+
+
+def parse(path):
+    parser = simdjson.Parser()
+    start, cpu = time.perf_counter(), time.process_time()
+    with open(path, "rb") as f:
+        data = f.read()
+    for line in data.split(b"\n"):
+        if line.strip():
+            parser.parse(line)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def command(binary, path, query):
+    return [binary, "eval", rules, "--states", path, *query.split(), "--jobs", "1", "--at", "2026-11-22T12:00:00Z"]
+
+
+def run(binary, path, query):
+    start, cpu = time.perf_counter(), children_cpu()
+    subprocess.run(command(binary, path, query), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start, children_cpu() - cpu
+
+
+def output(binary, path, query):
+    out = subprocess.run(command(binary, path, query), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+    return hashlib.sha256(out.stdout).hexdigest(), len(out.stdout)
+
+
+times = {}
+for _ in range(runs):  # interleaved, so every cell sees the same machine
+    for name, path in FILES:
+        times.setdefault((name, "simdjson"), []).append(parse(path))
+        for kind, query in QUERIES:
+            times.setdefault((name, kind), []).append(run(entlc, path, query))
+            if before:
+                times.setdefault((name, kind, "before"), []).append(run(before, path, query))
+
+
+def median(key, which=0):
+    return statistics.median(t[which] for t in times[key])
+
+
+figures = {"runs": runs, "pysimdjson": version("pysimdjson")}
+print(f"One core, median of {runs} runs, wall clock (CPU time in parentheses); rules `{os.path.basename(rules)}` "
+      f"(10 products, 20 features, 5 entitlements, a credit system, a feature with `requires`):\n")
+print("| lines | query | output | pysimdjson: parse every line | `entlc eval --states --jobs 1` | ratio |"
+      + (" before | |" if before else ""))
+print("| --- | --- | --- | --- | --- | --- |" + (" --- | --- |" if before else ""))
+mismatches = []
+for name, path in FILES:
+    size = os.path.getsize(path)
+    lines = sum(1 for _ in open(path, "rb"))
+    s, s_cpu = median((name, "simdjson")), median((name, "simdjson"), 1)
+    figures[f"{name}_mb"] = size / 1e6
+    figures[f"{name}_lines"] = lines
+    figures[f"{name}_simdjson_ms"] = s * 1000
+    for kind, query in QUERIES:
+        e, e_cpu = median((name, kind)), median((name, kind), 1)
+        digest, out_bytes = output(entlc, path, query)
+        row = (f"| {name}: {lines:,} lines, {size / 1e6:.0f} MB ({size / lines:.0f} B a line) | `{query}` "
+               f"| {out_bytes / 1e6:.0f} MB | {s * 1000:.0f} ms ({s_cpu * 1000:.0f} ms), {size / s / 1e6:.0f} MB/s "
+               f"| {e * 1000:.0f} ms ({e_cpu * 1000:.0f} ms), {size / e / 1e6:.0f} MB/s | **{e / s:.1f}×** "
+               f"({e_cpu / s_cpu:.1f}× CPU) |")
+        if before:
+            b = median((name, kind, "before"))
+            same = output(before, path, query)[0] == digest
+            if not same:
+                mismatches.append(f"{name} {query}")
+            row += f" {b * 1000:.0f} ms ({b / s:.1f}×) | {b / e:.2f}× as fast{'' if same else ', OUTPUT DIFFERS'} |"
+            figures[f"{name}_{kind}_before_ms"] = b * 1000
+        print(row)
+        figures[f"{name}_{kind}_ms"] = e * 1000
+        figures[f"{name}_{kind}_cpu_ms"] = e_cpu * 1000
+        figures[f"{name}_{kind}_ratio"] = e / s
+        figures[f"{name}_{kind}_output_mb"] = out_bytes / 1e6
+    figures[f"{name}_simdjson_cpu_ms"] = s_cpu * 1000
+print(f"\npysimdjson {version('pysimdjson')}. The command: `entlc eval {os.path.basename(rules)} --states FILE QUERY "
+      "--jobs 1 --at 2026-11-22T12:00:00Z > /dev/null`.")
+if before:
+    print("Output bytes identical to the earlier build in every cell." if not mismatches
+          else f"**Output differs from the earlier build**: {', '.join(mismatches)}.")
+if os.environ.get("FIGURES"):
+    with open(os.environ["FIGURES"], "w") as f:
+        json.dump(figures, f, indent=2, sort_keys=True)
+sys.exit(1 if mismatches else 0)

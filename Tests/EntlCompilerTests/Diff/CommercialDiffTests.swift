@@ -1,0 +1,102 @@
+import EntlCompiler
+import EntlRuntime
+import EntlSyntax
+import EntlTestSupport
+import Testing
+
+/// `entlc diff` on soft limits and lots: a grant that loses `overage`, gets a lower `overage up
+/// to`, a shorter `expires after`, or an `expires after` it did not have, takes something from
+/// existing customers (D403); the reverse changes are gains (D102).
+@Suite struct CommercialDiffTests {
+    static let plans = """
+        product monthly: subscription { period month }
+        product annual: subscription { period year }
+        feature calls: metered
+
+        """
+
+    /// "CODE line:column message" of the findings in the live environment.
+    func diff(_ before: String, _ after: String) -> [String] {
+        let old = check(Self.plans + "entitlement pro = monthly { grants \(before) }", path: "old.entl")
+        let new = check(Self.plans + "entitlement pro = monthly { grants \(after) }", path: "new.entl")
+        #expect(!old.hasErrors && !new.hasErrors, "\(old.diagnostics.map(\.message)) \(new.diagnostics.map(\.message))")
+        return RuleDiff.compare(old: old, new: new, since: instant("2026-06-01T00:00:00Z"), environments: [.live])
+            .findings.map { "\($0.code.id) \($0.range.start.line):\($0.range.start.column) \($0.message)" }
+    }
+
+    static let owner = "a customer who owns only `monthly`"
+
+    @Test(arguments: [
+        ("calls 100 per month overage", "calls 100 per month", "100 per month overage → 100 per month"),
+        ("calls 100 per month overage up to 50", "calls 100 per month overage up to 20",
+         "100 per month overage up to 50 → 100 per month overage up to 20"),
+        ("calls 100 per month overage", "calls 100 per month overage up to 1_000_000",
+         "100 per month overage → 100 per month overage up to 1,000,000"),
+        ("calls 100 expires after 12 months", "calls 100 expires after 6 months",
+         "100 expires after 12 months → 100 expires after 6 months"),
+        ("calls 100", "calls 100 expires after 10 years", "100 → 100 expires after 10 years"),
+        // A year is 365 or 366 days; a month may have 31.
+        ("calls 100 expires after 1 year", "calls 100 expires after 364 days",
+         "100 expires after 1 year → 100 expires after 364 days"),
+        ("calls 100 expires after 1 month", "calls 100 expires after 30 days",
+         "100 expires after 1 month → 100 expires after 30 days"),
+        // A month may have 28 days.
+        ("calls 100 expires after 30 days", "calls 100 expires after 1 month",
+         "100 expires after 30 days → 100 expires after 1 month"),
+    ])
+    func aSoftLimitOrALotThatShrinksIsBreaking(_ before: String, _ after: String, _ change: String) {
+        #expect(diff(before, after).filter { $0.hasPrefix("D4") }
+                == ["D403 4:29 `calls` shrinks for \(Self.owner): \(change)"])
+    }
+
+    @Test(arguments: [
+        ("calls 100 per month", "calls 100 per month overage up to 50",
+         "100 per month → 100 per month overage up to 50"),
+        ("calls 100 per month overage up to 50", "calls 100 per month overage",
+         "100 per month overage up to 50 → 100 per month overage"),
+        ("calls 100 expires after 6 months", "calls 100 expires after 12 months",
+         "100 expires after 6 months → 100 expires after 12 months"),
+        ("calls 100 expires after 6 months", "calls 100", "100 expires after 6 months → 100"),
+        ("calls 100 expires after 28 days", "calls 100 expires after 1 month",
+         "100 expires after 28 days → 100 expires after 1 month"),
+    ])
+    func theReverseIsAGain(_ before: String, _ after: String, _ change: String) {
+        #expect(diff(before, after) == ["D102 4:29 `calls` grows for \(Self.owner): \(change)"])
+    }
+
+    @Test(arguments: [
+        ("calls 100 expires after 1 year", "calls 100 expires after 12 months"),
+        ("calls 100 per month overage up to 50 priority 1", "calls 100 per month priority 2 overage up to 50"),
+        ("calls 100 expires after 2 weeks", "calls 100 expires after 14 days"),
+    ])
+    func theSameTermsWrittenOtherwiseAreNoChange(_ before: String, _ after: String) {
+        #expect(diff(before, after) == [])
+    }
+
+    /// Lots and lifetime allowances compare by what lasts at least as long: a lot split in two
+    /// that last as long covers it, one that lapses sooner does not.
+    @Test func lotsAddUpByHowLongTheyLast() {
+        #expect(diff("calls 100 expires after 12 months",
+                     "calls 60 expires after 12 months; grants calls 40 expires after 2 years").filter {
+            $0.hasPrefix("D4")
+        } == [])
+        #expect(diff("calls 100 expires after 12 months",
+                     "calls 60 expires after 12 months; grants calls 40 expires after 3 months")
+                == ["D403 4:29 `calls` shrinks for \(Self.owner): 100 expires after 12 months → "
+                    + "60 expires after 12 months + 40 expires after 3 months"])
+    }
+
+    /// Losing the soft limit is offered back to existing customers as a legacy entitlement with
+    /// the old grant; with it, nothing breaks.
+    @Test func aLostSoftLimitSuggestsTheOldGrantForExistingCustomers() throws {
+        let old = check(Self.plans + "entitlement pro = monthly or annual { grants calls 100 per month overage }")
+        let newText = Self.plans + "entitlement pro = monthly or annual { grants calls 100 per month }"
+        let found = RuleDiff.compare(old: old, new: check(newText), since: instant("2026-06-01T00:00:00Z"),
+                                     environments: [.live]).findings
+        #expect(found.map(\.code.id) == ["D403"])
+        let help = try #require(found.first?.help)
+        #expect(help == "to keep it for what was bought before 2026-06-01T00:00:00Z: `entitlement pro_legacy = "
+                + "monthly purchased before \"2026-06-01T00:00:00Z\" or annual purchased before "
+                + "\"2026-06-01T00:00:00Z\" { grants calls 100 per month overage }`")
+    }
+}
