@@ -66,10 +66,18 @@ extension Evaluation {
     /// consumption-order ties (declaration order, then state order).
     func addPositionInstances(_ position: ComponentPosition, member m: Int,
                               into found: UnsafeMutableBufferPointer<Candidate>, first: Int, count: inout Int) {
+        Evaluation.addAbsent(position.entries.lazy.filter { $0.member == m }.map(\.instance), into: found,
+                             first: first, count: &count)
+    }
+
+    /// Adds the `instances` not among `found[first..<count]` to it, as instances that are not
+    /// candidates at `t`, and keeps them in consumption-order ties (declaration order, then state
+    /// order).
+    static func addAbsent(_ instances: some Sequence<Candidate>, into found: UnsafeMutableBufferPointer<Candidate>,
+                          first: Int, count: inout Int) {
         var added = false
-        for e in position.entries where e.member == m
-            && !found[first..<count].contains(where: { $0.isSameInstance(as: e.instance) }) {
-            var instance = e.instance
+        for c in instances where !found[first..<count].contains(where: { $0.isSameInstance(as: c) }) {
+            var instance = c
             instance.present = false
             found.initializeElement(at: count, to: instance)
             count += 1

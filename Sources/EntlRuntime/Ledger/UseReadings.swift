@@ -45,20 +45,7 @@ extension Evaluation {
             reading.forEachCandidate(of: f, last: &last) { seen.append($0) }
             then.append(seen)
         }
-        var added = false
-        for seen in then {
-            for c in seen where !found[first..<count].contains(where: { $0.isSameInstance(as: c) }) {
-                var instance = c
-                instance.present = false
-                found.initializeElement(at: count, to: instance)
-                count += 1
-                added = true
-            }
-        }
-        if added {
-            var range = UnsafeMutableBufferPointer(rebasing: found[first..<count])
-            range.sort { a, b in (a.grant.order, a.purchase ?? -1) < (b.grant.order, b.purchase ?? -1) }
-        }
+        Evaluation.addAbsent(then.joined(), into: found, first: first, count: &count)
         for (r, seen) in then.enumerated() {
             for c in seen {
                 let i = found[first..<count].firstIndex { $0.isSameInstance(as: c) }!

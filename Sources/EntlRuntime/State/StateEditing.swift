@@ -147,13 +147,7 @@ extension PurchaseState {
         guard s.peek() == UInt8(ascii: "{") else { throw s.error("the state must be a JSON object") }
         let objectStart = s.index
         s.index += 1
-        /// The white space before `offset`, back to the previous token: what separates an element
-        /// (or member) from the one before it.
-        func spacing(before offset: Int) -> [UInt8] {
-            var i = offset
-            while i > 0, [0x20, 0x09, 0x0A, 0x0D].contains(s.bytes[i - 1]) { i -= 1 }
-            return Array(s.bytes[i..<offset])
-        }
+        func spacing(before offset: Int) -> [UInt8] { s.whiteSpace(before: offset) }
         /// The layout of the state object's own members, for a record in a new or empty array.
         func outerLayout() -> JSONLayout {
             var layout = JSONLayout(of: Array(s.bytes[objectStart..<min(s.bytes.count, objectStart + 4_096)]))
@@ -241,11 +235,7 @@ extension PurchaseState {
     {
         guard s.peek() == UInt8(ascii: "{") else { throw s.error("the state must be a JSON object") }
         s.index += 1
-        func spacing(before offset: Int, _ s: JSONScanner) -> [UInt8] {
-            var i = offset
-            while i > 0, [0x20, 0x09, 0x0A, 0x0D].contains(s.bytes[i - 1]) { i -= 1 }
-            return Array(s.bytes[i..<offset])
-        }
+        func spacing(before offset: Int, _ s: JSONScanner) -> [UInt8] { s.whiteSpace(before: offset) }
         var edits: [(range: Range<Int>, text: [UInt8])] = []
         var ledgerValue: Range<Int>?
         var last: (start: Int, end: Int)?
@@ -307,5 +297,15 @@ extension PurchaseState {
             edits.append((s.index - 1..<s.index - 1, Array("\"ledger\": ".utf8) + text))
         }
         return edits
+    }
+}
+
+extension JSONScanner {
+    /// The white space before `offset`, back to the previous token: what separates an element (or
+    /// member) from the one before it.
+    func whiteSpace(before offset: Int) -> [UInt8] {
+        var i = offset
+        while i > 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i - 1]) { i -= 1 }
+        return Array(bytes[i..<offset])
     }
 }
