@@ -48,18 +48,17 @@ struct ConsumeSession {
         self.environment = environment
     }
 
-    /// What the session did with a request: answered it (the answer in `answer`), with the use to
-    /// record (nil: none).
+    /// The session's answer to a request, and the use to record (nil: none).
     struct Answered {
+        var result: FeatureResult
         var record: UsageRecord?
     }
 
-    /// Answers a request to use `amount` of `feature` at `at` into `answer` (the answer is large:
-    /// written in place, not returned), with the record to append, or returns nil when
-    /// `Consumption.decide` must answer it on the whole state. `changes`: the tracker's change count
-    /// (`UsageRecording.recordUsage(counted:)`).
+    /// The answer to a request to use `amount` of `feature` at `at`, with the record to append, or
+    /// nil when `Consumption.decide` must answer it on the whole state. `changes`: the tracker's
+    /// change count (`UsageRecording.recordUsage(counted:)`).
     mutating func consume(state: PurchaseState, changes: UInt64?, feature: String, amount: Int64, id: String?,
-                          at: Instant, answer: inout FeatureResult) throws(EvaluationError) -> Answered? {
+                          at: Instant) throws(EvaluationError) -> Answered? {
         guard let changes else { return nil }
         let (env, f) = try Consumption.request(graph: graph, state: state, environment: environment,
                                                feature: feature, amount: amount, at: at)
@@ -73,9 +72,9 @@ struct ConsumeSession {
             guard first >= 0, !answered.isEmpty, answered[first % ConsumeSession.answerLimit] == first,
                   state.usage[first].kind == .amount(amount), name(of: state.usage[first], in: graph[env]) == f
             else { return nil }
-            answer = answers[first % ConsumeSession.answerLimit]
+            var answer = answers[first % ConsumeSession.answerLimit]
             answer.replayed = true
-            return Answered(record: nil)
+            return Answered(result: answer, record: nil)
         }
         guard let e = evaluation(at: at, state: state, environment: env) else {
             if let id { ids[id] = nil }
@@ -85,10 +84,10 @@ struct ConsumeSession {
         let replays = e.replays(ofComponent: c)
         e.advance(replays)
         frontier = at
-        answer = e.feature(f, required: amount)
+        let answer = e.feature(f, required: amount)
         guard answer.allowed else {
             if let id { ids[id] = nil }
-            return Answered(record: nil)
+            return Answered(result: answer, record: nil)
         }
         e.record(UseEvent(at: at, amount: amount, index: usageCount, member: graph[env].componentMember[f]),
                  in: replays, component: c)
@@ -102,7 +101,7 @@ struct ConsumeSession {
             answered[(usageCount - 1) % ConsumeSession.answerLimit] = usageCount - 1
             answers[(usageCount - 1) % ConsumeSession.answerLimit] = answer
         }
-        return Answered(record: UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
+        return Answered(result: answer, record: UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
     }
 
     /// The feature or credit system a record names.

@@ -170,20 +170,24 @@ public final class Evaluator: Sendable {
             throw EvaluationError("the tracker cannot record usage (it does not conform to UsageRecording)")
         }
         // An unknown feature is refused inside (`Consumption.request`), with the same message.
-        var answer = FeatureResult()
+        var answer: FeatureResult?
         try recorder.recordUsage(counted: {
             (state: PurchaseState, changes: UInt64?) throws(EvaluationError) -> UsageRecord? in
             let now = at ?? .now()
             let kept = try session.withLock { (s: inout ConsumeSession) throws(EvaluationError) in
-                try s.consume(state: state, changes: changes, feature: feature, amount: amount, id: id, at: now,
-                              answer: &answer)
+                try s.consume(state: state, changes: changes, feature: feature, amount: amount, id: id, at: now)
             }
-            if let kept { return kept.record }
+            if let kept {
+                answer = kept.result
+                return kept.record
+            }
             let decision = try Consumption.decide(graph: graph, state: state, environment: environment,
                                                   feature: feature, amount: amount, id: id, at: now)
             answer = decision.result
             return decision.record
         })
+        // A tracker of the app's own that never called `decide` decided nothing.
+        guard let answer else { throw EvaluationError("the tracker's recordUsage did not decide the use") }
         return answer
     }
 }

@@ -62,10 +62,8 @@ import Testing
                                            feature: feature, amount: amount, id: id, at: at)
                 }
                 let answer = Result { () throws(EvaluationError) -> (FeatureResult, UsageRecord?)? in
-                    var result = FeatureResult()
-                    let answered = try session.consume(state: state, changes: changes, feature: feature,
-                                                       amount: amount, id: id, at: at, answer: &result)
-                    return answered.map { (result, $0.record) }
+                    try session.consume(state: state, changes: changes, feature: feature, amount: amount, id: id,
+                                        at: at).map { ($0.result, $0.record) }
                 }
                 let what = "\(c)--- step \(step): \(feature) \(amount) id \(id ?? "-") at \(at)"
                 switch (expected, answer) {
