@@ -7,6 +7,7 @@ import Foundation
 ///   entlc-bench run --entlc PATH --examples DIR --out DIR [--quick] [--figures FILE]
 ///   entlc-bench matrix-inputs --out DIR [--quick]
 ///   entlc-bench load RULES.entl… [--figures FILE]
+///   entlc-bench ledger --entlc PATH --out DIR [--quick] [--figures FILE]
 ///   entlc-bench checks --examples DIR
 ///   entlc-bench cold metered|boolean|build N --examples DIR
 ///   entlc-bench cached metered|boolean N [--typed] --examples DIR
@@ -46,6 +47,8 @@ switch args.first {
 case "generate": generate(args)
 case "run": runAll(args)
 case "matrix-inputs": matrixInputs(args)
+case "ledger": ledgerBenchmark(args)
+case "consume": consumeLoop(args.count > 1 ? Int(args[1]) ?? 1 : 1)
 case "load":
     let figures = option("--figures", in: args)
     let files = args.dropFirst().filter { $0 != "--figures" && $0 != figures }
@@ -71,5 +74,5 @@ case "cached":
           ["metered", "boolean"].contains(args[1]) else { fail("cached metered|boolean N [--typed] --examples DIR") }
     print(cachedChecks(args[1], typed: args.contains("--typed"), n, examples: examples))
 default:
-    fail("usage: entlc-bench generate … | run … | load RULES… | checks --examples DIR | cold KIND N --examples DIR")
+    fail("usage: entlc-bench generate … | run … | matrix-inputs … | load RULES… | ledger … | checks … | cold … | cached …")
 }
