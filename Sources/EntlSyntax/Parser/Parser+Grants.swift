@@ -25,7 +25,9 @@ extension Parser {
             advance()
             switch w {
             case "per", "overage":
-                guard parseSharedClause(w, from: clauseStart, per: &grant.per, overage: &grant.overage) else { return nil }
+                guard parseSharedClause(w, from: clauseStart, per: &grant.per, overage: &grant.overage) else {
+                    return nil
+                }
             case "carry":
                 guard let carry = parseCapped("carry", from: clauseStart) else { return nil }
                 grant.carry = carry
