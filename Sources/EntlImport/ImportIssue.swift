@@ -7,11 +7,6 @@ public struct ImportPlace: Sendable, Equatable, CustomStringConvertible {
     /// JSON syntax error.
     public var path: String
 
-    public init(document: String, path: String) {
-        self.document = document
-        self.path = path
-    }
-
     public var description: String { path.isEmpty ? document : "\(document): \(path)" }
 }
 

@@ -10,9 +10,31 @@ protocol BlockHash {
     /// Bytes hashed so far (inputs are below 2^61 bytes, so the bit length fits 64 bits).
     var length: UInt64 { get set }
     mutating func compress(_ block: UnsafeBufferPointer<UInt8>)
+    init()
+    mutating func finalize() -> [UInt8]
 }
 
 extension BlockHash {
+    /// The digest of `bytes` in one call.
+    static func digest<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 {
+        var h = Self()
+        h.absorb(bytes)
+        return h.finalize()
+    }
+
+    /// Pads, compresses the last blocks, and gives the state's words big-endian: the digest.
+    mutating func digestBytes<W: FixedWidthInteger>(_ state: (Self) -> [W]) -> [UInt8] {
+        pad()
+        var out: [UInt8] = []
+        out.reserveCapacity(W.bitWidth)  // eight words of bitWidth / 8 bytes
+        for word in state(self) {
+            for shift in stride(from: W.bitWidth - 8, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
+        }
+        return out
+    }
+
     mutating func absorb<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
         let size = Self.blockSize
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in

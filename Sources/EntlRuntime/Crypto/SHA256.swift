@@ -10,11 +10,7 @@ public struct SHA256: Sendable, BlockHash {
     public init() { pending.reserveCapacity(64) }
 
     /// The digest of `bytes`.
-    public static func hash<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 {
-        var h = SHA256()
-        h.update(bytes)
-        return h.finalize()
-    }
+    public static func hash<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 { digest(bytes) }
 
     /// The digest as 64 lowercase hexadecimal digits.
     public static func hexDigest<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
@@ -32,14 +28,7 @@ public struct SHA256: Sendable, BlockHash {
 
     /// The digest; the hasher is spent afterwards.
     public mutating func finalize() -> [UInt8] {
-        pad()
-        var out: [UInt8] = []
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in stride(from: 24, through: 0, by: -8) {
-                out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
-            }
-        }
-        return out
+        digestBytes { [$0.state.0, $0.state.1, $0.state.2, $0.state.3, $0.state.4, $0.state.5, $0.state.6, $0.state.7] }
     }
 
     private static let k: [UInt32] = [

@@ -12,25 +12,13 @@ public struct SHA512: Sendable, BlockHash {
     public init() { pending.reserveCapacity(128) }
 
     /// The 64-byte digest of `bytes`.
-    public static func hash<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 {
-        var h = SHA512()
-        h.update(bytes)
-        return h.finalize()
-    }
+    public static func hash<S: Sequence>(_ bytes: S) -> [UInt8] where S.Element == UInt8 { digest(bytes) }
 
     public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 { absorb(bytes) }
 
     /// The digest; the hasher is spent afterwards.
     public mutating func finalize() -> [UInt8] {
-        pad()
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
-            }
-        }
-        return out
+        digestBytes { [$0.state.0, $0.state.1, $0.state.2, $0.state.3, $0.state.4, $0.state.5, $0.state.6, $0.state.7] }
     }
 
     private static let k: [UInt64] = [

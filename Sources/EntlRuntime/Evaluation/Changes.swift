@@ -36,17 +36,6 @@ public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
     /// For `product_changed`: the product that represented it before.
     public var oldProduct: String?
 
-    public init(kind: Kind, name: String, at: Instant, oldBalance: Int64? = nil, newBalance: Int64? = nil,
-                entitlement: EntitlementResult? = nil, oldProduct: String? = nil) {
-        self.kind = kind
-        self.name = name
-        self.at = at
-        self.oldBalance = oldBalance
-        self.newBalance = newBalance
-        self.entitlement = entitlement
-        self.oldProduct = oldProduct
-    }
-
     /// `{"event": "entitlement_activated", "name": "premium", "at": "…"}`; `balance_changed`
     /// adds `"old_balance"` and `"new_balance"` (null when unlimited); lifecycle events add the
     /// entitlement's new `status`, `product`, `store_product_id`, `expires_at` and `will_renew`,

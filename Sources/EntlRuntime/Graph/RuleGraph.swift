@@ -281,10 +281,4 @@ public struct CreditRoute: Sendable, Hashable {
     public var system: Int
     public var amount: Int64
     public var credits: Int64
-
-    public init(system: Int, amount: Int64, credits: Int64) {
-        self.system = system
-        self.amount = amount
-        self.credits = credits
-    }
 }

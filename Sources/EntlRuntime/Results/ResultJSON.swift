@@ -19,6 +19,23 @@ extension EvaluationResult {
 }
 
 extension JSONSink where Self: ~Copyable {
+    /// What a product's and an entitlement's result end with.
+    fileprivate mutating func endResult(validUntil: Instant?, why: Reason, explanation: [String]) {
+        key("valid_until"); instant(validUntil)
+        key("reason"); reason(why)
+        self.explanation(explanation)
+        endObject()
+    }
+
+    /// What a product's and an entitlement's result begin with.
+    fileprivate mutating func beginResult(_ kind: String, name: String, decision: Decision) {
+        beginObject()
+        key("kind"); string(kind)
+        key("name"); string(name)
+        key("decision"); string(decision.rawValue)
+        key("allowed"); bool(decision == .allowed)
+    }
+
     fileprivate mutating func unlockedBy(_ products: [String]?) {
         key("unlocked_by")
         guard let products else { return string(nil) }
@@ -38,16 +55,9 @@ extension JSONSink where Self: ~Copyable {
 
 extension ProductResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
-        s.beginObject()
-        s.key("kind"); s.string("product")
-        s.key("name"); s.string(name)
-        s.key("decision"); s.string(decision.rawValue)
-        s.key("allowed"); s.bool(allowed)
+        s.beginResult("product", name: name, decision: decision)
         s.key("quantity"); s.int(quantity)
-        s.key("valid_until"); s.instant(validUntil)
-        s.key("reason"); s.reason(why)
-        s.explanation(explanation)
-        s.endObject()
+        s.endResult(validUntil: validUntil, why: why, explanation: explanation)
     }
 
     public var json: JSONValue { EvaluationResult.product(self).json }
@@ -55,11 +65,7 @@ extension ProductResult {
 
 extension EntitlementResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
-        s.beginObject()
-        s.key("kind"); s.string("entitlement")
-        s.key("name"); s.string(name)
-        s.key("decision"); s.string(decision.rawValue)
-        s.key("allowed"); s.bool(allowed)
+        s.beginResult("entitlement", name: name, decision: decision)
         s.key("is_active"); s.bool(isActive)
         s.key("status"); s.string(status.rawValue)
         s.key("product"); s.string(product)
@@ -76,10 +82,7 @@ extension EntitlementResult {
         s.key("period"); s.string(period)
         s.key("is_trial"); s.bool(isTrial)
         s.unlockedBy(unlockedBy)
-        s.key("valid_until"); s.instant(validUntil)
-        s.key("reason"); s.reason(why)
-        s.explanation(explanation)
-        s.endObject()
+        s.endResult(validUntil: validUntil, why: why, explanation: explanation)
     }
 
     public var json: JSONValue { EvaluationResult.entitlement(self).json }

@@ -208,21 +208,6 @@ public struct BalanceSource: Sendable, Equatable {
     /// A state grant's `id` and `reason` (kind "state").
     public var id: String?
     public var reason: String?
-
-    public init(grant: String, kind: String, product: String?, allowance: Int64?, carried: Int64, used: Int64,
-                remaining: Int64?, windowStart: Instant?, resetsAt: Instant?, interval: Interval?, certain: Bool) {
-        self.grant = grant
-        self.kind = kind
-        self.product = product
-        self.allowance = allowance
-        self.carried = carried
-        self.used = used
-        self.remaining = remaining
-        self.windowStart = windowStart
-        self.resetsAt = resetsAt
-        self.interval = interval
-        self.certain = certain
-    }
 }
 
 /// One result of an evaluate-everything call.
@@ -231,27 +216,16 @@ public enum EvaluationResult: Sendable, Equatable {
     case entitlement(EntitlementResult)
     case feature(FeatureResult)
 
-    public var decision: Decision {
-        switch self {
-        case .product(let r): r.decision
-        case .entitlement(let r): r.decision
-        case .feature(let r): r.decision
-        }
-    }
+    public var decision: Decision { fields.decision }
+    public var validUntil: Instant? { fields.validUntil }
+    public var explanation: [String] { fields.explanation }
 
-    public var validUntil: Instant? {
+    /// What every kind of result has.
+    private var fields: (decision: Decision, validUntil: Instant?, explanation: [String]) {
         switch self {
-        case .product(let r): r.validUntil
-        case .entitlement(let r): r.validUntil
-        case .feature(let r): r.validUntil
-        }
-    }
-
-    public var explanation: [String] {
-        switch self {
-        case .product(let r): r.explanation
-        case .entitlement(let r): r.explanation
-        case .feature(let r): r.explanation
+        case .product(let r): (r.decision, r.validUntil, r.explanation)
+        case .entitlement(let r): (r.decision, r.validUntil, r.explanation)
+        case .feature(let r): (r.decision, r.validUntil, r.explanation)
         }
     }
 }

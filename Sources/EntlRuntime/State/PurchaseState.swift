@@ -138,11 +138,8 @@ public struct UsageRecord: Sendable, Equatable {
 
     /// A record naming a usage event (`event "…"` of a feature).
     public init(event: String, kind: Kind, at: Instant? = nil, id: String? = nil) {
-        self.name = event
+        self.init(feature: event, kind: kind, at: at, id: id)
         self.isEvent = true
-        self.kind = kind
-        self.at = at
-        self.id = id
     }
 }
 

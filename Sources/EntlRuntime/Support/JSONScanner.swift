@@ -314,27 +314,23 @@ struct JSONScanner {
     mutating func skipValue() throws(JSONSyntaxError) {
         guard let b = peek() else { throw error("unexpected end of input, expected a value") }
         switch b {
-        case UInt8(ascii: "{"):
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // An object's members are a key, `:` and a value; an array's items are values.
+            let isObject = b == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             try enter()
             index += 1
-            if peek() == UInt8(ascii: "}") {
+            if peek() == close {
                 index += 1
             } else {
                 repeat {
-                    guard peek() == UInt8(ascii: "\"") else { throw unexpected(expected: "a string key") }
-                    _ = try stringBytes()
-                    try expect(UInt8(ascii: ":"), "`:` after the key")
+                    if isObject {
+                        guard peek() == UInt8(ascii: "\"") else { throw unexpected(expected: "a string key") }
+                        _ = try stringBytes()
+                        try expect(UInt8(ascii: ":"), "`:` after the key")
+                    }
                     try skipValue()
-                } while try more(closing: UInt8(ascii: "}"), "}")
-            }
-            leave()
-        case UInt8(ascii: "["):
-            try enter()
-            index += 1
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-            } else {
-                repeat { try skipValue() } while try more(closing: UInt8(ascii: "]"), "]")
+                } while try more(closing: close, isObject ? "}" : "]")
             }
             leave()
         case UInt8(ascii: "\""): _ = try stringBytes()

@@ -55,6 +55,21 @@ public enum JSONValue: Sendable, Equatable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `open`, then `count` items separated by commas (one per line, indented, when `indent`), then
+    /// `close`; an empty container on one line.
+    private static func writeContainer(_ open: UInt8, _ close: UInt8, count: Int, into out: inout [UInt8],
+                                       indent: Bool, level: Int, item: (Int, inout [UInt8]) -> Void) {
+        out.append(open)
+        guard count > 0 else { return out.append(close) }
+        for i in 0..<count {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            newline(&out, indent, level + 1)
+            item(i, &out)
+        }
+        newline(&out, indent, level)
+        out.append(close)
+    }
+
     /// Appends the UTF-8 bytes of this value.
     public func write(into out: inout [UInt8], indent: Bool, level: Int) {
         switch self {
@@ -64,28 +79,18 @@ public enum JSONValue: Sendable, Equatable {
         case .number(let raw): out.append(contentsOf: raw.utf8)
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
-            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.newline(&out, indent, level + 1)
-                item.write(into: &out, indent: indent, level: level + 1)
+            JSONValue.writeContainer(UInt8(ascii: "["), UInt8(ascii: "]"), count: items.count, into: &out,
+                                     indent: indent, level: level) { i, out in
+                items[i].write(into: &out, indent: indent, level: level + 1)
             }
-            JSONValue.newline(&out, indent, level)
-            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
-            out.append(UInt8(ascii: "{"))
-            for (i, member) in members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.newline(&out, indent, level + 1)
-                JSONValue.writeString(member.key, to: &out)
+            JSONValue.writeContainer(UInt8(ascii: "{"), UInt8(ascii: "}"), count: members.count, into: &out,
+                                     indent: indent, level: level) { i, out in
+                JSONValue.writeString(members[i].key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent { out.append(UInt8(ascii: " ")) }
-                member.value.write(into: &out, indent: indent, level: level + 1)
+                members[i].value.write(into: &out, indent: indent, level: level + 1)
             }
-            JSONValue.newline(&out, indent, level)
-            out.append(UInt8(ascii: "}"))
         }
     }
 

@@ -60,16 +60,6 @@ public struct TestGrant: Hashable, Sendable {
     public var overage: Grant.Overage?
     public var from: StringLiteral?
     public var until: StringLiteral?
-
-    public init(name: Identifier, amount: Grant.Amount? = nil, per: Located<ResetInterval>? = nil,
-                overage: Grant.Overage? = nil, from: StringLiteral? = nil, until: StringLiteral? = nil) {
-        self.name = name
-        self.amount = amount
-        self.per = per
-        self.overage = overage
-        self.from = from
-        self.until = until
-    }
 }
 
 /// `expect NAME [N] allowed|denied|undetermined [balance N|unlimited] [via direct|credits [SYSTEM]|overage]`

@@ -24,15 +24,13 @@ extension Parser {
             }
             advance()
             switch w {
-            case "per":
-                guard let per = parsePer(from: clauseStart) else { return nil }
-                grant.per = per
+            case "per", "overage":
+                guard parseSharedClause(w, from: clauseStart, per: &grant.per, overage: &grant.overage) else {
+                    return nil
+                }
             case "carry":
                 guard let carry = parseCapped("carry", from: clauseStart) else { return nil }
                 grant.carry = carry
-            case "overage":
-                guard let overage = parseCapped("overage", from: clauseStart) else { return nil }
-                grant.overage = overage
             case "expires":
                 guard let expiry = parseExpiry(from: clauseStart) else { return nil }
                 grant.expiresAfter = expiry
@@ -54,6 +52,20 @@ extension Parser {
         }
         grant.range = rangeSoFar(from: start)
         return grant
+    }
+
+    /// The clauses a `grants` item and a test's `grant` share, `per INTERVAL` and
+    /// `overage [up to N]`, after their word `w`; false when malformed (reported).
+    mutating func parseSharedClause(_ w: String, from clauseStart: SourceRange, per: inout Located<ResetInterval>?,
+                                    overage: inout Grant.Overage?) -> Bool {
+        if w == "per" {
+            guard let parsed = parsePer(from: clauseStart) else { return false }
+            per = parsed
+        } else {
+            guard let parsed = parseCapped("overage", from: clauseStart) else { return false }
+            overage = parsed
+        }
+        return true
     }
 
     /// `[ INTEGER | "unlimited" ]`: a grant's amount, when one follows.

@@ -195,12 +195,8 @@ extension Parser {
             if given { reportTwice(w, at: clause) }
             advance()
             switch w {
-            case "per":
-                guard let per = parsePer(from: clause) else { return nil }
-                grant.per = per
-            case "overage":
-                guard let overage = parseCapped("overage", from: clause) else { return nil }
-                grant.overage = overage
+            case "per", "overage":
+                guard parseSharedClause(w, from: clause, per: &grant.per, overage: &grant.overage) else { return nil }
             default:
                 guard let instant = parseString("an instant string after `\(w)`") else { return nil }
                 if w == "from" { grant.from = instant } else { grant.until = instant }
