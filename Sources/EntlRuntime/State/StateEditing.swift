@@ -159,10 +159,7 @@ extension PurchaseState {
         var lastMemberStart = s.index
         if s.peek() != UInt8(ascii: "}") {
             repeat {
-                _ = s.peek()
-                let keyStart = s.index
-                let key = try s.stringBytes()
-                try s.expect(UInt8(ascii: ":"), "`:` after the key")
+                let (keyStart, key) = try s.memberKey()
                 if s.matches(key, "usage"), s.peek() == UInt8(ascii: "[") {
                     s.index += 1
                     if s.peek() == UInt8(ascii: "]") { return (s.index..<s.index, record.json(in: outerLayout())) }
@@ -241,10 +238,7 @@ extension PurchaseState {
         var last: (start: Int, end: Int)?
         if s.peek() != UInt8(ascii: "}") {
             repeat {
-                _ = s.peek()
-                let keyStart = s.index
-                let key = try s.stringBytes()
-                try s.expect(UInt8(ascii: ":"), "`:` after the key")
+                let (keyStart, key) = try s.memberKey()
                 _ = s.peek()
                 let valueStart = s.index
                 if s.matches(key, "usage"), s.peek() == UInt8(ascii: "[") {
@@ -301,6 +295,15 @@ extension PurchaseState {
 }
 
 extension JSONScanner {
+    /// The next member's key and where it starts, the `:` after it read.
+    mutating func memberKey() throws(JSONSyntaxError) -> (start: Int, key: StringBytes) {
+        _ = peek()
+        let start = index
+        let key = try stringBytes()
+        try expect(UInt8(ascii: ":"), "`:` after the key")
+        return (start, key)
+    }
+
     /// The white space before `offset`, back to the previous token: what separates an element (or
     /// member) from the one before it.
     func whiteSpace(before offset: Int) -> [UInt8] {
