@@ -188,6 +188,34 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/data") == ["real.json"])
     }
 
+    /// Compacting in place while uses are recorded: both take the file's lock, so no use is lost
+    /// and none is recorded twice, whatever order they run in. (The history is long enough that a
+    /// compaction without the lock, reading before a use is written and renaming after, loses it.)
+    @Test func compactingInPlaceLosesNoConcurrentUse() throws {
+        let records = (0..<30_000).map { k in
+            #"{"feature": "calls", "amount": 1, "at": "\#(Instant(seconds: 1_777_593_600 + Int64(k) * 60))"}"#
+        }
+        let dir = try scratch(#"{"purchases": [{"product": "pro", "purchased_at": "2026-04-01T00:00:00Z", "#
+                              + #""expires_at": "2026-07-01T00:00:00Z"}], "usage": [\#n"#
+                              + records.joined(separator: ",\n") + "\n]}\n")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.rules.replacingOccurrences(of: "calls 10 per month", with: "calls 1_000_000 per month")
+            .write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let consume = ["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                       "--at", "2026-06-04T00:00:00Z"]
+        let compact = ["state", "compact", "rules.entl", "--state", "state.json", "--before", Self.before,
+                       "-o", "state.json"]
+        let statuses = try runEntlcConcurrently([compact, consume, consume, consume, consume], directory: dir)
+        #expect(statuses == [0, 0, 0, 0, 0])
+        let json = try String(contentsOfFile: dir + "/state.json", encoding: .utf8)
+        let state = try PurchaseState(json: Array(json.utf8))
+        #expect(state.ledger?.before == Instant(rfc3339: Self.before))
+        // Every record before the cut folded, the four uses kept.
+        #expect(state.usage.count == 4)
+        #expect(state.usage.allSatisfy { $0.at == Instant(rfc3339: "2026-06-04T00:00:00Z") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["rules.entl", "state.json"])
+    }
+
     /// A refund after the compaction does not reach back: the folded uses it paid for stay paid (the
     /// full history moves them to other grants or to overage), and the evaluation says so.
     @Test func aLaterRefundKeepsTheFoldedUsesPaidAndWarns() throws {

@@ -178,11 +178,18 @@ private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 /// while they start, so they all wait for it together: they truly overlap.
 public func runEntlcConcurrently(_ count: Int, _ arguments: [String], directory: String,
                                  lockedFile: String? = nil) throws -> [Int32] {
+    try runEntlcConcurrently(Array(repeating: arguments, count: count), directory: directory, lockedFile: lockedFile)
+}
+
+/// Runs `entlc` once with each of `commands` at once, as `runEntlcConcurrently(_:_:directory:lockedFile:)`
+/// does; their exit statuses in the same order.
+public func runEntlcConcurrently(_ commands: [[String]], directory: String,
+                                 lockedFile: String? = nil) throws -> [Int32] {
     let held = lockedFile.map { open(directory + "/" + $0, O_RDONLY) } ?? -1
     if held >= 0 { flock(held, LOCK_EX) }
     defer { if held >= 0 { close(held) } }
     var processes: [Process] = []
-    for _ in 0..<count {
+    for arguments in commands {
         let p = Process()
         p.executableURL = entlcExecutable
         p.arguments = arguments
