@@ -28,7 +28,7 @@ public final class EntitlementMonitor: Sendable {
         (events, continuation) = AsyncStream.makeStream(of: ChangeEvent.self)
         let first = try evaluator.evaluateAll(at: clock())
         current.withLock { $0 = first }
-        let token = evaluator.tracker.observe { [weak self] _ in
+        let token = evaluator.tracker.observeChanges { [weak self] in
             guard let self else { return }
             do throws(EvaluationError) {
                 try self.refresh()

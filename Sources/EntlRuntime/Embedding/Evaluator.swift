@@ -43,7 +43,7 @@ public final class Evaluator: Sendable {
                                      test: test.entitlements.map(\.name), test.entitlementNames)
         cache = SpinLocked(ResultCache(features: featureSlots.count, products: productSlots.count,
                                        entitlements: entitlementSlots.count))
-        let token = tracker.observe { [weak self] _ in
+        let token = tracker.observeChanges { [weak self] in
             self?.cache.withLock { c in
                 c.generation &+= 1
                 c.removeAll()

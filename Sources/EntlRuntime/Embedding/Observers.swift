@@ -35,6 +35,9 @@ final class ObserverList<Value>: Sendable {
         }
     }
 
+    /// Whether no handler is registered (a notifier may then skip making the value).
+    var isEmpty: Bool { handlers.withLock { $0.all.isEmpty } }
+
     func notify(_ value: Value) {
         let current = handlers.withLock { $0.all }
         for entry in current { entry.handler(value) }

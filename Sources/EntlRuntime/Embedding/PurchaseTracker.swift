@@ -44,6 +44,8 @@ public final class JSONPurchaseTracker: UsageRecording {
     /// The handlers get each new state through a reference (handing a state itself to a handler
     /// kept in a generic list copies it, field by field, on the way).
     private let observers = ObserverList<SharedState>()
+    /// The handlers that need no state (`observeChanges`), told first.
+    private let changeObservers = ObserverList<Void>()
 
     public init(_ state: PurchaseState = PurchaseState()) {
         self.state = Locked((state, 0))
@@ -61,12 +63,26 @@ public final class JSONPurchaseTracker: UsageRecording {
         observers.add { handler($0.value) }
     }
 
+    /// Calls `handler` after each change, without the state: no copy of it is made for it. The
+    /// library's own observers (`Evaluator`, `EntitlementMonitor`) need none; they are told before
+    /// the handlers of `observe`.
+    func observeChanges(_ handler: @escaping @Sendable () -> Void) -> TrackerObservation {
+        changeObservers.add { _ in handler() }
+    }
+
     public func update(_ newState: PurchaseState) {
         state.withLock {
             $0.value = newState
             $0.changes &+= 1
         }
-        observers.notify(SharedState(newState))
+        notify(newState)
+    }
+
+    /// Tells the observers of a change: those that need no state, then the others (the state
+    /// handed over once, by reference, and only when some handler wants it).
+    private func notify(_ newState: PurchaseState?) {
+        changeObservers.notify(())
+        if let newState { observers.notify(SharedState(newState)) }
     }
 
     public func update(json: [UInt8]) throws(StateError) {
@@ -80,7 +96,7 @@ public final class JSONPurchaseTracker: UsageRecording {
             s.changes &+= 1
             return s.value
         }
-        observers.notify(SharedState(newState))
+        notify(newState)
     }
 
     public func recordUsage<T>(_ decide: (PurchaseState) throws(EvaluationError) -> (T, UsageRecord?))
@@ -98,14 +114,17 @@ public final class JSONPurchaseTracker: UsageRecording {
     public func recordUsage(counted decide: (PurchaseState, UInt64?) throws(EvaluationError) -> UsageRecord?)
         throws(EvaluationError)
     {
+        // Whether a handler wants the state: when none does (a server's `Evaluator`), no copy of it
+        // is made for each use. (A handler added meanwhile hears of the changes after this one.)
+        let wantsState = !observers.isEmpty
         let recorded = try state.withLock {
-            (s: inout (value: PurchaseState, changes: UInt64)) throws(EvaluationError) -> SharedState? in
+            (s: inout (value: PurchaseState, changes: UInt64)) throws(EvaluationError) -> PurchaseState?? in
             guard let record = try decide(s.value, s.changes) else { return nil }
             s.value.usage.append(record)
             s.changes &+= 1
-            return SharedState(s.value)
+            return .some(wantsState ? s.value : nil)
         }
-        if let recorded { observers.notify(recorded) }
+        if let recorded { notify(recorded) }
     }
 }
 
@@ -195,4 +214,13 @@ private final class SharedState: Sendable {
     let value: PurchaseState
 
     init(_ value: PurchaseState) { self.value = value }
+}
+
+extension PurchaseTracker {
+    /// Calls `handler` after each change of the state: without a copy of it where the tracker can
+    /// (`JSONPurchaseTracker`), else through `observe`.
+    func observeChanges(_ handler: @escaping @Sendable () -> Void) -> TrackerObservation {
+        if let tracker = self as? JSONPurchaseTracker { return tracker.observeChanges(handler) }
+        return observe { _ in handler() }
+    }
 }

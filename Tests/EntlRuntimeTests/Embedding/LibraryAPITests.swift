@@ -63,6 +63,22 @@ import Testing
         #expect(try !evaluator.entitled(feature: "export", at: at).allowed)
     }
 
+    /// A use recorded through `Evaluator.consume` reaches the state's observers (with the record)
+    /// and the evaluator's own cache (its next answer counts the use); a retry changes nothing.
+    @Test func aRecordedUseReachesEveryObserver() throws {
+        let tracker = JSONPurchaseTracker(state(#"{"purchases": [{"product": "pro"}]}"#))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        let before = try #require(try evaluator.entitled(feature: "api_calls", at: at).balance)
+        let seen = LockedBox<[Int]>([])
+        let observation = tracker.observe { state in seen.mutate { $0.append(state.usage.count) } }
+        #expect(try evaluator.consume(feature: "api_calls", amount: 5, id: "a", at: at).allowed)
+        #expect(try evaluator.consume(feature: "api_calls", amount: 5, id: "a", at: at).replayed)
+        observation.cancel()
+        #expect(try evaluator.consume(feature: "api_calls", amount: 1, at: at).allowed)
+        #expect(seen.value == [1])
+        #expect(try evaluator.entitled(feature: "api_calls", at: at).balance == before - 6)
+    }
+
     @Test func debugTrackerOverridesProducts() throws {
         let base = JSONPurchaseTracker(PurchaseState(purchases: [Purchase(product: "pro", status: .expired)]))
         let debug = DebugPurchaseTracker(wrapping: base)
