@@ -38,14 +38,17 @@ extension Evaluation {
     }
 
     /// Gives `body` the state grants of feature (or credit system) `f` that cover `t`, as
-    /// candidates: certain, with no purchase behind them, anchored at their `from`.
+    /// candidates: certain, with no purchase behind them, anchored at their `from`. Only a
+    /// single-use feature's grant keeps its `overage` (elsewhere a warning that means nothing: a
+    /// credit system's credits are never overdrawn).
     func forEachStateGrant(of f: Int, _ body: (Candidate) -> Void) {
         guard !state.grants.isEmpty else { return }
-        let name = graph.features[f].name
+        let name = graph.features[f].name, softLimits = graph.features[f].kind == .singleUse
         for (i, g) in state.grants.enumerated() {
             guard case .feature(let n) = g.target, n == name, g.covers(at) else { continue }
             let grant = Grant(source: .state(i), amount: g.amount, interval: g.interval, carry: g.carry,
-                              overage: g.overage, priority: g.priority, order: Evaluation.stateGrantOrder(i))
+                              overage: softLimits ? g.overage : nil, priority: g.priority,
+                              order: Evaluation.stateGrantOrder(i))
             body(Candidate(grant: grant, certain: true, product: nil, purchase: nil, quantity: 1, stateGrant: Int32(i)))
         }
     }

@@ -228,11 +228,15 @@ extension Evaluation {
             result.decision = uncertain ? .undetermined : .denied
             // §4.6: the fewest more units that would allow it, with what the best credit system
             // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
-            var payable: Int64 = 0
+            // With a soft limit, the spill pays from every system and the overdraft takes the rest.
+            var payable: Int64 = 0, spill: Int64 = 0
             for route in graph.features[f].creditRoutes {
                 let credits = meteredBalance(route.system, sources: false).low ?? .max
-                payable = max(payable,
-                              credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
+                let units = credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits)
+                (payable, spill) = (max(payable, units), spill.addingSaturating(units))
+            }
+            if direct.hasOverage, let overdraft = direct.overdraftLow {
+                payable = max(payable, spill.addingSaturating(overdraft))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
             let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
