@@ -59,6 +59,9 @@ import Testing
         ("calls 100 expires after 6 months", "calls 100", "100 expires after 6 months → 100"),
         ("calls 100 expires after 28 days", "calls 100 expires after 1 month",
          "100 expires after 28 days → 100 expires after 1 month"),
+        // Twelve months are 365 or 366 days, never 371.
+        ("calls 100 expires after 12 months", "calls 100 expires after 53 weeks",
+         "100 expires after 12 months → 100 expires after 53 weeks"),
     ])
     func theReverseIsAGain(_ before: String, _ after: String, _ change: String) {
         #expect(diff(before, after) == ["D102 4:29 `calls` grows for \(Self.owner): \(change)"])
