@@ -102,4 +102,16 @@ import Testing
                 + "monthly purchased before \"2026-06-01T00:00:00Z\" or annual purchased before "
                 + "\"2026-06-01T00:00:00Z\" { grants calls 100 per month overage }`")
     }
+
+    /// A pack's lot counts per purchase and unit; an entitlement's grant once: no legacy
+    /// entitlement can give a shorter lot back, so none is suggested.
+    @Test func aProductsShorterLotSuggestsNoLegacyEntitlement() throws {
+        let rules = "product pack: consumable { grants cr 100 expires after %@ }\nfeature cr: metered\n"
+        let old = check(rules.replacingOccurrences(of: "%@", with: "12 months"))
+        let new = check(rules.replacingOccurrences(of: "%@", with: "6 months"))
+        let found = RuleDiff.compare(old: old, new: new, since: instant("2026-06-01T00:00:00Z"),
+                                     environments: [.live]).findings
+        #expect(found.map(\.code.id) == ["D403"])
+        #expect(found.first?.help == nil)
+    }
 }
