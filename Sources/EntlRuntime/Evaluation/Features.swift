@@ -53,25 +53,38 @@ extension Evaluation {
             result.decision = .allowed
             result.via = .direct
             let name = stateGrantName(i)
-            result.why = Reason(formed: { "granted to this customer (`\(name)`)" })
+            result.why = Reason { text in
+                text.write("granted to this customer (")
+                text.write(code: name)
+                text.write(UInt8(ascii: ")"))
+            }
         case .product(let p)?:
             result.decision = .allowed
             result.via = .direct
             let name = graph.products[p].name
-            result.why = Reason(formed: { "granted by product `\(name)`" })
+            result.why = Reason { text in
+                text.write("granted by product ")
+                text.write(code: name)
+            }
         case .entitlement(let e)?:
             result.decision = .allowed
             result.via = .direct
             // The product behind it is found only if the reason is read (most checks never do).
-            result.why = Reason(formed: { [self] in
+            result.why = Reason { [self] text in
                 let behind: String? = switch representative(of: e) {
                 case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
                 case .override(let p)?: graph.products[p].name
                 case .stateGrant(let i)?: stateGrantName(i)
                 case nil: nil
                 }
-                return "granted by entitlement `\(graph.entitlements[e].name)`" + (behind.map { " (\($0))" } ?? "")
-            })
+                text.write("granted by entitlement ")
+                text.write(code: graph.entitlements[e].name)
+                if let behind {
+                    text.write(" (")
+                    text.write(string: behind)
+                    text.write(UInt8(ascii: ")"))
+                }
+            }
         case nil:
             if requirement == .true {
                 result.decision = .allowed
@@ -175,17 +188,17 @@ extension Evaluation {
         for route in graph.features[f].creditRoutes {
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
             let system = meteredBalance(route.system, sources: false)
-            let systemFeature = graph.features[route.system]
+            let systemName = graph.features[route.system].name
             let covers = system.low.map { $0 >= need } ?? true
             if explains {
                 let feature = graph.features[f]
-                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
+                trail.append("  credits `\(systemName)`: \(route.amount) \(feature.unit(route.amount)) = "
                              + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing "
                              + "cost \(need); balance \(system.low.map(String.init) ?? "unlimited")")
                 trail += system.trail
             }
             if result.creditSystem == nil || covers {
-                result.creditSystem = systemFeature.name
+                result.creditSystem = systemName
                 result.creditsRequired = need
                 result.creditBalance = system.low
             }
@@ -193,11 +206,15 @@ extension Evaluation {
                 result.decision = .allowed
                 result.via = .credits
                 let payer = route.system
-                result.why = Reason(formed: {
-                    "\(graph.features[f].amount(low)) left, so \(graph.features[payer].amount(need)) from "
-                        + "`\(graph.features[payer].name)` pay for "
-                        + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
-                })
+                result.why = Reason { text in
+                    text.write(amount: low, of: f, in: graph)
+                    text.write(" left, so ")
+                    text.write(amount: need, of: payer, in: graph)
+                    text.write(" from ")
+                    text.write(code: graph.features[payer].name)
+                    text.write(low > 0 ? " pay for the other " : " pay for ")
+                    text.write(grouped: shortfall)
+                }
                 break
             }
             // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
@@ -215,10 +232,13 @@ extension Evaluation {
             if overdraft.map({ $0 >= left }) ?? true {
                 result.decision = .allowed
                 result.via = .overage
-                result.why = Reason(formed: {
-                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) "
-                        + (left == 1 ? "goes" : "go") + " over the allowance (overdrawn, billable)"
-                })
+                result.why = Reason { text in
+                    text.write(amount: low, of: f, in: graph)
+                    text.write(" left, so ")
+                    text.write(amount: left, of: f, in: graph)
+                    text.write(left == 1 ? " goes" : " go")
+                    text.write(" over the allowance (overdrawn, billable)")
+                }
             } else if let high = direct.high, high < required,
                       direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {
                 uncertain = true
@@ -241,14 +261,19 @@ extension Evaluation {
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
             let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
             let depends = uncertain ? "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" : ""
-            result.why = Reason(formed: {
-                var reason = "\(graph.features[f].amount(low)) left, \(required.grouped) needed"
+            result.why = Reason { text in
+                text.write(left: low, required: required, of: f, in: graph)
                 if let system, let need {
-                    reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) "
-                        + "credits needed"
+                    text.write("; ")
+                    text.write(code: system)
+                    text.write(" has ")
+                    if let balance { text.write(grouped: balance) } else { text.write("unlimited") }
+                    text.write(" of the ")
+                    text.write(grouped: need)
+                    text.write(" credits needed")
                 }
-                return reason + depends
-            })
+                text.write(string: depends)
+            }
         }
         if explains {
             trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))
