@@ -81,6 +81,10 @@ public struct JSONBytes: ~Copyable, JSONSink {
     private var deeper: [Bool] = []
     private var depth = 0
     private var afterKey = false
+    /// The last instant written and its text, copied when it comes again: a batch writes the same
+    /// `at` on every line.
+    private var lastInstant: (value: Instant?, text: (UInt64, UInt64, UInt64, UInt64), count: Int) =
+        (nil, (0, 0, 0, 0), 0)
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
         buffer = ByteBuffer(capacity: bytes.count + capacity)
@@ -155,12 +159,21 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
     public mutating func string(_ value: String?) {
         separate()
-        if let value { JSONValue.writeString(value, to: &buffer) } else { buffer.write("null") }
+        guard let value else { return buffer.write("null") }
+        // The bytes in place when the string has them contiguous (native and small ones), no copy.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { [buffer] in
+            var out = buffer
+            JSONValue.writeString(utf8: $0, to: &out)
+        }
+        if written == nil { JSONValue.writeString(value, to: &buffer) }
     }
 
     public mutating func int(_ value: Int64?) {
         separate()
-        if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
+        guard let value else { return buffer.write("null") }
+        // One digit (most counts here) needs no division.
+        if 0 <= value, value <= 9 { return buffer.write(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0")) }
+        JSONValue.writeInteger(value, to: &buffer)
     }
 
     /// A string given as its UTF-8 bytes (no `String` is made).
@@ -179,7 +192,20 @@ public struct JSONBytes: ~Copyable, JSONSink {
         separate()
         guard let value else { return buffer.write("null") }
         buffer.write(UInt8(ascii: "\""))
-        value.writeRFC3339(to: &buffer)
+        if value == lastInstant.value {
+            withUnsafeBytes(of: lastInstant.text) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<lastInstant.count])) }
+        } else {
+            let start = buffer.count
+            value.writeRFC3339(to: &buffer)
+            let count = buffer.count - start
+            if count <= MemoryLayout.size(ofValue: lastInstant.text) {
+                lastInstant.value = value
+                lastInstant.count = count
+                withUnsafeMutableBytes(of: &lastInstant.text) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer.bytes[start...])))
+                }
+            }
+        }
         buffer.write(UInt8(ascii: "\""))
     }
 }
