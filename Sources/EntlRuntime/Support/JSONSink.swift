@@ -162,10 +162,19 @@ public struct JSONBytes: ~Copyable, JSONSink {
         guard let value else { return buffer.write("null") }
         // The bytes in place when the string has them contiguous (native and small ones), no copy.
         let written: Void? = value.utf8.withContiguousStorageIfAvailable { [buffer] in
-            var out = buffer
-            JSONValue.writeString(utf8: $0, to: &out)
+            JSONBytes.writeString($0, to: buffer)
         }
         if written == nil { JSONValue.writeString(value, to: &buffer) }
+    }
+
+    /// A JSON string: in one step when no byte needs an escape (names, words, most reasons).
+    @inline(__always)
+    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: ByteBuffer) {
+        if let base = bytes.baseAddress, JSONScanner.plainRun(base, from: 0, to: bytes.count, nonASCII: true) == bytes.count {
+            return buffer.writeQuoted(bytes)
+        }
+        var out = buffer
+        JSONValue.writeString(utf8: bytes, to: &out)
     }
 
     public mutating func int(_ value: Int64?) {
@@ -179,7 +188,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
     /// A string given as its UTF-8 bytes (no `String` is made).
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         separate()
-        JSONValue.writeString(utf8: bytes, to: &buffer)
+        JSONBytes.writeString(bytes, to: buffer)
     }
 
     @inline(__always)
