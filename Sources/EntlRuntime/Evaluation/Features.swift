@@ -175,7 +175,7 @@ extension Evaluation {
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
-            result.why = Reason(left: direct.low, required: required, feature: f, of: graph)
+            result.why = Reason(BalanceReason(feature: Int32(f), left: direct.low, required: required), of: graph)
             if explains {
                 trail.append("  → allowed via direct")
                 result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
@@ -185,6 +185,7 @@ extension Evaluation {
         // §4.4: credits pay the shortfall, in the declaration order of the systems.
         let shortfall = required - low
         var uncertain = direct.high.map { $0 >= required } ?? true
+        var asked: BalanceReason.Credits?  // the credit system the result reports, for the reason
         for route in graph.features[f].creditRoutes {
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
             let system = meteredBalance(route.system, sources: false)
@@ -201,6 +202,7 @@ extension Evaluation {
                 result.creditSystem = systemName
                 result.creditsRequired = need
                 result.creditBalance = system.low
+                asked = BalanceReason.Credits(system: Int32(route.system), need: need, balance: system.low)
             }
             if covers {
                 result.decision = .allowed
@@ -259,20 +261,15 @@ extension Evaluation {
                 payable = max(payable, spill.addingSaturating(overdraft))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
-            let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
-            let depends = uncertain ? "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" : ""
-            result.why = Reason { text in
-                text.write(left: low, required: required, of: f, in: graph)
-                if let system, let need {
-                    text.write("; ")
-                    text.write(code: system)
-                    text.write(" has ")
-                    if let balance { text.write(grouped: balance) } else { text.write("unlimited") }
-                    text.write(" of the ")
-                    text.write(grouped: need)
-                    text.write(" credits needed")
+            let why = BalanceReason(feature: Int32(f), left: low, required: required, credits: asked)
+            if uncertain {
+                let depends = "; it depends on \(unknownProducts(graph.features[f].watchedProducts))"
+                result.why = Reason { text in
+                    text.write(why, in: graph)
+                    text.write(string: depends)
                 }
-                text.write(string: depends)
+            } else {
+                result.why = Reason(why, of: graph)
             }
         }
         if explains {

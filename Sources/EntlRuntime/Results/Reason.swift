@@ -9,7 +9,7 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         case fixed(StaticString)
         case text(String)
         case formed(@Sendable (inout ReasonText) -> Void)
-        case left(EnvironmentGraph, feature: Int32, left: Int64?, required: Int64)
+        case balance(EnvironmentGraph, BalanceReason)
     }
 
     private let form: Form
@@ -25,18 +25,17 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     /// A reason written by `write` when it is read (`init(formed:)` without making a `String`).
     init(writing write: @escaping @Sendable (inout ReasonText) -> Void) { form = .formed(write) }
 
-    /// "8,800 calls left, 1 needed" (or "unlimited calls"): why metered feature `f` is allowed from
-    /// its own balance, formed when read. The most common reason, so it has its own form (a
-    /// closure would cost an allocation per result).
-    init(left: Int64?, required: Int64, feature f: Int, of graph: EnvironmentGraph) {
-        form = .left(graph, feature: Int32(f), left: left, required: required)
-    }
+    /// "8,800 calls left, 1 needed", "unlimited calls", "0 calls left, 1 needed; `credits` has 4 of
+    /// the 5 credits needed": why a metered feature is allowed from its own balance or is not allowed,
+    /// formed when read. The most common reasons, so they have a form of their own (a closure would
+    /// cost an allocation per result).
+    init(_ reason: BalanceReason, of graph: EnvironmentGraph) { form = .balance(graph, reason) }
 
     public var description: String {
         switch form {
         case .fixed(let t): t.description
         case .text(let t): t
-        case .formed, .left: withUTF8 { String(decoding: $0, as: UTF8.self) }
+        case .formed, .balance: withUTF8 { String(decoding: $0, as: UTF8.self) }
         }
     }
 
@@ -47,12 +46,29 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         case .fixed(let t): return t.withUTF8Buffer(body)
         case .text(var t): return t.withUTF8(body)
         case .formed(let write): return ReasonText.forming(write, body)
-        case .left(let graph, let f, let left, let required):
-            return ReasonText.forming({ $0.write(left: left, required: required, of: Int(f), in: graph) }, body)
+        case .balance(let graph, let reason): return ReasonText.forming({ $0.write(reason, in: graph) }, body)
         }
     }
 
     public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
+}
+
+/// The parts of a metered feature's reason that its balance gives (`Reason(_:of:)`).
+struct BalanceReason: Sendable {
+    /// The credit system the result names (a feature index), the credits it would take, and what
+    /// it holds (nil when unlimited).
+    struct Credits: Sendable {
+        var system: Int32
+        var need: Int64
+        var balance: Int64?
+    }
+
+    var feature: Int32
+    /// What is left; nil when unlimited.
+    var left: Int64?
+    var required: Int64
+    /// Not allowed: the credit system that could not pay.
+    var credits: Credits? = nil
 }
 
 /// A result with a reason: its text as `reason`, formed from `why` when read.
@@ -129,15 +145,24 @@ struct ReasonText: ByteOutput {
         Feature.writeAmount(count, unit: graph.features[f].unit(count), to: &self)
     }
 
-    /// "8,800 calls left, 1 needed" of feature `f`, or "unlimited calls" when `left` is nil.
-    mutating func write(left: Int64?, required: Int64, of f: Int, in graph: EnvironmentGraph) {
-        guard let left else {
+    /// `Reason(reason, of: graph)`'s text.
+    mutating func write(_ reason: BalanceReason, in graph: EnvironmentGraph) {
+        let f = Int(reason.feature)
+        guard let left = reason.left else {
             write("unlimited ")
             return write(string: graph.features[f].unit(2))
         }
         write(amount: left, of: f, in: graph)
         write(" left, ")
-        write(grouped: required)
+        write(grouped: reason.required)
         write(" needed")
+        guard let credits = reason.credits else { return }
+        write("; ")
+        write(code: graph.features[Int(credits.system)].name)
+        write(" has ")
+        if let balance = credits.balance { write(grouped: balance) } else { write("unlimited") }
+        write(" of the ")
+        write(grouped: credits.need)
+        write(" credits needed")
     }
 }
