@@ -186,9 +186,14 @@ extension Evaluation {
         let shortfall = required - low
         var uncertain = direct.high.map { $0 >= required } ?? true
         var asked: BalanceReason.Credits?  // the credit system the result reports, for the reason
+        // §4.6 (not allowed): the most units one credit system could pay, and all of them together.
+        var payable: Int64 = 0, spill: Int64 = 0
         for route in graph.features[f].creditRoutes {
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
             let system = meteredBalance(route.system, sources: false)
+            let units = (system.low ?? .max).multipliedDividedRoundingDown(by: route.amount,
+                                                                           dividedBy: route.credits)
+            (payable, spill) = (max(payable, units), spill.addingSaturating(units))
             let systemName = graph.features[route.system].name
             let covers = system.low.map { $0 >= need } ?? true
             if explains {
@@ -249,14 +254,9 @@ extension Evaluation {
         if result.decision != .allowed {
             result.decision = uncertain ? .undetermined : .denied
             // §4.6: the fewest more units that would allow it, with what the best credit system
-            // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
-            // With a soft limit, the spill pays from every system and the overdraft takes the rest.
-            var payable: Int64 = 0, spill: Int64 = 0
-            for route in graph.features[f].creditRoutes {
-                let credits = meteredBalance(route.system, sources: false).low ?? .max
-                let units = credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits)
-                (payable, spill) = (max(payable, units), spill.addingSaturating(units))
-            }
+            // could pay (credits pay a whole shortfall or nothing, so it must cover the rest; no
+            // system covered it, so the loop above saw every one). With a soft limit, the spill pays
+            // from every system and the overdraft takes the rest.
             if direct.hasOverage, let overdraft = direct.overdraftLow {
                 payable = max(payable, spill.addingSaturating(overdraft))
             }
