@@ -170,7 +170,8 @@ public struct JSONBytes: ~Copyable, JSONSink {
     /// A JSON string: in one step when no byte needs an escape (names, words, most reasons).
     @inline(__always)
     private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: ByteBuffer) {
-        if let base = bytes.baseAddress, JSONScanner.plainRun(base, from: 0, to: bytes.count, nonASCII: true) == bytes.count {
+        if let base = bytes.baseAddress,
+           JSONScanner.plainRun(base, from: 0, to: bytes.count, nonASCII: true) == bytes.count {
             return buffer.writeQuoted(bytes)
         }
         var out = buffer
@@ -202,7 +203,8 @@ public struct JSONBytes: ~Copyable, JSONSink {
         guard let value else { return buffer.write("null") }
         buffer.write(UInt8(ascii: "\""))
         if value == lastInstant.value {
-            withUnsafeBytes(of: lastInstant.text) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<lastInstant.count])) }
+            let count = lastInstant.count
+            withUnsafeBytes(of: lastInstant.text) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         } else {
             let start = buffer.count
             value.writeRFC3339(to: &buffer)
