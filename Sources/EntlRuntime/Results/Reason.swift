@@ -2,8 +2,9 @@
 /// forming the text would be a large part of a check's work. A fixed text costs nothing; a formed
 /// one, the closure that captures its parts. Two reasons are equal when their texts are.
 ///
-/// A formed reason writes its text as UTF-8 bytes (`ReasonText`), once for both readers: as a
-/// `String` (`description`) and as JSON (`withUTF8`, the batch path, where no `String` is made).
+/// A formed reason writes its text as UTF-8 bytes (`ReasonText`), one way for both readers: as a
+/// `String` (`description`) and as JSON (`withUTF8`: the batch path, where the evaluation's own
+/// reasons make no `String`).
 public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral {
     private enum Form {
         case fixed(StaticString)
