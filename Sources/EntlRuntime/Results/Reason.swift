@@ -141,6 +141,13 @@ struct ReasonText: ByteOutput {
         write(UInt8(ascii: "`"))
     }
 
+    /// " until 2026-12-01T00:00:00Z", when there is an end.
+    mutating func write(until end: Instant?) {
+        guard let end else { return }
+        write(" until ")
+        end.writeRFC3339(to: &self)
+    }
+
     /// `graph.features[f].amount(count)`: "8,800 calls", "1 call".
     mutating func write(amount count: Int64, of f: Int, in graph: EnvironmentGraph) {
         Feature.writeAmount(count, unit: graph.features[f].unit(count), to: &self)
