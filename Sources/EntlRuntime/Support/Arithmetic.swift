@@ -58,10 +58,14 @@ extension ByteOutput {
         n.withGroupedUTF8(separator: UInt8(ascii: ",")) { write($0) }
     }
 
-    /// The UTF-8 bytes of `text`, as they are (not escaped).
+    /// The UTF-8 bytes of `text`, as they are (not escaped): in place when the string has them
+    /// contiguous (native and small strings), no copy.
     @inline(__always)
     mutating func write(string text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) }
+        if written == nil {
+            var text = text
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        }
     }
 }
