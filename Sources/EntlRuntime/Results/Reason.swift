@@ -10,7 +10,10 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         case fixed(StaticString)
         case text(String)
         case formed(@Sendable (inout ReasonText) -> Void)
-        case balance(EnvironmentGraph, BalanceReason)
+        /// Boxed: stored inline, this payload made the debug build of this toolchain (Swift 6.3.1)
+        /// crash copying a result (a bad retain in `swift_retain`; the release build and an
+        /// address-sanitized build run clean). One allocation per balance reason.
+        indirect case balance(EnvironmentGraph, BalanceReason)
     }
 
     private let form: Form
