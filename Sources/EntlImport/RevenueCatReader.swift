@@ -115,6 +115,10 @@ enum RevenueCatReader {
         let from = try s.required("purchase_date").instant(.rfc3339)
         var until = try s["expires_date"]?.instant(.rfc3339)
         if let refunded = try s["refunded_at"]?.instant(.rfc3339) { until = min(until ?? refunded, refunded) }
+        if let until, until <= from {
+            return builder.warn(s, "a promotional grant that ends (\(until.rfc3339)) when or before it starts "
+                                + "(\(from.rfc3339)) is left out: it never gives access")
+        }
         for entitlement in entitlements {
             builder.add(ImportedGrant(entitlement: entitlement, from: from, until: until,
                                       id: entitlements.count == 1 ? product : "\(product)/\(entitlement)",

@@ -108,6 +108,20 @@ import Testing
         ])
     }
 
+    /// A promotion that ends when or before it starts (found by the fuzzer) would be a state grant
+    /// that never counts: it is left out with a warning, and the state stays valid.
+    @Test func aPromotionEndingBeforeItStartsIsLeftOut() throws {
+        let json = #"{"subscriber": {"subscriptions": {"rc_promo_pro_monthly": {"store": "promotional", "#
+            + #""is_sandbox": false, "purchase_date": "2019-07-26T01:02:16Z", "expires_date": "2018-08-26T01:02:16Z"}}}}"#
+        let result = try StateImporter.importState(from: .revenueCat,
+                                                   documents: [ImportDocument(name: "rc.json", bytes: Array(json.utf8))])
+        #expect(result.grantCount == 0)
+        #expect(result.warnings.map(\.description) == [
+            "rc.json: subscriber.subscriptions.rc_promo_pro_monthly: a promotional grant that ends "
+                + "(2018-08-26T01:02:16Z) when or before it starts (2019-07-26T01:02:16Z) is left out: it never gives access",
+        ])
+    }
+
     @Test func aPromotionNamingNoEntitlementIsAnError() throws {
         let json = #"{"subscriber": {"subscriptions": {"free_month": {"store": "promotional", "is_sandbox": false,"#
             + #" "purchase_date": "2019-07-26T01:02:16Z"}}}}"#

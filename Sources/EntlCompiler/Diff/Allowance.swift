@@ -139,9 +139,13 @@ struct Allowance: Equatable {
             }
         }
 
-        /// Its shortest and longest length in days (a month is 28 to 31 days).
+        /// Its shortest and longest length in days: each whole year of months 365 or 366 days, each
+        /// other month 28 to 31 (so 12 months is surely shorter than 53 weeks).
         var days: (min: Int64, max: Int64) {
-            months ? (count.multipliedSaturating(by: 28), count.multipliedSaturating(by: 31)) : (count, count)
+            guard months else { return (count, count) }
+            let (years, rest) = count.quotientAndRemainder(dividingBy: 12)
+            return (years.multipliedSaturating(by: 365).addingSaturating(rest * 28),
+                    years.multipliedSaturating(by: 366).addingSaturating(rest * 31))
         }
 
         /// Whether `a` lasts at least as long as `b` (nil: for ever), surely or possibly.

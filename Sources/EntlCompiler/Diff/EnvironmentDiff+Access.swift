@@ -288,6 +288,9 @@ extension EnvironmentDiff {
                 expression = qualified(d.constraint)
                 names.append(name)
             case .product(let name):
+                // A product's allowance counts once per purchase and unit, an entitlement's once:
+                // no legacy entitlement gives it back (the comparison of situations cannot see it).
+                guard boolean else { return nil }
                 expression = qualified(.reference(Identifier(name, range: old.table[name]!.range)))
                 names.append(name)
             case .requirement:

@@ -38,23 +38,26 @@ extension Evaluation {
     }
 
     /// Gives `body` the state grants of feature (or credit system) `f` that cover `t`, as
-    /// candidates: certain, with no purchase behind them, anchored at their `from`.
+    /// candidates: certain, with no purchase behind them, anchored at their `from`. Only a
+    /// single-use feature's grant keeps its `overage` (elsewhere a warning that means nothing: a
+    /// credit system's credits are never overdrawn).
     func forEachStateGrant(of f: Int, _ body: (Candidate) -> Void) {
         guard !state.grants.isEmpty else { return }
         let name = graph.features[f].name
         for (i, g) in state.grants.enumerated() {
             guard case .feature(let n) = g.target, n == name, g.covers(at) else { continue }
-            body(Candidate(grant: grant(ofStateGrant: i), certain: true, product: nil, purchase: nil, quantity: 1,
-                           stateGrant: Int32(i)))
+            body(Candidate(grant: grant(ofStateGrant: i, of: f), certain: true, product: nil, purchase: nil,
+                           quantity: 1, stateGrant: Int32(i)))
         }
     }
 
-    /// State grant `i` (of a feature or credit system) as a grant, in the consumption order after
-    /// the rules' grants.
-    func grant(ofStateGrant i: Int) -> Grant {
+    /// State grant `i` (of feature or credit system `f`) as a grant, in the consumption order after
+    /// the rules' grants; its `overage` only for a single-use feature.
+    func grant(ofStateGrant i: Int, of f: Int) -> Grant {
         let g = state.grants[i]
-        return Grant(source: .state(i), amount: g.amount, interval: g.interval, carry: g.carry, overage: g.overage,
-                     priority: g.priority, order: Evaluation.stateGrantOrder(i))
+        let softLimits = graph.features[f].kind == .singleUse
+        return Grant(source: .state(i), amount: g.amount, interval: g.interval, carry: g.carry,
+                     overage: softLimits ? g.overage : nil, priority: g.priority, order: Evaluation.stateGrantOrder(i))
     }
 
     /// Whether a state grant of boolean feature `f` covers `t`: its index, the first in state order.

@@ -266,16 +266,28 @@ extension Evaluation {
             let everyone = graph.entitlements[e].constraint.mentionsEveryone
             if case .stateGrant(let i)? = rep {
                 let name = stateGrantName(i), why = state.grants[i].reason
-                result.why = Reason(formed: {
-                    "active through a grant to this customer (`\(name)`" + (why.map { ", \($0)" } ?? "") + ")"
-                        + (until.map { " until \($0)" } ?? "")
-                })
+                result.why = Reason { text in
+                    text.write("active through a grant to this customer (")
+                    text.write(code: name)
+                    if let why {
+                        text.write(", ")
+                        text.write(string: why)
+                    }
+                    text.write(UInt8(ascii: ")"))
+                    text.write(until: until)
+                }
                 break
             }
-            result.why = Reason(formed: {
-                "active" + (product.map { " through `\($0)`" } ?? (everyone ? " for every customer" : ""))
-                    + (until.map { " until \($0)" } ?? "")
-            })
+            result.why = Reason { text in
+                text.write("active")
+                if let product {
+                    text.write(" through ")
+                    text.write(code: product)
+                } else if everyone {
+                    text.write(" for every customer")
+                }
+                text.write(until: until)
+            }
         case .unknown:
             result.reason = "it depends on \(unknownProducts(graph.entitlements[e].watchedProducts))"
         case .false:
@@ -284,7 +296,10 @@ extension Evaluation {
             } else if result.inBillingRetry {
                 result.why = "a payment failed (billing retry)"
             } else if let end = result.expiresAt {
-                result.why = Reason(formed: { "expired \(end)" })
+                result.why = Reason { text in
+                    text.write("expired ")
+                    end.writeRFC3339(to: &text)
+                }
             } else {
                 result.why = "no purchase satisfies its constraint"
             }

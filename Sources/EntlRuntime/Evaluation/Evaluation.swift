@@ -220,19 +220,34 @@ public struct Evaluation: Sendable {
         let kind = graph.products[p].kind
         let reason: Reason
         switch (s.override, s.truth) {
-        case (let o?, _): reason = Reason(formed: { "overridden to \(o.rawValue)" })
+        case (let o?, _):
+            reason = Reason { text in
+                text.write("overridden to ")
+                text.write(string: o.rawValue)
+            }
         case (nil, .true) where kind == .consumable:
             let held = s.quantity
-            reason = Reason(formed: { "\(held) held" })
+            reason = Reason { text in
+                JSONValue.writeInteger(held, to: &text)
+                text.write(" held")
+            }
         case (nil, .true):
             let owned = purchases(of: p, .owned)
-            reason = Reason(formed: { "owned through \(Evaluation.purchaseList(owned))" })
+            reason = Reason { text in
+                text.write("owned through ")
+                text.write(string: Evaluation.purchaseList(owned))
+            }
         case (nil, .unknown):
             let unknown = purchases(of: p, .unknown), held = s.quantity, consumable = kind == .consumable
-            reason = Reason(formed: {
-                (consumable ? "\(held) held for certain; " : "")
-                    + "the status of \(Evaluation.purchaseList(unknown)) is unknown"
-            })
+            reason = Reason { text in
+                if consumable {
+                    JSONValue.writeInteger(held, to: &text)
+                    text.write(" held for certain; ")
+                }
+                text.write("the status of ")
+                text.write(string: Evaluation.purchaseList(unknown))
+                text.write(" is unknown")
+            }
         case (nil, .false): reason = purchases(of: p).isEmpty ? "no purchase" : "no purchase is owned now"
         }
         var result = ProductResult(name: graph.products[p].name, decision: s.truth.decision,

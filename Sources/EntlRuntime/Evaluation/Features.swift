@@ -53,25 +53,38 @@ extension Evaluation {
             result.decision = .allowed
             result.via = .direct
             let name = stateGrantName(i)
-            result.why = Reason(formed: { "granted to this customer (`\(name)`)" })
+            result.why = Reason { text in
+                text.write("granted to this customer (")
+                text.write(code: name)
+                text.write(UInt8(ascii: ")"))
+            }
         case .product(let p)?:
             result.decision = .allowed
             result.via = .direct
             let name = graph.products[p].name
-            result.why = Reason(formed: { "granted by product `\(name)`" })
+            result.why = Reason { text in
+                text.write("granted by product ")
+                text.write(code: name)
+            }
         case .entitlement(let e)?:
             result.decision = .allowed
             result.via = .direct
             // The product behind it is found only if the reason is read (most checks never do).
-            result.why = Reason(formed: { [self] in
+            result.why = Reason { [self] text in
                 let behind: String? = switch representative(of: e) {
                 case .purchase(let j)?: graph.products[Int(purchaseProduct[j])].name
                 case .override(let p)?: graph.products[p].name
                 case .stateGrant(let i)?: stateGrantName(i)
                 case nil: nil
                 }
-                return "granted by entitlement `\(graph.entitlements[e].name)`" + (behind.map { " (\($0))" } ?? "")
-            })
+                text.write("granted by entitlement ")
+                text.write(code: graph.entitlements[e].name)
+                if let behind {
+                    text.write(" (")
+                    text.write(string: behind)
+                    text.write(UInt8(ascii: ")"))
+                }
+            }
         case nil:
             if requirement == .true {
                 result.decision = .allowed
@@ -162,7 +175,7 @@ extension Evaluation {
         guard let low = direct.low, low < required else {
             result.decision = .allowed
             result.via = .direct
-            result.why = Reason(left: direct.low, required: required, feature: f, of: graph)
+            result.why = Reason(BalanceReason(feature: Int32(f), left: direct.low, required: required), of: graph)
             if explains {
                 trail.append("  → allowed via direct")
                 result.explanation = trail + explainProducts(graph.features[f].watchedProducts)
@@ -172,32 +185,43 @@ extension Evaluation {
         // §4.4: credits pay the shortfall, in the declaration order of the systems.
         let shortfall = required - low
         var uncertain = direct.high.map { $0 >= required } ?? true
+        var asked: BalanceReason.Credits?  // the credit system the result reports, for the reason
+        // §4.6 (not allowed): the most units one credit system could pay, and all of them together.
+        var payable: Int64 = 0, spill: Int64 = 0
         for route in graph.features[f].creditRoutes {
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
             let system = meteredBalance(route.system, sources: false)
-            let systemFeature = graph.features[route.system]
+            let units = (system.low ?? .max).multipliedDividedRoundingDown(by: route.amount,
+                                                                           dividedBy: route.credits)
+            (payable, spill) = (max(payable, units), spill.addingSaturating(units))
+            let systemName = graph.features[route.system].name
             let covers = system.low.map { $0 >= need } ?? true
             if explains {
                 let feature = graph.features[f]
-                trail.append("  credits `\(systemFeature.name)`: \(route.amount) \(feature.unit(route.amount)) = "
+                trail.append("  credits `\(systemName)`: \(route.amount) \(feature.unit(route.amount)) = "
                              + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing "
                              + "cost \(need); balance \(system.low.map(String.init) ?? "unlimited")")
                 trail += system.trail
             }
             if result.creditSystem == nil || covers {
-                result.creditSystem = systemFeature.name
+                result.creditSystem = systemName
                 result.creditsRequired = need
                 result.creditBalance = system.low
+                asked = BalanceReason.Credits(system: Int32(route.system), need: need, balance: system.low)
             }
             if covers {
                 result.decision = .allowed
                 result.via = .credits
                 let payer = route.system
-                result.why = Reason(formed: {
-                    "\(graph.features[f].amount(low)) left, so \(graph.features[payer].amount(need)) from "
-                        + "`\(graph.features[payer].name)` pay for "
-                        + (low > 0 ? "the other \(shortfall.grouped)" : shortfall.grouped)
-                })
+                result.why = Reason { text in
+                    text.write(amount: low, of: f, in: graph)
+                    text.write(" left, so ")
+                    text.write(amount: need, of: payer, in: graph)
+                    text.write(" from ")
+                    text.write(code: graph.features[payer].name)
+                    text.write(low > 0 ? " pay for the other " : " pay for ")
+                    text.write(grouped: shortfall)
+                }
                 break
             }
             // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
@@ -215,10 +239,13 @@ extension Evaluation {
             if overdraft.map({ $0 >= left }) ?? true {
                 result.decision = .allowed
                 result.via = .overage
-                result.why = Reason(formed: {
-                    "\(graph.features[f].amount(low)) left, so \(graph.features[f].amount(left)) "
-                        + (left == 1 ? "goes" : "go") + " over the allowance (overdrawn, billable)"
-                })
+                result.why = Reason { text in
+                    text.write(amount: low, of: f, in: graph)
+                    text.write(" left, so ")
+                    text.write(amount: left, of: f, in: graph)
+                    text.write(left == 1 ? " goes" : " go")
+                    text.write(" over the allowance (overdrawn, billable)")
+                }
             } else if let high = direct.high, high < required,
                       direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {
                 uncertain = true
@@ -227,24 +254,23 @@ extension Evaluation {
         if result.decision != .allowed {
             result.decision = uncertain ? .undetermined : .denied
             // §4.6: the fewest more units that would allow it, with what the best credit system
-            // could pay (credits pay a whole shortfall or nothing, so it must cover the rest).
-            var payable: Int64 = 0
-            for route in graph.features[f].creditRoutes {
-                let credits = meteredBalance(route.system, sources: false).low ?? .max
-                payable = max(payable,
-                              credits.multipliedDividedRoundingDown(by: route.amount, dividedBy: route.credits))
+            // could pay (credits pay a whole shortfall or nothing, so it must cover the rest; no
+            // system covered it, so the loop above saw every one). With a soft limit, the spill pays
+            // from every system and the overdraft takes the rest.
+            if direct.hasOverage, let overdraft = direct.overdraftLow {
+                payable = max(payable, spill.addingSaturating(overdraft))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
-            let system = result.creditSystem, need = result.creditsRequired, balance = result.creditBalance
-            let depends = uncertain ? "; it depends on \(unknownProducts(graph.features[f].watchedProducts))" : ""
-            result.why = Reason(formed: {
-                var reason = "\(graph.features[f].amount(low)) left, \(required.grouped) needed"
-                if let system, let need {
-                    reason += "; `\(system)` has \(balance.map(\.grouped) ?? "unlimited") of the \(need.grouped) "
-                        + "credits needed"
+            let why = BalanceReason(feature: Int32(f), left: low, required: required, credits: asked)
+            if uncertain {
+                let depends = "; it depends on \(unknownProducts(graph.features[f].watchedProducts))"
+                result.why = Reason { text in
+                    text.write(why, in: graph)
+                    text.write(string: depends)
                 }
-                return reason + depends
-            })
+            } else {
+                result.why = Reason(why, of: graph)
+            }
         }
         if explains {
             trail.append("  → \(result.decision.rawValue)" + (result.via.map { " via \($0.rawValue)" } ?? ""))

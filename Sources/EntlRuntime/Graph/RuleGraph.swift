@@ -197,7 +197,18 @@ public struct Feature: Sendable {
     }
 
     /// `count` grouped, in its unit: "8,800 calls", "1 call".
-    public func amount(_ count: Int64) -> String { "\(count.grouped) \(unit(count))" }
+    public func amount(_ count: Int64) -> String {
+        var text: [UInt8] = []
+        Feature.writeAmount(count, unit: unit(count), to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `amount(count)`'s bytes, given `unit(count)` (how a reason writes it, no `String` made).
+    static func writeAmount<O: ByteOutput>(_ count: Int64, unit: String, to out: inout O) {
+        out.write(grouped: count)
+        out.write(UInt8(ascii: " "))
+        out.write(string: unit)
+    }
 }
 
 /// One `grants` item, stored with the feature it grants.

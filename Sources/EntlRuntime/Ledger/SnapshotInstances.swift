@@ -44,8 +44,8 @@ extension Evaluation {
                 return .nothing(key: "state_grant", why: "no grant of `\(e.feature)` in the state is named "
                                     + "`\(e.stateGrant ?? "")`")
             }
-            return .instance(Candidate(grant: grant(ofStateGrant: i), certain: true, product: nil, purchase: nil,
-                                       quantity: 1, stateGrant: Int32(i), present: false), feature: f)
+            return .instance(Candidate(grant: grant(ofStateGrant: i, of: f), certain: true, product: nil,
+                                       purchase: nil, quantity: 1, stateGrant: Int32(i), present: false), feature: f)
         }
         guard k < graph.features[f].grants.count else {
             return .nothing(key: "grant", why: "`\(e.feature)` has \(graph.features[f].grants.count) grants in the "

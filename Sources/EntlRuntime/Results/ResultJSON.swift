@@ -163,9 +163,8 @@ extension BalanceSource {
 }
 
 extension JSONSink where Self: ~Copyable {
-    /// A result's reason: a fixed one written from its bytes (no `String` is made), others formed.
+    /// A result's reason, written from its bytes (on the batch path no `String` is made).
     mutating func reason(_ why: Reason) {
-        guard let text = why.fixed, text.hasPointerRepresentation else { return string(why.description) }
-        string(utf8: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        why.withUTF8 { string(utf8: $0) }
     }
 }

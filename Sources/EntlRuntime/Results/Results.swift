@@ -13,66 +13,6 @@ public enum Via: String, Sendable, Hashable {
     case overage
 }
 
-/// Why a result is what it is, in one line. Formed when read: most checks never read it, and
-/// forming the text would be a large part of a check's work. A fixed text costs nothing; a formed
-/// one, the closure that captures its parts. Two reasons are equal when their texts are.
-public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral {
-    private enum Form {
-        case fixed(StaticString)
-        case text(String)
-        case formed(@Sendable () -> String)
-        case left(EnvironmentGraph, feature: Int32, left: Int64?, required: Int64)
-    }
-
-    private let form: Form
-
-    public init(stringLiteral text: StaticString) { form = .fixed(text) }
-
-    public init(_ text: String) { form = .text(text) }
-
-    /// A reason formed by `text` when it is read. Capture its parts, or the evaluation (immutable, its
-    /// tables shared) when a part costs more to find than the reason is likely to be read.
-    public init(formed text: @escaping @Sendable () -> String) { form = .formed(text) }
-
-    /// "8,800 calls left, 1 needed" (or "unlimited calls"): why metered feature `f` is allowed from
-    /// its own balance, formed when read. The most common reason, so it has its own form (a
-    /// closure would cost an allocation per result).
-    init(left: Int64?, required: Int64, feature f: Int, of graph: EnvironmentGraph) {
-        form = .left(graph, feature: Int32(f), left: left, required: required)
-    }
-
-    public var description: String {
-        switch form {
-        case .fixed(let t): t.description
-        case .text(let t): t
-        case .formed(let f): f()
-        case .left(let graph, let f, let left, let required):
-            left.map { "\(graph.features[Int(f)].amount($0)) left, \(required.grouped) needed" }
-                ?? "unlimited \(graph.features[Int(f)].unit(2))"
-        }
-    }
-
-    public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
-
-    /// The text of a fixed reason (nothing to form).
-    var fixed: StaticString? {
-        if case .fixed(let text) = form { text } else { nil }
-    }
-}
-
-/// A result with a reason: its text as `reason`, formed from `why` when read.
-public protocol Reasoned {
-    var why: Reason { get set }
-}
-
-extension Reasoned {
-    /// Why, in one line (formed when read).
-    public var reason: String {
-        get { why.description }
-        set { why = Reason(newValue) }
-    }
-}
-
 /// `entitled(product:)`: ownership (§2), with the quantity held for a consumable.
 public struct ProductResult: Sendable, Equatable, Reasoned {
     public var name: String

@@ -46,5 +46,26 @@ extension Int64 {
 
 extension Int64 {
     /// The number with a `,` between groups of three digits, for human text: `10,000`.
-    public var grouped: String { grouped(by: ",") }
+    public var grouped: String {
+        withGroupedUTF8(separator: UInt8(ascii: ",")) { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension ByteOutput {
+    /// `n.grouped`'s bytes (no `String` is made).
+    @inline(__always)
+    mutating func write(grouped n: Int64) {
+        n.withGroupedUTF8(separator: UInt8(ascii: ",")) { write($0) }
+    }
+
+    /// The UTF-8 bytes of `text`, as they are (not escaped): in place when the string has them
+    /// contiguous (native and small strings), no copy.
+    @inline(__always)
+    mutating func write(string text: String) {
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) }
+        if written == nil {
+            var text = text
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        }
+    }
 }

@@ -103,6 +103,17 @@ final class ByteBuffer: ByteOutput {
         return words
     }
 
+    /// `"bytes"` in one step: a string that needs no escape.
+    @inline(__always)
+    func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        reserve(n + 2)
+        base[count] = UInt8(ascii: "\"")
+        if let start = bytes.baseAddress { ByteBuffer.copy(start, n, to: UnsafeMutableRawPointer(base + count + 1)) }
+        base[count + n + 1] = UInt8(ascii: "\"")
+        count += n + 2
+    }
+
     /// `,"key":` (the comma when `comma`) in one step.
     @inline(__always)
     func writeKey(_ key: StaticString, comma: Bool) {

@@ -81,6 +81,10 @@ public struct JSONBytes: ~Copyable, JSONSink {
     private var deeper: [Bool] = []
     private var depth = 0
     private var afterKey = false
+    /// The last instant written and its text, copied when it comes again: a batch writes the same
+    /// `at` on every line.
+    private var lastInstant: (value: Instant?, text: (UInt64, UInt64, UInt64, UInt64), count: Int) =
+        (nil, (0, 0, 0, 0), 0)
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
         buffer = ByteBuffer(capacity: bytes.count + capacity)
@@ -155,18 +159,37 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
     public mutating func string(_ value: String?) {
         separate()
-        if let value { JSONValue.writeString(value, to: &buffer) } else { buffer.write("null") }
+        guard let value else { return buffer.write("null") }
+        // The bytes in place when the string has them contiguous (native and small ones), no copy.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { [buffer] in
+            JSONBytes.writeString($0, to: buffer)
+        }
+        if written == nil { JSONValue.writeString(value, to: &buffer) }
+    }
+
+    /// A JSON string: in one step when no byte needs an escape (names, words, most reasons).
+    @inline(__always)
+    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: ByteBuffer) {
+        if let base = bytes.baseAddress,
+           JSONScanner.plainRun(base, from: 0, to: bytes.count, nonASCII: true) == bytes.count {
+            return buffer.writeQuoted(bytes)
+        }
+        var out = buffer
+        JSONValue.writeString(utf8: bytes, to: &out)
     }
 
     public mutating func int(_ value: Int64?) {
         separate()
-        if let value { JSONValue.writeInteger(value, to: &buffer) } else { buffer.write("null") }
+        guard let value else { return buffer.write("null") }
+        // One digit (most counts here) needs no division.
+        if 0 <= value, value <= 9 { return buffer.write(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0")) }
+        JSONValue.writeInteger(value, to: &buffer)
     }
 
     /// A string given as its UTF-8 bytes (no `String` is made).
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         separate()
-        JSONValue.writeString(utf8: bytes, to: &buffer)
+        JSONBytes.writeString(bytes, to: buffer)
     }
 
     @inline(__always)
@@ -179,7 +202,21 @@ public struct JSONBytes: ~Copyable, JSONSink {
         separate()
         guard let value else { return buffer.write("null") }
         buffer.write(UInt8(ascii: "\""))
-        value.writeRFC3339(to: &buffer)
+        if value == lastInstant.value {
+            let count = lastInstant.count
+            withUnsafeBytes(of: lastInstant.text) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        } else {
+            let start = buffer.count
+            value.writeRFC3339(to: &buffer)
+            let count = buffer.count - start
+            if count <= MemoryLayout.size(ofValue: lastInstant.text) {
+                lastInstant.value = value
+                lastInstant.count = count
+                withUnsafeMutableBytes(of: &lastInstant.text) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer.bytes[start...])))
+                }
+            }
+        }
         buffer.write(UInt8(ascii: "\""))
     }
 }

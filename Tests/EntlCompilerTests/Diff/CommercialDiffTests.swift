@@ -59,6 +59,9 @@ import Testing
         ("calls 100 expires after 6 months", "calls 100", "100 expires after 6 months → 100"),
         ("calls 100 expires after 28 days", "calls 100 expires after 1 month",
          "100 expires after 28 days → 100 expires after 1 month"),
+        // Twelve months are 365 or 366 days, never 371.
+        ("calls 100 expires after 12 months", "calls 100 expires after 53 weeks",
+         "100 expires after 12 months → 100 expires after 53 weeks"),
     ])
     func theReverseIsAGain(_ before: String, _ after: String, _ change: String) {
         #expect(diff(before, after) == ["D102 4:29 `calls` grows for \(Self.owner): \(change)"])
@@ -98,5 +101,17 @@ import Testing
         #expect(help == "to keep it for what was bought before 2026-06-01T00:00:00Z: `entitlement pro_legacy = "
                 + "monthly purchased before \"2026-06-01T00:00:00Z\" or annual purchased before "
                 + "\"2026-06-01T00:00:00Z\" { grants calls 100 per month overage }`")
+    }
+
+    /// A pack's lot counts per purchase and unit; an entitlement's grant once: no legacy
+    /// entitlement can give a shorter lot back, so none is suggested.
+    @Test func aProductsShorterLotSuggestsNoLegacyEntitlement() throws {
+        let rules = "product pack: consumable { grants cr 100 expires after %@ }\nfeature cr: metered\n"
+        let old = check(rules.replacingOccurrences(of: "%@", with: "12 months"))
+        let new = check(rules.replacingOccurrences(of: "%@", with: "6 months"))
+        let found = RuleDiff.compare(old: old, new: new, since: instant("2026-06-01T00:00:00Z"),
+                                     environments: [.live]).findings
+        #expect(found.map(\.code.id) == ["D403"])
+        #expect(found.first?.help == nil)
     }
 }

@@ -96,7 +96,11 @@ import Testing
         #expect((api.overdrawn, api.overdraftLeft) == (2, 3))
         // 3 more may be overdrawn: allowed via overage; 4 may not.
         #expect(try e.feature("calls", required: 3).via == .overage)
-        #expect(try e.feature("calls", required: 4).decision == .denied)
+        let four = try e.feature("calls", required: 4)
+        #expect(four.decision == .denied)
+        // One more unit of allowance would let the four through (3 overdrawn): the shortfall is 1.
+        #expect(four.shortfall == 1)
+        #expect(try e.feature("calls", required: 9).shortfall == 6)
         // Recorded anyway, what the cap leaves is overage; the next window starts afresh.
         let over = try evaluation(grants + #", "usage": [{"feature": "calls", "amount": 20, "at": "2026-11-10T00:00:00Z"}]"#)
         #expect(try (over.feature("calls").overdrawn, over.feature("calls").overage) == (5, 3))
@@ -145,5 +149,9 @@ import Testing
             "grants[2].overage: `coins` is not a single-use feature: only those have soft limits (`overage`)",
             #"grants[3].amount: `calls` is metered: its grant needs an "amount" or "unlimited": true"#,
         ])
+        // The warned `overage` means nothing: the credits are not overdrawn, by a check or a spill.
+        #expect(try e.feature("coins", required: 4).decision == .denied)
+        #expect(try e.feature("coins", required: 3).via == .direct)
+        #expect(try e.feature("coins").overdrawn == 0)
     }
 }

@@ -341,7 +341,10 @@ public struct DifferentialCase: CustomStringConvertible {
                     g.interval = Interval(rawValue: r.pick(intervals))
                     if r.chance(0.3) { g.carry = r.chance(0.5) ? .uncapped : .upTo(amount()) }
                 }
-                if f.shape == .singleUse, r.chance(commercial ? 0.6 : 0.3) { g.overage = r.chance(0.5) ? .unbounded : .upTo(amount()) }
+                // Now and then on a credit system too: a warning, and no soft limit.
+                if f.shape == .singleUse ? r.chance(commercial ? 0.6 : 0.3) : r.chance(0.05) {
+                    g.overage = r.chance(0.5) ? .unbounded : .upTo(amount())
+                }
                 if r.chance(0.3) { g.priority = Int64(r.int(0...2)) }
             }
             state.grants.append(g)

@@ -29,7 +29,13 @@ public func differentialMismatches(_ c: DifferentialCase) -> [String] {
 
     var mismatches: [String] = []
     func compare<T: Equatable>(_ what: String, _ actual: T, _ expected: T) {
-        if actual != expected { mismatches.append("\(what):\n  runtime   \(actual)\n  reference \(expected)") }
+        // A result prints as its JSON (a feature's fields live behind one reference).
+        func shown(_ value: T) -> String {
+            if let f = value as? FeatureResult { return f.json.compact }
+            if let f = value as? FeatureResult? { return f.map(\.json.compact) ?? "nil" }
+            return "\(value)"
+        }
+        if actual != expected { mismatches.append("\(what):\n  runtime   \(shown(actual))\n  reference \(shown(expected))") }
     }
     for p in reference.products.map(\.name) {
         compare("product \(p)", stripped(try? evaluation.product(p)), reference.product(p))

@@ -65,7 +65,9 @@ extension ReferenceEvaluator {
                           cap: nil, priority: sg.priority, order: (1 << 40) + i)
             if case .count(let n) = sg.amount { g.amount = n }
             if case .upTo(let n)? = sg.carry { g.cap = n }
-            if let o = sg.overage {
+            // Only a single-use feature's grant has a soft limit; elsewhere `overage` is a warning
+            // and means nothing (a credit system's credits are never overdrawn).
+            if let o = sg.overage, features.first(where: { $0.name == f })?.kind == .singleUse {
                 g.overage = true
                 if case .upTo(let n) = o { g.overageCap = n }
             }
@@ -393,7 +395,10 @@ extension ReferenceEvaluator {
             if let from = l.existsFrom, from > t { changes.append(from) }
             if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
         }
-        let hasOverage = candidates(me, at: t).contains { $0.grant.overage }
+        // A soft limit of a grant that counts at `t`: a lot that lapsed has none left to draw on.
+        let hasOverage = candidates(me, at: t).contains { c in
+            c.grant.overage && (c.grant.amount == nil || ledger(c).exists(at: t))
+        }
         return Balance(low: certain.balances[me], high: everything.balances[me],
                        overage: certain.overage[me], nextChange: changes.min(),
                        overdrawn: certain.overdraft[me].overdrawn, hasOverage: hasOverage,
@@ -537,6 +542,16 @@ extension ReferenceEvaluator {
             s.balance.low.map { Int128($0) * Int128(s.amount) / Int128(s.credits) } ?? Int128(Int64.max)
         }.max() ?? 0
         r.shortfall = Int64(max(1, Int128(shortfall) - payable))
+        // With a soft limit, it is allowed once the spill and the overdraft cover what the balance
+        // leaves: the fewest more units u with spillLeft(shortfall - u) <= overdraft, searched for.
+        if direct.hasOverage, let overdraft = direct.overdraftLow {
+            var (low, high) = (Int64(1), r.shortfall!)  // `high` allows it (or is the old answer)
+            while low < high {
+                let u = low + (high - low) / 2
+                if spillLeft(shortfall - u, optimistic: false) <= overdraft { high = u } else { low = u + 1 }
+            }
+            r.shortfall = low
+        }
         return r
     }
 }
