@@ -207,6 +207,27 @@ import Testing
         #expect(u.stdout == "attach_photos: undetermined — it depends on `zbucks`, whose status is unknown\n  no single purchase unlocks it\n  valid until 2026-11-29T00:00:00Z\n")
     }
 
+    /// A soft limit: what credits cannot pay goes over the allowance; the text says how the rest is
+    /// paid, the reason how much is overdrawn.
+    @Test func aCheckAllowedViaOverageSaysWhatGoesOver() throws {
+        let state = #"{"purchases": [{"product": "relay_monthly", "purchased_at": "2026-11-05T09:00:00Z", "#
+            + #""expires_at": "2026-12-05T09:00:00Z"}, {"product": "relay_credit_pack", "purchased_at": "2026-11-01T00:00:00Z"}], "#
+            + #""usage": [{"feature": "relay_requests", "amount": 10400, "at": "2026-11-20T10:00:00Z"}]}"#
+        let query = ["eval", "examples/selling.entl", "--state", "-", "--feature", "relay_requests", "--amount", "101",
+                     "--at", "2026-11-22T12:00:00Z"]
+        let r = try runEntlc(query, stdin: state)
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+        relay_requests: allowed via overage — 0 of 10,000 requests left this month (101 needed); the rest is paid by \
+        credits first, then over the allowance (billable)
+          via entitlement relay_api ← relay_monthly (active until 2026-12-05T09:00:00Z, renews)
+          valid until 2026-12-05T09:00:00Z
+
+        """)
+        let json = try runEntlc(query + ["--format", "json"], stdin: state)
+        #expect(json.stdout.contains(#""reason": "0 requests left, so 1 request goes over the allowance (overdrawn, billable)""#))
+    }
+
     /// Blank lines (a JSONL file's last newline, or an empty line) hold no customer: skipped, and
     /// the line numbers of error records still count them.
     @Test func blankLinesAreSkippedAndLineNumbersStayTrue() throws {

@@ -239,9 +239,17 @@ extension Evaluation {
             if overdraft.map({ $0 >= left }) ?? true {
                 result.decision = .allowed
                 result.via = .overage
+                let paid = required - low - left
                 result.why = Reason { text in
                     text.write(amount: low, of: f, in: graph)
                     text.write(" left, so ")
+                    guard left > 0 else {
+                        // No one system could pay the rest; together they do, as a recorded use spills.
+                        text.write("credits from more than one system pay for ")
+                        text.write(low > 0 ? "the other " : "")
+                        text.write(grouped: paid)
+                        return text.write(" (nothing is overdrawn)")
+                    }
                     text.write(amount: left, of: f, in: graph)
                     text.write(left == 1 ? " goes" : " go")
                     text.write(" over the allowance (overdrawn, billable)")

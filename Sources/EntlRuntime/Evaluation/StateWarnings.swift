@@ -96,6 +96,7 @@ extension Evaluation {
     }
 
     private func usageWarnings(into found: inout [StateError]) {
+        guard !state.usage.isEmpty else { return }
         let (features, retries, conflicts) = tables.usage(in: graph)
         let conflictOf = Dictionary(conflicts.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
         // A retry names what its first record names: a record naming nothing is reported once.

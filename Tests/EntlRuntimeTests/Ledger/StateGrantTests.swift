@@ -116,6 +116,32 @@ import Testing
         #expect(explained.explanation.contains("  2026-11-10T00:00:00Z: used 14 ← api 10; 4 units from `coins`; overdrawn on api 2"))
     }
 
+    /// When no one credit system can pay the rest but together they can (as a recorded use spills),
+    /// a check on a feature with a soft limit is allowed via overage, and its reason says nothing
+    /// goes over.
+    @Test func severalCreditSystemsTogetherBeforeTheOverdraft() throws {
+        let graph = compileGraph("""
+            product plan: subscription { period month }
+            product p1: non_consumable { grants c1 5 }
+            product p2: non_consumable { grants c2 5 }
+            feature calls: metered
+            credits c1 { calls 1 = 1 }
+            credits c2 { calls 1 = 1 }
+            entitlement pro = plan { grants calls 10 per month overage up to 2 }
+            """)
+        let e = try evaluate(graph, state(#"""
+            {"purchases": [{"product": "plan", "purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z"},
+                           {"product": "p1", "purchased_at": "2026-11-15T00:00:00Z"},
+                           {"product": "p2", "purchased_at": "2026-11-15T00:00:00Z"}],
+             "usage": [{"feature": "calls", "amount": 12, "at": "2026-11-10T00:00:00Z"}]}
+            """#), at: "2026-11-20T00:00:00Z")
+        let eight = try e.feature("calls", required: 8)
+        #expect((eight.decision, eight.via) == (.allowed, .overage))
+        #expect(eight.reason == "0 units left, so credits from more than one system pay for 8 (nothing is overdrawn)")
+        let eleven = try e.feature("calls", required: 11)
+        #expect((eleven.decision, eleven.shortfall) == (.denied, 1))
+    }
+
     /// A lot (a grant without `per`, with an `until`): spent before lifetime grants, earliest-expiring
     /// first; what is left lapses at its `until`.
     @Test func lotsThatExpire() throws {

@@ -65,7 +65,8 @@ enum EvalText {
             line += f.via == .credits ? "; \(need.grouped) credits from \(system) (\(held) held)"
                 : "; \(system) has \(held) of the \(need.grouped) credits needed"
         }
-        if f.via == .overage { line += "; the rest goes over the allowance (billable)" }
+        // The result's reason says how much goes over; this line says how the rest is paid.
+        if f.via == .overage { line += "; the rest is paid by credits first, then over the allowance (billable)" }
         var out = line + "\n"
         if let overdrawn = f.overdrawn, overdrawn > 0 {
             out += "  overdrawn \(feature.amount(overdrawn)) (billable)\n"
