@@ -48,8 +48,10 @@ if let offers = try newcomer.unlockingProducts(.rawExport, at: now) {
 
 // Check and consume in one step: no other consumer can spend the same unit in between. With an
 // id, a retry of the same request records nothing and gets the first answer, marked replayed.
-let consumed = try evaluator.consume(feature: "ai_retouch", amount: 1, id: "request-42", at: now)
-let retried = try evaluator.consume(feature: "ai_retouch", amount: 1, id: "request-42", at: now)
+// Usage is recorded on the customer's own tracker: a debug tracker with overrides refuses to.
+let server = Evaluator(graph: graph, tracker: tracker)
+let consumed = try server.consume(feature: "ai_retouch", amount: 1, id: "request-42", at: now)
+let retried = try server.consume(feature: "ai_retouch", amount: 1, id: "request-42", at: now)
 print("consumed: \(consumed.allowed), retry replayed: \(retried.replayed), recorded: \(tracker.snapshot.usage.count - 2)")
 
 // Keep a UI in step: the monitor re-evaluates when the tracker changes and delivers change events.
