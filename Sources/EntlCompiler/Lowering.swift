@@ -191,6 +191,6 @@ extension PurchaseDate {
     /// reports that, E217). The one reading of a `purchased before|since` qualifier, for the
     /// lowering, the constraint analysis and `entlc diff`.
     var filter: PurchaseDateFilter? {
-        Instant(rfc3339: instant.value).map { PurchaseDateFilter(before: relation.value == .before, instant: $0) }
+        Instant(rfc3339: instant.value).map { relation.value == .before ? .before($0) : .since($0) }
     }
 }

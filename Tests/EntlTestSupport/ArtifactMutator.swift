@@ -174,7 +174,7 @@ public struct ArtifactMutator<R: RandomNumberGenerator> {
                 return .atLeast(product: p, quantity: chance(90) ? pick([1, 3, mutationBig]) : 0)
             case 3 where !products.isEmpty:
                 let instant = Instant(seconds: Int64(int(0...2_000_000_000)))
-                let date = PurchaseDateFilter(before: chance(50), instant: instant)
+                let date: PurchaseDateFilter = chance(50) ? .before(instant) : .since(instant)
                 return .purchased(product: index(products.count), date: date)
             default: return .everyone
             }

@@ -252,7 +252,7 @@ public struct Evaluation: Sendable {
         }
         var result = ProductResult(name: graph.products[p].name, decision: s.truth.decision,
                                    quantity: kind == .consumable ? s.quantity : nil,
-                                   validUntil: nextChange(watching: [p]), reason: "",
+                                   validUntil: nextChange(watching: [p]),
                                    explanation: explains ? explainProducts([p]) : [])
         result.why = reason
         return result

@@ -69,10 +69,10 @@ public struct PurchaseDateFilter: Sendable, Hashable, Comparable {
     public var before: Bool
     public var instant: Instant
 
-    public init(before: Bool, instant: Instant) {
-        self.before = before
-        self.instant = instant
-    }
+    /// `purchased before T`.
+    public static func before(_ instant: Instant) -> PurchaseDateFilter { .init(before: true, instant: instant) }
+    /// `purchased since T`.
+    public static func since(_ instant: Instant) -> PurchaseDateFilter { .init(before: false, instant: instant) }
 
     /// Whether a purchase made at `purchasedAt` qualifies.
     public func admits(_ purchasedAt: Instant) -> Bool {

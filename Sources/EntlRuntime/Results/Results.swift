@@ -20,17 +20,16 @@ public struct ProductResult: Sendable, Equatable, Reasoned {
     /// Units held, for consumables.
     public var quantity: Int64?
     public var validUntil: Instant?
-    public var why: Reason
+    /// Set by the evaluation once the result is decided.
+    public var why: Reason = ""
     /// The reasoning trail (only when the evaluation was asked to explain).
     public var explanation: [String]
 
-    public init(name: String, decision: Decision, quantity: Int64?, validUntil: Instant?, reason: String,
-                explanation: [String]) {
+    public init(name: String, decision: Decision, quantity: Int64?, validUntil: Instant?, explanation: [String]) {
         self.name = name
         self.decision = decision
         self.quantity = quantity
         self.validUntil = validUntil
-        self.why = Reason(reason)
         self.explanation = explanation
     }
 
@@ -78,12 +77,13 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
     /// order); nil when active or not computed (§4.6).
     public var unlockedBy: [String]?
     public var validUntil: Instant?
-    public var why: Reason
+    /// Set by the evaluation once the result is decided.
+    public var why: Reason = ""
     public var explanation: [String]
 
     public init(name: String, decision: Decision, product: String?, store: String?, expiresAt: Instant?,
                 willRenew: Bool, inGracePeriod: Bool, inBillingRetry: Bool, isRevoked: Bool, ownership: Ownership?,
-                period: String?, isTrial: Bool, validUntil: Instant?, reason: String, explanation: [String]) {
+                period: String?, isTrial: Bool, validUntil: Instant?, explanation: [String]) {
         self.name = name
         self.decision = decision
         self.product = product
@@ -97,7 +97,6 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
         self.period = period
         self.isTrial = isTrial
         self.validUntil = validUntil
-        self.why = Reason(reason)
         self.explanation = explanation
     }
 
@@ -110,7 +109,6 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
         inBillingRetry = false
         isRevoked = false
         isTrial = false
-        why = ""
         explanation = []
     }
 

@@ -10,24 +10,14 @@ public struct LedgerSnapshot: Sendable, Equatable {
     /// rules, its positions may mean something else (a warning).
     public var rules: String
     /// Each grant instance's ledger in the replay over the grants that are certain (`low`).
-    public var grants: [Entry]
+    public var grants: [Entry] = []
     /// The instances whose ledger differs in the replay that also counts purchases of unknown
     /// status (`high`); the others stand there as in `grants`.
-    public var withUnknown: [Entry]
+    public var withUnknown: [Entry] = []
     /// What no grant or credit covered of the folded uses, per feature or credit system (0 unlisted).
-    public var overage: [Overage]
+    public var overage: [Overage] = []
     /// The folded uses whose ids are still remembered.
-    public var ids: [FoldedUse]
-
-    public init(before: Instant, rules: String, grants: [Entry] = [], withUnknown: [Entry] = [],
-                overage: [Overage] = [], ids: [FoldedUse] = []) {
-        self.before = before
-        self.rules = rules
-        self.grants = grants
-        self.withUnknown = withUnknown
-        self.overage = overage
-        self.ids = ids
-    }
+    public var ids: [FoldedUse] = []
 
     /// One grant instance (the grant and what is behind it, docs/ledger.md) and its ledger.
     public struct Entry: Sendable, Equatable {
@@ -44,16 +34,6 @@ public struct LedgerSnapshot: Sendable, Equatable {
         /// through; by its `id`, else its place (`grants[3]`).
         public var stateGrant: String?
         public var position: Position
-
-        public init(feature: String, grant: Int?, purchase: PurchaseKey? = nil, override: String? = nil,
-                    stateGrant: String? = nil, position: Position) {
-            self.feature = feature
-            self.grant = grant
-            self.purchase = purchase
-            self.override = override
-            self.stateGrant = stateGrant
-            self.position = position
-        }
     }
 
     /// A purchase by what stays when a tracker rewrites it (a renewal moves `period_start` and
@@ -63,14 +43,7 @@ public struct LedgerSnapshot: Sendable, Equatable {
         public var product: String
         public var store: String?
         public var purchasedAt: Instant?
-        public var ordinal: Int
-
-        public init(product: String, store: String?, purchasedAt: Instant?, ordinal: Int = 0) {
-            self.product = product
-            self.store = store
-            self.purchasedAt = purchasedAt
-            self.ordinal = ordinal
-        }
+        public var ordinal: Int = 0
 
         /// Whether `p` is a purchase alike (the ordinal aside).
         public func matches(_ p: Purchase) -> Bool {
@@ -84,29 +57,14 @@ public struct LedgerSnapshot: Sendable, Equatable {
         public var windowStart: Instant?
         public var windowEnd: Instant?
         public var balance: Int64
-        public var carried: Int64
-        public var used: Int64
-        public var overdrawn: Int64
-
-        public init(windowStart: Instant? = nil, windowEnd: Instant? = nil, balance: Int64, carried: Int64 = 0,
-                    used: Int64 = 0, overdrawn: Int64 = 0) {
-            self.windowStart = windowStart
-            self.windowEnd = windowEnd
-            self.balance = balance
-            self.carried = carried
-            self.used = used
-            self.overdrawn = overdrawn
-        }
+        public var carried: Int64 = 0
+        public var used: Int64 = 0
+        public var overdrawn: Int64 = 0
     }
 
     public struct Overage: Sendable, Equatable {
         public var feature: String
         public var amount: Int64
-
-        public init(feature: String, amount: Int64) {
-            self.feature = feature
-            self.amount = amount
-        }
     }
 
     /// A folded record that carried an id (a use, or a level): a record repeating the id is a
@@ -118,13 +76,6 @@ public struct LedgerSnapshot: Sendable, Equatable {
         public var feature: String
         public var kind: UsageRecord.Kind
         public var at: Instant
-
-        public init(id: String, feature: String, kind: UsageRecord.Kind, at: Instant) {
-            self.id = id
-            self.feature = feature
-            self.kind = kind
-            self.at = at
-        }
     }
 
     /// How long the ids of folded uses are remembered before `before`, as payment APIs remember

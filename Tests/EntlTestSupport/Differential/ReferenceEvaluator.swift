@@ -524,7 +524,7 @@ extension ReferenceEvaluator {
     public func product(_ name: String) -> ProductResult {
         let consumable = product(named: name)!.kind == .consumable
         return ProductResult(name: name, decision: truth(ofProduct: name).decision, quantity: consumable ? quantity(of: name) : nil,
-                             validUntil: Self.instant(nextChange(watching: [name])), reason: "", explanation: [])
+                             validUntil: Self.instant(nextChange(watching: [name])), explanation: [])
     }
 
     public func entitlement(_ name: String) -> EntitlementResult {
@@ -536,7 +536,7 @@ extension ReferenceEvaluator {
             inGracePeriod: false, inBillingRetry: behind.contains { state.purchases[$0].status == .billingRetry },
             isRevoked: false, ownership: nil, period: nil, isTrial: false,
             validUntil: Self.instant(nextChange(watching: products(in: expression(ofEntitlement: name)!, positiveOnly: false))),
-            reason: "", explanation: [])
+            explanation: [])
         let anyOwned = positive.contains { b in (b.filter.map { purchased(b.product, $0).0 } ?? truth(ofProduct: b.product)) == .true }
         r.isRevoked = !anyOwned && behind.contains { state.purchases[$0].status == .revoked }
         if active == .true {
