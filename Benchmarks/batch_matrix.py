@@ -16,13 +16,12 @@ the medians also go to FILE as JSON.
 import hashlib
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
-import simdjson
+from timing import children_cpu, parse_lines
 from importlib.metadata import version
 
 entlc, rules, short, long_ = sys.argv[1:5]
@@ -31,22 +30,6 @@ before = os.environ.get("ENTLC_BEFORE")
 QUERIES = [("entitlement", "--entitlement e0"), ("requires", "--feature gated"), ("credits", "--feature f1"),
            ("all", "--all")]
 FILES = [("short", short), ("long", long_)]
-
-
-def parse(path):
-    parser = simdjson.Parser()
-    start, cpu = time.perf_counter(), time.process_time()
-    with open(path, "rb") as f:
-        data = f.read()
-    for line in data.split(b"\n"):
-        if line.strip():
-            parser.parse(line)
-    return time.perf_counter() - start, time.process_time() - cpu
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def command(binary, path, query):
@@ -67,7 +50,7 @@ def output(binary, path, query):
 times = {}
 for _ in range(runs):  # interleaved, so every cell sees the same machine
     for name, path in FILES:
-        times.setdefault((name, "simdjson"), []).append(parse(path))
+        times.setdefault((name, "simdjson"), []).append(parse_lines(path))
         for kind, query in QUERIES:
             times.setdefault((name, kind), []).append(run(entlc, path, query))
             if before:

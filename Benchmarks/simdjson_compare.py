@@ -14,34 +14,17 @@ written to FILE as JSON (Benchmarks/run.sh reads them for the summary).
 """
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
-import simdjson
+from timing import children_cpu, parse_lines
 from importlib.metadata import version
 
 entlc, rules, states, query = sys.argv[1:5]
 runs = int(sys.argv[5]) if len(sys.argv) > 5 else 5
 size = os.path.getsize(states)
-
-
-def simdjson_parse():
-    parser = simdjson.Parser()
-    start, cpu = time.perf_counter(), time.process_time()
-    with open(states, "rb") as f:
-        data = f.read()
-    for line in data.split(b"\n"):
-        if line.strip():
-            parser.parse(line)
-    return time.perf_counter() - start, time.process_time() - cpu
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 before = os.environ.get("ENTLC_BEFORE")
@@ -56,7 +39,7 @@ def entlc_eval(binary=entlc):
 
 times = {"simdjson": [], "entlc": [], "before": []}
 for _ in range(runs):  # interleaved, so all see the same machine
-    times["simdjson"].append(simdjson_parse())
+    times["simdjson"].append(parse_lines(states))
     times["entlc"].append(entlc_eval())
     if before:
         times["before"].append(entlc_eval(before))
