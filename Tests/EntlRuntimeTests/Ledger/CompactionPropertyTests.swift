@@ -13,7 +13,7 @@ import Testing
 /// plans that lapse, grants to the customer. `ENTLC_PROPERTY_CASES` runs more.
 @Suite struct CompactionPropertyTests {
     static let cases = LedgerPropertyTests.cases
-    static let foci: [DifferentialCase.Focus] = [.general, .credits, .history, .commercial]
+    static let foci = LedgerPropertyTests.foci
 
     @Test(arguments: foci)
     func aCompactedStateAnswersAsItsHistory(_ focus: DifferentialCase.Focus) throws {

@@ -12,7 +12,7 @@ import Testing
 /// purchases changed in between. `ENTLC_PROPERTY_CASES` runs more.
 @Suite struct IncrementalConsumeTests {
     static let cases = LedgerPropertyTests.cases
-    static let foci: [DifferentialCase.Focus] = [.general, .credits, .history, .commercial]
+    static let foci = LedgerPropertyTests.foci
 
     @Test(arguments: foci)
     func theSessionAnswersAsTheWholeState(_ focus: DifferentialCase.Focus) throws {

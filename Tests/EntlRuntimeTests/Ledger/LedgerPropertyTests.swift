@@ -10,7 +10,7 @@ import Testing
 /// each; a longer run: `ENTLC_PROPERTY_CASES=5000 swift test -c release --filter LedgerPropertyTests`.
 @Suite struct LedgerPropertyTests {
     static let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
-    static let foci: [DifferentialCase.Focus] = [.general, .credits, .history]
+    static let foci: [DifferentialCase.Focus] = [.general, .credits, .history, .commercial]
 
     /// A case's graph for its environment, or nil when its rules do not compile.
     static func graph(_ c: DifferentialCase) -> RuleGraph? {
