@@ -29,24 +29,24 @@ public struct Evaluation: Sendable {
     ///   - unlock: compute `unlocked_by` for results that are not allowed.
     ///   - strict: what the rule set cannot make sense of in the state (`ruleSetWarnings`: a usage
     ///     record naming nothing, an unknown store, …) is an error, not a warning.
-    public init(graph: RuleGraph, state: PurchaseState, environment: Environment? = nil, at: Instant,
+    public init(graph: RuleGraph, state: consuming PurchaseState, environment: Environment? = nil, at: Instant,
                 explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
         let env = environment ?? state.environment ?? .live
         if let ledger = state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
-        try self.init(graph[env], state: state, environment: env, at: at, explain: explain, unlock: unlock)
+        try self.init(graph[env], state: consume state, environment: env, at: at, explain: explain, unlock: unlock)
         if strict, let first = ruleSetWarnings.first { throw EvaluationError(first.description) }
     }
 
     /// `past`: the state as read at `at`, an earlier instant of an evaluation at a later one (§5,
     /// "what paid for a use stays paid"); such an evaluation only finds candidates.
-    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, explain: Bool,
-         unlock: Bool, past: Bool = false) throws(EvaluationError) {
+    init(_ g: EnvironmentGraph, state: consuming PurchaseState, environment env: Environment, at: Instant,
+         explain: Bool, unlock: Bool, past: Bool = false) throws(EvaluationError) {
         self.graph = g
         self.environment = env
         self.at = at
         self.explains = explain
         self.unlocks = unlock
-        self.tables = try EvaluationTables(g, state: state, environment: env, at: at, past: past)
+        self.tables = try EvaluationTables(g, state: consume state, environment: env, at: at, past: past)
     }
 
     /// The state indices of the purchases of product `p` (in this environment), in state order

@@ -45,8 +45,8 @@ final class EvaluationTables: @unchecked Sendable {
     private let storage: UnsafeMutableRawPointer
 
     /// `past`: the state is read at an earlier instant of a later evaluation (§5).
-    init(_ g: EnvironmentGraph, state: PurchaseState, environment env: Environment, at: Instant, past: Bool = false)
-        throws(EvaluationError)
+    init(_ g: EnvironmentGraph, state: consuming PurchaseState, environment env: Environment, at: Instant,
+         past: Bool = false) throws(EvaluationError)
     {
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
         var layout = StorageLayout()
@@ -158,7 +158,7 @@ final class EvaluationTables: @unchecked Sendable {
         entitlements.initialize(repeating: nil, count: g.entitlements.count)
         let lock = TablesLock((storage + lockAt).bindMemory(to: TablesLock.Word.self, capacity: 1))
 
-        self.state = state
+        self.state = consume state
         self.purchaseProduct = UnsafeBufferPointer(start: purchaseProduct, count: purchaseCount)
         self.standings = UnsafeBufferPointer(start: standings, count: purchaseCount)
         self.ends = UnsafeBufferPointer(start: ends, count: purchaseCount)

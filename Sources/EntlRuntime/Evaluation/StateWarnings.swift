@@ -61,81 +61,95 @@ extension Evaluation {
         }
     }
 
+    /// Purchases are read in place (an element read by subscript is a copy: a retain of each of
+    /// its strings); most have no warning, and no place is formed for them.
     private func purchaseWarnings(into found: inout [StateError]) {
-        for j in state.purchases.indices where state.purchases[j].environment == environment {
-            let purchase = state.purchases[j]
-            // Formed only for a warning: most purchases have none.
-            var place: String { "purchases[\(j)]" }
-            // A purchase matched by its store id names a store the rules know.
-            if let store = purchase.store, purchaseProduct[j] < 0 || graph.productNames[purchase.product] != nil,
-               graph.storeIDs[store] == nil {
-                let suggestion = Suggestions.closest(to: store, among: graph.storeIDs.keys.sorted())
-                found.append(StateError(path: place + ".store",
-                                        message: "no product of the rules has an id at store `\(store)`"
-                                            + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
-            }
-            if let bought = purchase.purchasedAt, let expiry = purchase.expiresAt, bought > expiry {
-                found.append(StateError(path: place + ".purchased_at",
-                                        message: "\(bought) is after its own `expires_at` \(expiry)"))
-            }
-            guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else {
-                continue
-            }
-            let status = purchase.status
-            if status == .active || status == .trialing, purchase.expiresAt == nil {
-                found.append(StateError(path: place + ".expires_at", message: "a subscription `\(status.rawValue)` "
-                                            + "without an `expires_at` never ends"))
-            } else if status == .canceled, purchase.expiresAt == nil {
-                found.append(StateError(path: place + ".expires_at", message: "a subscription `canceled` without an "
-                                            + "`expires_at` has no paid period: it is not owned"))
-            } else if status == .pastDue, purchase.graceUntil == nil {
-                found.append(StateError(path: place + ".grace_until", message: "a subscription `past_due` without a "
-                                            + "`grace_until` keeps access with no end"))
+        tables.state.purchases.withUnsafeBufferPointer { purchases in
+            for j in purchases.indices where purchases[j].environment == environment {
+                let purchase = purchases.baseAddress! + j
+                var place: String { "purchases[\(j)]" }
+                // A purchase with a store is matched by its id at that store, which the rules then
+                // know: only an unmatched one can name a store they have no id of.
+                if let store = purchase.pointee.store, purchaseProduct[j] < 0, graph.storeIDs[store] == nil {
+                    let suggestion = Suggestions.closest(to: store, among: graph.storeIDs.keys.sorted())
+                    found.append(StateError(path: place + ".store",
+                                            message: "no product of the rules has an id at store `\(store)`"
+                                                + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                }
+                if let bought = purchase.pointee.purchasedAt, let expiry = purchase.pointee.expiresAt, bought > expiry {
+                    found.append(StateError(path: place + ".purchased_at",
+                                            message: "\(bought) is after its own `expires_at` \(expiry)"))
+                }
+                guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else {
+                    continue
+                }
+                let status = purchase.pointee.status, expires = purchase.pointee.expiresAt
+                if status == .active || status == .trialing, expires == nil {
+                    found.append(StateError(path: place + ".expires_at", message: "a subscription "
+                                                + "`\(status.rawValue)` without an `expires_at` never ends"))
+                } else if status == .canceled, expires == nil {
+                    found.append(StateError(path: place + ".expires_at", message: "a subscription `canceled` "
+                                                + "without an `expires_at` has no paid period: it is not owned"))
+                } else if status == .pastDue, purchase.pointee.graceUntil == nil {
+                    found.append(StateError(path: place + ".grace_until", message: "a subscription `past_due` "
+                                                + "without a `grace_until` keeps access with no end"))
+                }
             }
         }
     }
 
+    /// Records are read in place (as purchases are); retries and conflicts come in record order,
+    /// so each is met by walking its list along.
     private func usageWarnings(into found: inout [StateError]) {
-        guard !state.usage.isEmpty else { return }
+        guard !tables.state.usage.isEmpty else { return }
         let (features, retries, conflicts) = tables.usage(in: graph)
-        let conflictOf = Dictionary(conflicts.map { ($0.record, $0.first) }, uniquingKeysWith: { a, _ in a })
-        // A retry names what its first record names: a record naming nothing is reported once.
-        let retried = Set(retries.map(\.record))
+        var (nextRetry, nextConflict) = (0, 0)
         var names: (events: [String], all: [String])?
-        for i in state.usage.indices where !retried.contains(i) {
-            let record = state.usage[i]
-            var place: String { "usage[\(i)]" }
-            let f = Int(features[i])
-            if f < 0 {
-                let known = names ?? (graph.eventIndex.keys.sorted(),
-                                      graph.featureIndex.keys.sorted() + graph.eventIndex.keys.sorted())
-                names = known
-                let suggestion = Suggestions.closest(to: record.name, among: record.isEvent ? known.events : known.all)
-                let what = record.isEvent ? "event" : "feature, credit system or event"
-                found.append(StateError(path: place + (record.isEvent ? ".event" : ".feature"),
-                                        message: "no \(what) \"\(record.name)\" in the rules"
-                                            + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
-            } else {
-                let feature = graph.features[f]
-                switch (record.kind, feature.kind) {
-                case (.amount, .continuous):
-                    found.append(StateError(path: place + ".amount",
-                                            message: "`\(feature.name)` is a continuous feature: "
-                                                + "its usage is a `level`, not an `amount`"))
-                case (.level, .singleUse), (.level, .credits):
-                    found.append(StateError(path: place + ".level", message: "`\(feature.name)` is used up, not held: "
-                                                + "its usage is an `amount`, not a `level`"))
-                case (.level, .boolean), (.amount, .boolean):
-                    found.append(StateError(path: place + ".feature",
-                                            message: "`\(feature.name)` is a boolean feature: it has no usage"))
-                default:
-                    break
+        tables.state.usage.withUnsafeBufferPointer { usage in
+            for i in usage.indices {
+                // A retry names what its first record names: a record naming nothing is reported once.
+                if nextRetry < retries.count, retries[nextRetry].record == i {
+                    nextRetry += 1
+                    continue
                 }
-            }
-            if let first = conflictOf[i] {
-                found.append(StateError(path: place + ".id", message: "\"\(record.id ?? "")\" was used for "
-                                            + describeFirstRecord(first) + "; ids are unique per "
-                                            + "customer, so this record counts as another use"))
+                let record = usage.baseAddress! + i
+                var place: String { "usage[\(i)]" }
+                let f = Int(features[i])
+                if f < 0 {
+                    let known = names ?? (graph.eventIndex.keys.sorted(),
+                                          graph.featureIndex.keys.sorted() + graph.eventIndex.keys.sorted())
+                    names = known
+                    let name = record.pointee.name, isEvent = record.pointee.isEvent
+                    let suggestion = Suggestions.closest(to: name, among: isEvent ? known.events : known.all)
+                    let what = isEvent ? "event" : "feature, credit system or event"
+                    found.append(StateError(path: place + (isEvent ? ".event" : ".feature"),
+                                            message: "no \(what) \"\(name)\" in the rules"
+                                                + (suggestion.map { " (did you mean `\($0)`?)" } ?? "")))
+                } else {
+                    // Formed only for a warning (a feature read whole is a copy of its tables).
+                    var name: String { graph.features[f].name }
+                    switch (record.pointee.kind, graph.features[f].kind) {
+                    case (.amount, .continuous):
+                        found.append(StateError(path: place + ".amount",
+                                                message: "`\(name)` is a continuous feature: "
+                                                    + "its usage is a `level`, not an `amount`"))
+                    case (.level, .singleUse), (.level, .credits):
+                        found.append(StateError(path: place + ".level", message: "`\(name)` is used up, "
+                                                    + "not held: its usage is an `amount`, not a `level`"))
+                    case (.level, .boolean), (.amount, .boolean):
+                        found.append(StateError(path: place + ".feature",
+                                                message: "`\(name)` is a boolean feature: it has no usage"))
+                    default:
+                        break
+                    }
+                }
+                if nextConflict < conflicts.count, conflicts[nextConflict].record == i {
+                    let first = conflicts[nextConflict].first
+                    nextConflict += 1
+                    found.append(StateError(path: place + ".id", message: "\"\(record.pointee.id ?? "")\" was used "
+                                                + "for " + describeFirstRecord(first) + "; ids are unique per "
+                                                + "customer, so this record counts as another use"))
+                }
             }
         }
     }

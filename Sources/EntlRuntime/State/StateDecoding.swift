@@ -26,10 +26,15 @@ public struct StateDecodingOptions: Sendable, Equatable {
     /// Unknown keys are errors instead of warnings: a misspelled `status` or `expires_at` would
     /// otherwise be skipped and could grant access.
     public var strict: Bool
+    /// The names the states are expected to hold (a rule set's, `StateNames(graph)`), for a
+    /// program that decodes many states: each is then read without making a String. The state
+    /// decoded is the same with or without them.
+    public var names: StateNames?
 
-    public init(limits: StateLimits = .default, strict: Bool = false) {
+    public init(limits: StateLimits = .default, strict: Bool = false, names: StateNames? = nil) {
         self.limits = limits
         self.strict = strict
+        self.names = names
     }
 
     public static let `default` = StateDecodingOptions()

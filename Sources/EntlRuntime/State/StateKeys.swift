@@ -39,34 +39,12 @@ extension StateReader {
             return nil
         }
 
-        /// The common key, read straight from the bytes: with the cursor on its opening quote,
-        /// a key of at most 15 bytes with no escape, ASCII, ends at the first byte of the next 16
-        /// that stops a plain run, which is a quote. Then its index in `names` (nil for any other
-        /// key) and its length, from the two words loaded to find that end (no string scanned and
-        /// then matched); else nil (the key is read as any string is).
+        /// The common key, read straight from the bytes (`JSONScanner.shortString`): its index in
+        /// `names` (nil for any other key) and its length; else nil (the key is read as any string is).
         @inline(__always)
         func match(at quote: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (index: Int?, length: Int)? {
-            #if _endian(little)
-            guard let base = bytes.baseAddress, quote + 17 < bytes.count else { return nil }
-            let raw = UnsafeRawPointer(base + quote + 1)
-            let first = raw.loadUnaligned(as: UInt64.self)
-            let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            let length: Int
-            if let end = JSONScanner.plainRunStop(first) {
-                length = end
-            } else if let end = JSONScanner.plainRunStop(second) {
-                length = 8 + end
-            } else {
-                return nil
-            }
-            guard raw.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
-            @inline(__always) func low(_ word: UInt64, _ bytes: Int) -> UInt64 {
-                bytes >= 8 ? word : bytes <= 0 ? 0 : word & (1 &<< (8 &* UInt64(bytes)) &- 1)
-            }
-            return (index((low(first, length), low(second, length - 8)), length: length), length)
-            #else
-            return nil
-            #endif
+            guard let (words, length) = JSONScanner.shortString(at: quote, in: bytes) else { return nil }
+            return (index(words, length: length), length)
         }
     }
 

@@ -11,10 +11,12 @@ struct StateReader {
 
     let options: StateDecodingOptions
     var limits: StateLimits { options.limits }
+    let names: StateNames?
 
     init(_ scanner: JSONScanner, options: StateDecodingOptions) {
         s = scanner
         self.options = options
+        names = options.names
     }
 
     /// Runs a scanner step, turning a JSON syntax error into a located decode error.
@@ -178,6 +180,11 @@ struct StateReader {
     mutating func string() throws(DecodeError) -> String? {
         if try null() { return nil }
         guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        if let names, let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
+           let name = names.name(words, length: length) {
+            s.index += length + 2
+            return name
+        }
         return try scan { try $0.string() }
     }
 
@@ -220,6 +227,12 @@ struct StateReader {
         guard let b = s.peek(), b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
         let range = try scan { try $0.numberToken() }
         let token = UnsafeBufferPointer(rebasing: s.bytes[range])
+        // The common form, plain digits (a valid token has no leading zero): at most 16 of them
+        // are below 2^63 and need no other check but the bound of a single amount.
+        if token.count <= 16, token.allSatisfy({ $0 &- 0x30 <= 9 }) {
+            let value = token.reduce(Int64(0)) { $0 &* 10 &+ Int64($1 &- 0x30) }
+            if total || value <= 1_000_000_000_000_000 { return value }
+        }
         let raw = { String(decoding: token, as: UTF8.self) }
         let (negative, digits, exponent) = Self.decimal(token)
         if digits.isEmpty { return 0 }

@@ -231,6 +231,37 @@ struct JSONScanner {
         return i + (plainRunStop(ByteBuffer.paddedWord(raw + i, end - i), nonASCII: nonASCII) ?? end - i)
     }
 
+    /// The common short string, read straight from the bytes: with `quote` on its opening quote,
+    /// a string of at most 15 bytes with no escape, ASCII, ends at the first byte of the next 16
+    /// that stops a plain run, which is a quote. Then its bytes as two zero-padded words and its
+    /// length, from the two words loaded to find that end (no string scanned and then matched);
+    /// else nil.
+    @inline(__always)
+    static func shortString(at quote: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (words: (UInt64, UInt64),
+                                                                                     length: Int)? {
+        #if _endian(little)
+        guard let base = bytes.baseAddress, quote + 17 < bytes.count else { return nil }
+        let raw = UnsafeRawPointer(base + quote + 1)
+        let first = raw.loadUnaligned(as: UInt64.self)
+        let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        let length: Int
+        if let end = plainRunStop(first) {
+            length = end
+        } else if let end = plainRunStop(second) {
+            length = 8 + end
+        } else {
+            return nil
+        }
+        guard raw.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
+        @inline(__always) func low(_ word: UInt64, _ bytes: Int) -> UInt64 {
+            bytes >= 8 ? word : bytes <= 0 ? 0 : word & (1 &<< (8 &* UInt64(bytes)) &- 1)
+        }
+        return ((low(first, length), low(second, length - 8)), length)
+        #else
+        return nil
+        #endif
+    }
+
     /// The position in the eight bytes of `word` (in memory order, little-endian) of the first
     /// that stops a plain run, if one does (`plainRun`).
     @inline(__always)

@@ -113,7 +113,7 @@ enum EvalCommand {
         let options = Options(graph: graph, query: query, format: format, environment: environment, at: at,
                               overrides: overrides, explain: args.has("--explain"),
                               unlock: args.has("--unlock") || args.value("--states") == nil,
-                              decoding: StateDecodingOptions(strict: args.has("--strict")))
+                              decoding: StateDecodingOptions(strict: args.has("--strict"), names: StateNames(graph)))
 
         switch (args.value("--state"), args.value("--states")) {
         case (nil, nil):
@@ -155,8 +155,9 @@ enum EvalCommand {
         var state = state
         try apply(options.overrides, to: &state, graph: options.graph, environment: options.environment)
         do throws(EvaluationError) {
-            let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
-                                            at: options.at ?? state.now ?? .now(), explain: options.explain,
+            let at = options.at ?? state.now ?? .now()
+            let evaluation = try Evaluation(graph: options.graph, state: consume state,
+                                            environment: options.environment, at: at, explain: options.explain,
                                             unlock: options.unlock, strict: options.decoding.strict)
             return (evaluation, try answer(options.query, evaluation))
         } catch {
@@ -348,8 +349,9 @@ enum EvalCommand {
             } catch {
                 return failure(error.message)
             }
-            let evaluation = try Evaluation(graph: options.graph, state: state, environment: options.environment,
-                                            at: options.at ?? state.now ?? clock, explain: options.explain,
+            let at = options.at ?? state.now ?? clock
+            let evaluation = try Evaluation(graph: options.graph, state: consume state,
+                                            environment: options.environment, at: at, explain: options.explain,
                                             unlock: options.unlock, strict: options.decoding.strict)
             let results = try answer(options.query, evaluation)
             let warnings = evaluation.warnings
