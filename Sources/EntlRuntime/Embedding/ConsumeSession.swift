@@ -32,8 +32,8 @@ struct ConsumeSession {
     /// at a past instant within their dates they were owned, so a use then is charged otherwise
     /// later than now.
     private var ended: [(purchase: Int, product: Int)] = []
-    /// The first record with each id (-1: a use folded into a compacted state's ledger).
-    private var ids: [String: Int] = [:]
+    /// The first record with each id (-1 - k: the use at place k of a compacted state's ledger).
+    private var ids = IDIndex()
     /// The answers of the latest uses recorded here, for their retries: the answer of the record at
     /// place `k` of `usage` in slot `k % answerLimit` of `answers`, and `k` in that of `answered`
     /// (-1: none).
@@ -64,10 +64,9 @@ struct ConsumeSession {
                                                feature: feature, amount: amount, at: at)
         if changes != self.changes { rebuild(state, changes: changes, environment: env, at: at) }
         guard usable, frontier.map({ at >= $0 }) ?? true, safe(at, state) else { return nil }
-        // The id noted as this use's (one lookup where it is new, as most are), taken back below when
-        // nothing is recorded.
-        if let id, let first = ids.updateValue(usageCount, forKey: id) {
-            ids[id] = first
+        // The id's hash, taken once: looked up now, noted with the record.
+        let hash = id.map(IDIndex.hash)
+        if let id, let hash, let first = ids.first(hash: hash, isID: { ConsumeSession.id(at: $0, in: state) == id }) {
             // A retry answered from memory; a conflict, or an answer forgotten, from the whole state.
             guard first >= 0, !answered.isEmpty, answered[first % ConsumeSession.answerLimit] == first,
                   state.usage[first].kind == .amount(amount), name(of: state.usage[first], in: graph[env]) == f
@@ -76,21 +75,16 @@ struct ConsumeSession {
             answer.replayed = true
             return Answered(result: answer, record: nil)
         }
-        guard let e = evaluation(at: at, state: state, environment: env) else {
-            if let id { ids[id] = nil }
-            return nil
-        }
+        guard let e = evaluation(at: at, state: state, environment: env) else { return nil }
         let c = graph[env].componentOf[f]
         let replays = e.replays(ofComponent: c)
         e.advance(replays)
         frontier = at
         let answer = e.feature(f, required: amount)
-        guard answer.allowed else {
-            if let id { ids[id] = nil }
-            return Answered(result: answer, record: nil)
-        }
+        guard answer.allowed else { return Answered(result: answer, record: nil) }
         e.record(UseEvent(at: at, amount: amount, index: usageCount, member: graph[env].componentMember[f]),
                  in: replays, component: c)
+        if let hash { ids.note(hash: hash, place: usageCount) }
         usageCount += 1
         self.changes = changes &+ 1
         if id != nil {
@@ -102,6 +96,12 @@ struct ConsumeSession {
             answers[(usageCount - 1) % ConsumeSession.answerLimit] = answer
         }
         return Answered(result: answer, record: UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
+    }
+
+    /// The id of the record at `place` of the state's usage, or of the use folded at place
+    /// `-1 - place` of its ledger.
+    private static func id(at place: Int, in state: PurchaseState) -> String? {
+        place >= 0 ? state.usage[place].id : state.ledger?.ids[-1 - place].id
     }
 
     /// The feature or credit system a record names.
@@ -136,10 +136,12 @@ struct ConsumeSession {
             return p >= 0 && (status == .expired || status == .billingRetry) ? (j, Int(p)) : nil
         }
         guard safe(start, state) else { return }
-        for (k, use) in (state.ledger?.ids ?? []).enumerated() where ids[use.id] == nil { ids[use.id] = -1 - k }
-        for (i, record) in state.usage.enumerated() {
-            if let id = record.id, ids[id] == nil { ids[id] = i }
+        ids = IDIndex(capacity: state.usage.count + (state.ledger?.ids.count ?? 0))
+        func note(_ id: String, _ place: Int) {
+            _ = ids.first(hash: IDIndex.hash(id), elseNote: place, isID: { ConsumeSession.id(at: $0, in: state) == id })
         }
+        for (k, use) in (state.ledger?.ids ?? []).enumerated() { note(use.id, -1 - k) }
+        for (i, record) in state.usage.enumerated() { if let id = record.id { note(id, i) } }
         usageCount = state.usage.count
         usable = true
     }

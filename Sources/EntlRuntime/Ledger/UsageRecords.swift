@@ -12,11 +12,14 @@ extension EvaluationTables {
             // (`event`). Ids are unique per customer: a record repeating the `id` of the first
             // record with it is a retry (counted once) when it names the same feature with the
             // same amount, else a conflict, which counts.
-            var firstWithID: [String: Int] = [:]
+            var ids = IDIndex()
             // The folded uses of a compacted state come before every record (-1 - their place).
             let folded = state.ledger?.ids ?? []
-            for (k, use) in folded.enumerated() where firstWithID[use.id] == nil { firstWithID[use.id] = -1 - k }
             state.usage.withUnsafeBufferPointer { usage in
+                func isID(_ id: String) -> (Int) -> Bool { { $0 >= 0 ? usage[$0].id == id : folded[-1 - $0].id == id } }
+                for (k, use) in folded.enumerated() {
+                    _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k, isID: isID(use.id))
+                }
                 // The last record looked up: a log names a few features over and over, often in
                 // runs, and comparing two names costs less than a lookup.
                 var last: (record: Int, feature: Int32)?
@@ -29,11 +32,9 @@ extension EvaluationTables {
                         usageFeature[i] = Int32(f ?? -1)
                         last = (i, usageFeature[i])
                     }
-                    guard let id = usage[i].id else { continue }
-                    guard let first = firstWithID[id] else {
-                        firstWithID[id] = i
-                        continue
-                    }
+                    guard let id = usage[i].id,
+                          let first = ids.first(hash: IDIndex.hash(id), elseNote: i, isID: isID(id))
+                    else { continue }
                     let same = first >= 0
                         ? usageFeature[i] == usageFeature[first] && usage[i].kind == usage[first].kind
                         : usageFeature[i] >= 0 && g.features[Int(usageFeature[i])].name == folded[-1 - first].feature

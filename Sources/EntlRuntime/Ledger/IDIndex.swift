@@ -1,0 +1,64 @@
+/// The first record with each idempotency id (§5): an open-addressed table of each id's hash and
+/// the place of its first record. The ids stay where they are (in the state), compared only when
+/// two hashes are equal; the table grows by moving hashes, never hashing an id again, so noting an
+/// id costs one hash of it however many came before. The hash is Swift's own, seeded per process:
+/// ids a client chooses cannot be picked to collide.
+struct IDIndex {
+    /// (hash, place); `place == IDIndex.empty` marks a free slot.
+    private var slots: [(hash: Int, place: Int)] = []
+    private(set) var count = 0
+    private static let empty = Int.min
+
+    /// Room for `capacity` ids before the table grows.
+    init(capacity: Int = 0) {
+        if capacity > 0 { resize(to: IDIndex.slotCount(for: capacity)) }
+    }
+
+    static func hash(_ id: String) -> Int { id.hashValue }
+
+    /// The place of the first record whose id `isID` recognizes among those of `hash`, if any.
+    func first(hash: Int, isID: (_ place: Int) -> Bool) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        return slots.withUnsafeBufferPointer { slots in
+            var i = hash & (slots.count - 1)
+            while slots[i].place != IDIndex.empty {
+                if slots[i].hash == hash, isID(slots[i].place) { return slots[i].place }
+                i = (i + 1) & (slots.count - 1)
+            }
+            return nil
+        }
+    }
+
+    /// Notes `place` as the first record of an id of `hash` that has none yet.
+    mutating func note(hash: Int, place: Int) {
+        if (count + 1) * 4 > slots.count * 3 { resize(to: IDIndex.slotCount(for: count + 1)) }
+        count += 1
+        slots.withUnsafeMutableBufferPointer { slots in
+            var i = hash & (slots.count - 1)
+            while slots[i].place != IDIndex.empty { i = (i + 1) & (slots.count - 1) }
+            slots[i] = (hash, place)
+        }
+    }
+
+    /// The place of the first record with the id of `hash` that `isID` recognizes; if there is
+    /// none, `place` is noted as its first and nil returned.
+    mutating func first(hash: Int, elseNote place: Int, isID: (_ place: Int) -> Bool) -> Int? {
+        if let first = first(hash: hash, isID: isID) { return first }
+        note(hash: hash, place: place)
+        return nil
+    }
+
+    /// A power of two at least 4/3 of `count` and at least twice the slots before (from 16).
+    private static func slotCount(for count: Int) -> Int {
+        var n = 16
+        while n * 3 < count * 4 { n *= 2 }
+        return n
+    }
+
+    private mutating func resize(to n: Int) {
+        let old = slots
+        slots = Array(repeating: (0, IDIndex.empty), count: max(n, 2 * old.count))
+        count = 0
+        for slot in old where slot.place != IDIndex.empty { note(hash: slot.hash, place: slot.place) }
+    }
+}
