@@ -9,6 +9,11 @@ events), written by `entlc-bench matrix-inputs`.
 
     Benchmarks/.venv/bin/python Benchmarks/batch_matrix.py ENTLC RULES SHORT.jsonl LONG.jsonl [RUNS]
 
+`--all` answers every product, entitlement and feature of the rules on each line: its output is
+some twenty times its input, and writing it is most of the work. Its cell has a second anchor,
+pysimdjson parsing that output (the same JSONL, written by entlc once, before the timed runs): how
+entlc's whole job compares with merely reading what it writes.
+
 With ENTLC_BEFORE=PATH (an entlc built from an earlier commit), that binary runs too, interleaved,
 and each cell's output bytes are compared with it (they must be identical). With FIGURES=FILE,
 the medians also go to FILE as JSON.
@@ -19,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from timing import children_cpu, parse_lines
@@ -47,10 +53,18 @@ def output(binary, path, query):
     return hashlib.sha256(out.stdout).hexdigest(), len(out.stdout)
 
 
+# `--all`'s output, written once per file for its second anchor.
+outputs = {}
+for name, path in FILES:
+    with tempfile.NamedTemporaryFile(prefix=f"entlc-all-{name}-", suffix=".jsonl", delete=False) as f:
+        subprocess.run(command(entlc, path, "--all"), stdout=f, stderr=subprocess.DEVNULL, check=True)
+        outputs[name] = f.name
+
 times = {}
 for _ in range(runs):  # interleaved, so every cell sees the same machine
     for name, path in FILES:
         times.setdefault((name, "simdjson"), []).append(parse_lines(path))
+        times.setdefault((name, "simdjson-all-output"), []).append(parse_lines(outputs[name]))
         for kind, query in QUERIES:
             times.setdefault((name, kind), []).append(run(entlc, path, query))
             if before:
@@ -90,6 +104,10 @@ for name, path in FILES:
             row += f" {b * 1000:.0f} ms ({b / s:.1f}×) | {b / e:.2f}× as fast{'' if same else ', OUTPUT DIFFERS'} |"
             figures[f"{name}_{kind}_before_ms"] = b * 1000
         print(row)
+        if kind == "all":
+            o = median((name, "simdjson-all-output"))
+            figures[f"{name}_all_output_simdjson_ms"] = o * 1000
+            figures[f"{name}_all_output_ratio"] = e / o
         figures[f"{name}_{kind}_ms"] = e * 1000
         figures[f"{name}_{kind}_cpu_ms"] = e_cpu * 1000
         figures[f"{name}_{kind}_ratio"] = e / s
@@ -97,6 +115,13 @@ for name, path in FILES:
     figures[f"{name}_simdjson_cpu_ms"] = s_cpu * 1000
 print(f"\npysimdjson {version('pysimdjson')}. The command: `entlc eval {os.path.basename(rules)} --states FILE QUERY "
       "--jobs 1 --at 2026-11-22T12:00:00Z > /dev/null`.")
+print("\n`--all` against pysimdjson parsing its output (" + ", ".join(
+    f"{name}: {figures[f'{name}_all_output_mb']:.0f} MB in {figures[f'{name}_all_output_simdjson_ms']:.0f} ms; "
+    f"entlc {figures[f'{name}_all_ms']:.0f} ms, **{figures[f'{name}_all_output_ratio']:.2f}×**" for name, _ in FILES)
+      + "): entlc's whole job (decoding, evaluating every declaration, writing) beside only reading what it "
+      "writes.")
+for path in outputs.values():
+    os.remove(path)
 if before:
     print("Output bytes identical to the earlier build in every cell." if not mismatches
           else f"**Output differs from the earlier build**: {', '.join(mismatches)}.")

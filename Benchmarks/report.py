@@ -116,6 +116,13 @@ def full_rows(d):
                             f"{mb:.0f} MB", f"{time(ms / 1e3)} ({mb / ms * 1e3:.0f} MB/s)",
                             f"pysimdjson parsing each line: {time(matrix[f'{length}_simdjson_ms'] / 1e3)}",
                             f"{ratio:.1f}×", "≤ 3× parsing alone", verdict(ratio <= 3)))
+            if f"{length}_all_output_ratio" in matrix:
+                out.append((f"`eval --states --jobs 1 --all`, {length} lines: against reading its own output "
+                            f"({matrix[f'{length}_all_output_mb']:.0f} MB)",
+                            time(matrix[f"{length}_all_ms"] / 1e3),
+                            f"pysimdjson parsing that output: "
+                            f"{time(matrix[f'{length}_all_output_simdjson_ms'] / 1e3)}",
+                            f"{matrix[f'{length}_all_output_ratio']:.2f}×", "(context, no goal)", ""))
     if consume:
         sizes = sorted(int(k[len("eval_"):-len("_ms")]) for k in consume if k.startswith("eval_"))
         for n in sizes:
