@@ -301,6 +301,10 @@ struct StateReader {
     mutating func choice<T>(_ spellings: Spellings<T>, noun: String) throws(DecodeError) -> T? {
         if try null() { return nil }
         guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        if let (found, length) = spellings.keys.match(at: s.index, in: s.bytes), let found {
+            s.index += length + 2
+            return spellings.values[found]
+        }
         let text = try scan { try $0.stringBytes() }
         guard let v = spellings.keys.index(text, in: s).map({ spellings.values[$0] }) else {
             let options = spellings.keys.names.joined(separator: ", ")
