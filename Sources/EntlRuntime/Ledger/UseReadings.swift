@@ -2,21 +2,31 @@
 /// instant. Reading 0 is the state as read at `t` (what most uses are charged under: nothing the
 /// component watches started or stopped counting since); each other reading is the state as read
 /// at the earlier instants of some uses. Per other reading, which grant instances (the
-/// candidates of the component, `ComponentReplays.candidates`) were candidates then, and certain.
+/// candidates of the component, `ComponentReplays.candidates`) were candidates then, and certain:
+/// two bit sets in the storage of the `ComponentReplays` that holds them, valid while it lives.
 struct UseReadings {
     /// Words per reading in each bit set.
     let words: Int
+    /// The words of each bit set (`words` per reading).
+    let count: Int
     /// Per reading ≥ 1, a bit per instance.
-    var candidate: [UInt64]
-    var certain: [UInt64]
+    let candidate: UnsafeMutablePointer<UInt64>
+    let certain: UnsafeMutablePointer<UInt64>
 
-    init(readings: Int, instances: Int) {
-        words = (instances + 63) / 64
-        candidate = Array(repeating: 0, count: readings * words)
-        certain = candidate
+    /// Bit sets for `readings` other readings of up to `instances` instances, in `words` (room for
+    /// `2 × wordCount(readings:instances:)`), cleared.
+    init(readings: Int, instances: Int, in words: UnsafeMutablePointer<UInt64>) {
+        self.words = (instances + 63) / 64
+        count = readings * self.words
+        candidate = words
+        certain = words + count
+        words.initialize(repeating: 0, count: 2 * count)
     }
 
-    mutating func mark(_ instance: Int, reading: Int, certain isCertain: Bool) {
+    /// The words of one bit set for `readings` readings of up to `instances` instances.
+    static func wordCount(readings: Int, instances: Int) -> Int { readings * ((instances + 63) / 64) }
+
+    func mark(_ instance: Int, reading: Int, certain isCertain: Bool) {
         let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
         candidate[w] |= bit
         if isCertain { certain[w] |= bit }
@@ -27,6 +37,9 @@ struct UseReadings {
         let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
         return (certainOnly ? certain[w] : candidate[w]) & bit != 0
     }
+
+    /// Whether some instance was an uncertain candidate at some reading.
+    var hasUncertain: Bool { (0..<count).contains { candidate[$0] & ~certain[$0] != 0 } }
 }
 
 /// §5 "what paid for a use stays paid": the readings of the state at earlier uses' instants, and
@@ -34,22 +47,28 @@ struct UseReadings {
 extension Evaluation {
     /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
     /// that were candidates at the other `readings` only, keeps them in consumption-order ties
-    /// (declaration order, then state order), and notes which instances were candidates (and
-    /// certain) at each reading.
+    /// (declaration order, then state order), and marks in `marks` which instances were candidates
+    /// (and certain) at each reading.
     func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
-                      first: Int, count: inout Int, marks: inout [(instance: Int, reading: Int, certain: Bool)]) {
-        var then: [[Candidate]] = []
-        for reading in readings {
-            var seen: [Candidate] = []
-            var last: EntitlementSource?
-            reading.forEachCandidate(of: f, last: &last) { seen.append($0) }
-            then.append(seen)
-        }
-        Evaluation.addAbsent(then.joined(), into: found, first: first, count: &count)
-        for (r, seen) in then.enumerated() {
-            for c in seen {
+                      first: Int, count: inout Int, marking marks: UseReadings) {
+        // Each reading's candidates, reading after reading, on the stack when few. INVARIANT: a
+        // reading has at most `candidateBound(of: f)` (the same state and environment).
+        withUnsafeTemporaryAllocation(of: (candidate: Candidate, reading: Int).self,
+                                      capacity: candidateBound(of: f) * readings.count) { then in
+            var seen = 0
+            for (r, reading) in readings.enumerated() {
+                var last: EntitlementSource?
+                reading.forEachCandidate(of: f, last: &last) {
+                    then.initializeElement(at: seen, to: ($0, r + 1))
+                    seen += 1
+                }
+            }
+            // Plain values: nothing to deinitialize.
+            let then = UnsafeMutableBufferPointer(rebasing: then[..<seen])
+            Evaluation.addAbsent(then.lazy.map(\.candidate), into: found, first: first, count: &count)
+            for (c, r) in then {
                 let i = found[first..<count].firstIndex { $0.isSameInstance(as: c) }!
-                marks.append((i, r + 1, c.certain))
+                marks.mark(i, reading: r, certain: c.certain)
             }
         }
     }
