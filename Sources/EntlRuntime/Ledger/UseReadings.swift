@@ -87,25 +87,32 @@ extension Evaluation {
         func cuts(_ j: Int) -> (Instant?, Instant?) { (state.purchases[j].purchasedAt, accessEnd(j).instant) }
         // Most often every use is read as at `t`: nothing watched starts or ends between the
         // first use and `t`, and each purchase stood at the first use as it stands now.
-        var same = true
-        for p in watched where products[p].override == nil {
-            for j in purchases(of: p) {
-                let (bought, end) = cuts(j)
-                if bought.map({ $0 > first.at && $0 <= at }) ?? false
-                    || end.map({ $0 > first.at && $0 <= at }) ?? false
-                    || pastRank(of: j, at: first.at) != Evaluation.rank(standings[j]) {
-                    same = false
+        func readAsAtT() -> Bool {
+            for p in watched where products[p].override == nil {
+                for j in purchases(of: p) {
+                    let (bought, end) = cuts(j)
+                    if bought.map({ $0 > first.at && $0 <= at }) ?? false
+                        || end.map({ $0 > first.at && $0 <= at }) ?? false
+                        || pastRank(of: j, at: first.at) != Evaluation.rank(standings[j]) {
+                        return false
+                    }
                 }
             }
+            // State grants start and end by themselves too (their `from` and `until`).
+            return !state.grants.contains { g in
+                g.covers(first.at) != g.covers(at)
+                    || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false
+            }
         }
-        // State grants start and end by themselves too (their `from` and `until`).
-        for g in state.grants where g.covers(first.at) != g.covers(at)
-            || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false {
-            same = false
-        }
-        if same { return [] }
+        if readAsAtT() { return [] }
+        // The watched purchases, and the instants at which one of them or a state grant starts or
+        // stops counting; each array allocated once, at its size.
+        let count = watched.reduce(0) { products[$1].override == nil ? $0 + purchases(of: $1).count : $0 }
+        let width = count + state.grants.count
         var watchedPurchases: [Int] = []
         var instants: [Instant] = []
+        watchedPurchases.reserveCapacity(count)
+        instants.reserveCapacity(2 * width)
         for p in watched where products[p].override == nil {
             for j in purchases(of: p) {
                 watchedPurchases.append(j)
@@ -119,33 +126,41 @@ extension Evaluation {
             if let until = g.until { instants.append(until) }
         }
         instants.sort()
-        /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
-        func reading(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
-            watchedPurchases.map(standing) + state.grants.map { $0.covers(e) ? 1 : 0 }
+        // How the watched purchases stood, then which state grants covered the instant: at `t`
+        // (`stood[..<width]`), then at each reading made (`width` after `width`).
+        var stood: [UInt8] = []
+        stood.reserveCapacity(width * (1 + events.count))
+        /// Appends how the watched purchases stood at `e` (or at `t`), then which state grants covered it.
+        func read(_ standing: (Int) -> UInt8, at e: Instant) {
+            for j in watchedPurchases { stood.append(standing(j)) }
+            for g in state.grants { stood.append(g.covers(e) ? 1 : 0) }
         }
-        let present = reading({ Evaluation.rank(standings[$0]) }, at: at)
-        var seen: [(stood: [UInt8], reading: Evaluation)] = []
+        read({ Evaluation.rank(standings[$0]) }, at: at)
+        var seen: [Evaluation] = []
         var cut = 0, interval = -1, current: Int32 = 0
         for k in events.indices where events[k].at < at {
             let e = events[k].at
             while cut < instants.count, instants[cut] <= e { cut += 1 }
             if cut != interval {
                 interval = cut
-                let stood = reading({ pastRank(of: $0, at: e) }, at: e)
-                if stood == present {
-                    current = 0
-                } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
-                    current = Int32(known + 1)
+                read({ pastRank(of: $0, at: e) }, at: e)
+                let now = stood.suffix(width)
+                // Stood as at `t` (reading 0) or at a reading made: not read anew.
+                if let known = (0...seen.count).first(where: { stood[($0 * width)..<($0 * width + width)] == now }) {
+                    stood.removeLast(width)
+                    current = Int32(known)
                 } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
                                                         explain: false, unlock: false, past: true) {
                     // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
-                    seen.append((stood, reading))
+                    seen.append(reading)
                     current = Int32(seen.count)
+                } else {
+                    stood.removeLast(width)
                 }
             }
             events[k].reading = current
         }
-        return seen.map(\.reading)
+        return seen
     }
 
     /// 0 not owned, 1 unknown, 2 owned.
