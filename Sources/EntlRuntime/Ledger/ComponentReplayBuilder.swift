@@ -54,14 +54,16 @@ extension Evaluation {
         let replays = ComponentReplays.allocate(
             members: members.count,
             candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count)
-                + (position?.entries.count ?? 0))
+                + (position?.entries.count ?? 0),
+            readings: readings.count)
         // Every member's grant instances, member after member (a component has a few members): its
         // candidates at `t`, then those that were candidates only at earlier uses' instants. And
-        // the members as both replays start them.
+        // the members as both replays start them; which instances were candidates at each other
+        // reading (`marked`).
         let (found, low, high) = (replays.candidates, replays.low, replays.high)
+        let marked = low.readings
         var foundCount = 0
         var last: EntitlementSource?
-        var marks: [(instance: Int, reading: Int, certain: Bool)] = []
         let since = sorting.first.map(\.at).flatMap { $0 < at ? $0 : nil }
         for (m, f) in members.enumerated() {
             let first = foundCount
@@ -70,21 +72,15 @@ extension Evaluation {
                 foundCount += 1
             }
             if let position { addPositionInstances(position, member: m, into: found, first: first, count: &foundCount) }
-            if !readings.isEmpty {
-                addInstances(of: f, readings, into: found, first: first, count: &foundCount, marks: &marks)
+            if let marked {
+                addInstances(of: f, readings, into: found, first: first, count: &foundCount, marking: marked)
             }
             low.members.initializeElement(at: m, to: ComponentReplay.Member(feature: f, candidates: first..<foundCount))
             high.members.initializeElement(at: m, to: low.members[m])
         }
         let candidates = UnsafeMutableBufferPointer(rebasing: found[..<foundCount])
-        var marked: UseReadings?
-        if !readings.isEmpty {
-            var r = UseReadings(readings: readings.count, instances: candidates.count)
-            for mark in marks { r.mark(mark.instance, reading: mark.reading, certain: mark.certain) }
-            marked = r
-        }
         let uncertain = candidates.contains { $0.present && !$0.certain || $0.past?.rank == 1 }
-            || marks.contains { !$0.certain } || position?.diverged == true
+            || marked?.hasUncertain == true || position?.diverged == true
         let counted = candidates.count { $0.counted != nil }
         let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 
@@ -109,7 +105,7 @@ extension Evaluation {
                 start.members[m].ledgers = first..<made
             }
             let r = ComponentReplay(members: start.members, ledgers: room, candidates: candidates,
-                                    certainOnly: certainOnly, readings: marked, now: at)
+                                    certainOnly: certainOnly, readings: start.readings, now: at)
             if let position { resume(r, from: position, certainOnly: certainOnly) }
             var trails = r.run(events, routes: graph.componentRoutes[c], at: at, explain: explain,
                                grantName: { sourceName(candidates[$0]).name },

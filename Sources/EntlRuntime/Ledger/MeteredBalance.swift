@@ -53,7 +53,7 @@ extension Evaluation {
         let (low, high, candidates, uncertain) = (replays.low, replays.high, replays.candidates, replays.uncertain)
         let range = low.members[m].candidates
         var sources: [BalanceSource] = []
-        if wanted {
+        if wanted, !range.isEmpty {
             sources.reserveCapacity(range.count)
             for l in low.members[m].ledgers where low.pays(low.ledgers[l].source, reading: 0, at: at) {
                 sources.append(source(candidates[low.ledgers[l].source], low.ledgers[l]))

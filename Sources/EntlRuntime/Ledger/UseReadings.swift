@@ -2,21 +2,31 @@
 /// instant. Reading 0 is the state as read at `t` (what most uses are charged under: nothing the
 /// component watches started or stopped counting since); each other reading is the state as read
 /// at the earlier instants of some uses. Per other reading, which grant instances (the
-/// candidates of the component, `ComponentReplays.candidates`) were candidates then, and certain.
+/// candidates of the component, `ComponentReplays.candidates`) were candidates then, and certain:
+/// two bit sets in the storage of the `ComponentReplays` that holds them, valid while it lives.
 struct UseReadings {
     /// Words per reading in each bit set.
     let words: Int
+    /// The words of each bit set (`words` per reading).
+    let count: Int
     /// Per reading ≥ 1, a bit per instance.
-    var candidate: [UInt64]
-    var certain: [UInt64]
+    let candidate: UnsafeMutablePointer<UInt64>
+    let certain: UnsafeMutablePointer<UInt64>
 
-    init(readings: Int, instances: Int) {
-        words = (instances + 63) / 64
-        candidate = Array(repeating: 0, count: readings * words)
-        certain = candidate
+    /// Bit sets for `readings` other readings of up to `instances` instances, in `words` (room for
+    /// `2 × wordCount(readings:instances:)`), cleared.
+    init(readings: Int, instances: Int, in words: UnsafeMutablePointer<UInt64>) {
+        self.words = (instances + 63) / 64
+        count = readings * self.words
+        candidate = words
+        certain = words + count
+        words.initialize(repeating: 0, count: 2 * count)
     }
 
-    mutating func mark(_ instance: Int, reading: Int, certain isCertain: Bool) {
+    /// The words of one bit set for `readings` readings of up to `instances` instances.
+    static func wordCount(readings: Int, instances: Int) -> Int { readings * ((instances + 63) / 64) }
+
+    func mark(_ instance: Int, reading: Int, certain isCertain: Bool) {
         let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
         candidate[w] |= bit
         if isCertain { certain[w] |= bit }
@@ -27,6 +37,9 @@ struct UseReadings {
         let (w, bit) = ((reading - 1) * words + instance / 64, UInt64(1) << (instance % 64))
         return (certainOnly ? certain[w] : candidate[w]) & bit != 0
     }
+
+    /// Whether some instance was an uncertain candidate at some reading.
+    var hasUncertain: Bool { (0..<count).contains { candidate[$0] & ~certain[$0] != 0 } }
 }
 
 /// §5 "what paid for a use stays paid": the readings of the state at earlier uses' instants, and
@@ -34,22 +47,28 @@ struct UseReadings {
 extension Evaluation {
     /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
     /// that were candidates at the other `readings` only, keeps them in consumption-order ties
-    /// (declaration order, then state order), and notes which instances were candidates (and
-    /// certain) at each reading.
+    /// (declaration order, then state order), and marks in `marks` which instances were candidates
+    /// (and certain) at each reading.
     func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
-                      first: Int, count: inout Int, marks: inout [(instance: Int, reading: Int, certain: Bool)]) {
-        var then: [[Candidate]] = []
-        for reading in readings {
-            var seen: [Candidate] = []
-            var last: EntitlementSource?
-            reading.forEachCandidate(of: f, last: &last) { seen.append($0) }
-            then.append(seen)
-        }
-        Evaluation.addAbsent(then.joined(), into: found, first: first, count: &count)
-        for (r, seen) in then.enumerated() {
-            for c in seen {
+                      first: Int, count: inout Int, marking marks: UseReadings) {
+        // Each reading's candidates, reading after reading, on the stack when few. INVARIANT: a
+        // reading has at most `candidateBound(of: f)` (the same state and environment).
+        withUnsafeTemporaryAllocation(of: (candidate: Candidate, reading: Int).self,
+                                      capacity: candidateBound(of: f) * readings.count) { then in
+            var seen = 0
+            for (r, reading) in readings.enumerated() {
+                var last: EntitlementSource?
+                reading.forEachCandidate(of: f, last: &last) {
+                    then.initializeElement(at: seen, to: ($0, r + 1))
+                    seen += 1
+                }
+            }
+            // Plain values: nothing to deinitialize.
+            let then = UnsafeMutableBufferPointer(rebasing: then[..<seen])
+            Evaluation.addAbsent(then.lazy.map(\.candidate), into: found, first: first, count: &count)
+            for (c, r) in then {
                 let i = found[first..<count].firstIndex { $0.isSameInstance(as: c) }!
-                marks.append((i, r + 1, c.certain))
+                marks.mark(i, reading: r, certain: c.certain)
             }
         }
     }
@@ -68,25 +87,32 @@ extension Evaluation {
         func cuts(_ j: Int) -> (Instant?, Instant?) { (state.purchases[j].purchasedAt, accessEnd(j).instant) }
         // Most often every use is read as at `t`: nothing watched starts or ends between the
         // first use and `t`, and each purchase stood at the first use as it stands now.
-        var same = true
-        for p in watched where products[p].override == nil {
-            for j in purchases(of: p) {
-                let (bought, end) = cuts(j)
-                if bought.map({ $0 > first.at && $0 <= at }) ?? false
-                    || end.map({ $0 > first.at && $0 <= at }) ?? false
-                    || pastRank(of: j, at: first.at) != Evaluation.rank(standings[j]) {
-                    same = false
+        func readAsAtT() -> Bool {
+            for p in watched where products[p].override == nil {
+                for j in purchases(of: p) {
+                    let (bought, end) = cuts(j)
+                    if bought.map({ $0 > first.at && $0 <= at }) ?? false
+                        || end.map({ $0 > first.at && $0 <= at }) ?? false
+                        || pastRank(of: j, at: first.at) != Evaluation.rank(standings[j]) {
+                        return false
+                    }
                 }
             }
+            // State grants start and end by themselves too (their `from` and `until`).
+            return !state.grants.contains { g in
+                g.covers(first.at) != g.covers(at)
+                    || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false
+            }
         }
-        // State grants start and end by themselves too (their `from` and `until`).
-        for g in state.grants where g.covers(first.at) != g.covers(at)
-            || g.from > first.at && g.from <= at || g.until.map({ $0 > first.at && $0 <= at }) ?? false {
-            same = false
-        }
-        if same { return [] }
+        if readAsAtT() { return [] }
+        // The watched purchases, and the instants at which one of them or a state grant starts or
+        // stops counting; each array allocated once, at its size.
+        let count = watched.reduce(0) { products[$1].override == nil ? $0 + purchases(of: $1).count : $0 }
+        let width = count + state.grants.count
         var watchedPurchases: [Int] = []
         var instants: [Instant] = []
+        watchedPurchases.reserveCapacity(count)
+        instants.reserveCapacity(2 * width)
         for p in watched where products[p].override == nil {
             for j in purchases(of: p) {
                 watchedPurchases.append(j)
@@ -100,33 +126,41 @@ extension Evaluation {
             if let until = g.until { instants.append(until) }
         }
         instants.sort()
-        /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
-        func reading(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
-            watchedPurchases.map(standing) + state.grants.map { $0.covers(e) ? 1 : 0 }
+        // How the watched purchases stood, then which state grants covered the instant: at `t`
+        // (`stood[..<width]`), then at each reading made (`width` after `width`).
+        var stood: [UInt8] = []
+        stood.reserveCapacity(width * (1 + events.count))
+        /// Appends how the watched purchases stood at `e` (or at `t`), then which state grants covered it.
+        func read(_ standing: (Int) -> UInt8, at e: Instant) {
+            for j in watchedPurchases { stood.append(standing(j)) }
+            for g in state.grants { stood.append(g.covers(e) ? 1 : 0) }
         }
-        let present = reading({ Evaluation.rank(standings[$0]) }, at: at)
-        var seen: [(stood: [UInt8], reading: Evaluation)] = []
+        read({ Evaluation.rank(standings[$0]) }, at: at)
+        var seen: [Evaluation] = []
         var cut = 0, interval = -1, current: Int32 = 0
         for k in events.indices where events[k].at < at {
             let e = events[k].at
             while cut < instants.count, instants[cut] <= e { cut += 1 }
             if cut != interval {
                 interval = cut
-                let stood = reading({ pastRank(of: $0, at: e) }, at: e)
-                if stood == present {
-                    current = 0
-                } else if let known = seen.firstIndex(where: { $0.stood == stood }) {
-                    current = Int32(known + 1)
+                read({ pastRank(of: $0, at: e) }, at: e)
+                let now = stood.suffix(width)
+                // Stood as at `t` (reading 0) or at a reading made: not read anew.
+                if let known = (0...seen.count).first(where: { stood[($0 * width)..<($0 * width + width)] == now }) {
+                    stood.removeLast(width)
+                    current = Int32(known)
                 } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
                                                         explain: false, unlock: false, past: true) {
                     // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
-                    seen.append((stood, reading))
+                    seen.append(reading)
                     current = Int32(seen.count)
+                } else {
+                    stood.removeLast(width)
                 }
             }
             events[k].reading = current
         }
-        return seen.map(\.reading)
+        return seen
     }
 
     /// 0 not owned, 1 unknown, 2 owned.
