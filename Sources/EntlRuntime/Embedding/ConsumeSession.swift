@@ -32,7 +32,9 @@ struct ConsumeSession {
     /// at a past instant within their dates they were owned, so a use then is charged otherwise
     /// later than now.
     private var ended: [(purchase: Int, product: Int)] = []
-    /// The first record with each id (-1 - k: the use at place k of a compacted state's ledger).
+    /// The first record with each id (-1 - k: the use at place k of a compacted state's ledger). Its
+    /// ids are read from the state of each request: the state of `changes`, which holds every record
+    /// noted (a tracker's change count moves by one per record it appends, `UsageRecording`).
     private var ids = IDIndex()
     /// The answers of the latest uses recorded here, for their retries: the answer of the record at
     /// place `k` of `usage` in slot `k % answerLimit` of `answers`, and `k` in that of `answered`
@@ -101,7 +103,10 @@ struct ConsumeSession {
     /// The id of the record at `place` of the state's usage, or of the use folded at place
     /// `-1 - place` of its ledger.
     private static func id(at place: Int, in state: PurchaseState) -> String? {
-        place >= 0 ? state.usage[place].id : state.ledger?.ids[-1 - place].id
+        // In range whatever a tracker counts: a record it did not keep has no id.
+        if place >= 0 { return place < state.usage.count ? state.usage[place].id : nil }
+        guard let ids = state.ledger?.ids, -1 - place < ids.count else { return nil }
+        return ids[-1 - place].id
     }
 
     /// The feature or credit system a record names.

@@ -10,8 +10,11 @@ import Testing
         var random = SeededRandom(seed: UInt64(buckets))
         for round in 0..<20 {
             let ids = (0..<random.pick([1, 5, 40, 300])).map { _ in "id-\(Int.random(in: 0..<120, using: &random))" }
-            // Hashes of few values: ids of one hash are told apart by their records alone.
-            func hash(_ id: String) -> Int { Int(truncatingIfNeeded: UInt(bitPattern: id.hashValue) % UInt(buckets)) }
+            // Hashes of few values, half of them negative: ids of one hash are told apart by their
+            // records alone.
+            func hash(_ id: String) -> Int {
+                Int(truncatingIfNeeded: UInt(bitPattern: id.hashValue) % UInt(buckets)) - buckets / 2
+            }
             var index = IDIndex(capacity: round % 2 == 0 ? 0 : ids.count)
             var expected: [String: Int] = [:]
             for (place, id) in ids.enumerated() {
