@@ -71,7 +71,8 @@ struct ConsumeSession {
         if let id, let hash, let first = ids.first(hash: hash, isID: { ConsumeSession.id(at: $0, in: state) == id }) {
             // A retry answered from memory; a conflict, or an answer forgotten, from the whole state.
             guard first >= 0, first < state.usage.count, !answered.isEmpty,
-                  answered[first % ConsumeSession.answerLimit] == first, state.usage[first].kind == .amount(amount), name(of: state.usage[first], in: graph[env]) == f
+                  answered[first % ConsumeSession.answerLimit] == first, state.usage[first].kind == .amount(amount),
+                  name(of: state.usage[first], in: graph[env]) == f
             else { return nil }
             var answer = answers[first % ConsumeSession.answerLimit]
             answer.replayed = true
