@@ -162,7 +162,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         writeRFC3339(to: &out)
     }
 
-    func writeRFC3339<O: ByteOutput>(to out: inout O) {
+    func writeRFC3339<O: ByteOutput & ~Copyable>(to out: inout O) {
         let days = Instant.floorDiv(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         let (y, m, d) = CivilDate.fromDays(days)
