@@ -88,6 +88,13 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         count &+= n
     }
 
+    /// Writes the first `n` bytes of `words` (in memory order) in room reserved for all of them.
+    @inline(__always)
+    mutating func reserved(words: (UInt64, UInt64, UInt64, UInt64), count n: Int) {
+        UnsafeMutableRawPointer(base + count).storeBytes(of: words, as: (UInt64, UInt64, UInt64, UInt64).self)
+        count &+= n
+    }
+
     /// Writes `n` bytes from `source` in room reserved for them.
     @inline(__always)
     mutating func reserved(_ source: UnsafeRawPointer, count n: Int) {

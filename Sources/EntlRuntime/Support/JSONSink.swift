@@ -78,10 +78,8 @@ public struct JSONBytes: ~Copyable, JSONSink {
     /// Whether the next value or key needs a comma before it: one follows a value (or a closed
     /// container) and never a key or an opening bracket, at any depth.
     private var comma = false
-    /// The last instant written and its text, copied when it comes again: a batch writes the same
-    /// `at` on every line.
-    private var lastInstant: (value: Instant?, text: (UInt64, UInt64, UInt64, UInt64), count: Int) =
-        (nil, (0, 0, 0, 0), 0)
+    /// Instants written lately, with their text.
+    private var instants = RecentInstants()
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
         buffer = ByteBuffer(capacity: bytes.count + capacity)
@@ -210,23 +208,58 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
     public mutating func instant(_ value: Instant?) {
         guard let value else { return nullValue() }
-        separate()
-        buffer.write(UInt8(ascii: "\""))
-        if value == lastInstant.value {
-            let count = lastInstant.count
-            withUnsafeBytes(of: lastInstant.text) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        } else {
+        beginValue(reserving: RecentInstants.width + 2)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+        if !instants.write(value, to: &buffer) {
             let start = buffer.count
             value.writeRFC3339(to: &buffer)
-            let count = buffer.count - start
-            if count <= MemoryLayout.size(ofValue: lastInstant.text) {
-                lastInstant.value = value
-                lastInstant.count = count
-                withUnsafeMutableBytes(of: &lastInstant.text) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer.bytes[start...])))
-                }
-            }
+            instants.remember(value, text: UnsafeBufferPointer(rebasing: buffer.bytes[start...]))
         }
         buffer.write(UInt8(ascii: "\""))
+    }
+}
+
+/// The RFC 3339 text of instants written lately, each in a slot its value chooses: a batch writes
+/// the same `at` on every line, and the dates of a rule set's customers come again and again (an
+/// expiry, and the end of the window it starts; a renewal day).
+struct RecentInstants: ~Copyable {
+    private struct Slot {
+        var instant = Instant(seconds: 0)
+        /// The text, when `count` is not 0.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+    }
+
+    /// The longest text kept (years 0 to 9999 with nanoseconds take 30 bytes).
+    static let width = MemoryLayout<(UInt64, UInt64, UInt64, UInt64)>.size
+    private static let slotCount = 64
+    private let slots = UnsafeMutablePointer<Slot>.allocate(capacity: RecentInstants.slotCount)
+
+    init() { slots.initialize(repeating: Slot(), count: RecentInstants.slotCount) }
+
+    deinit { slots.deallocate() }
+
+    @inline(__always)
+    private func slot(_ instant: Instant) -> UnsafeMutablePointer<Slot> {
+        let mixed = UInt64(bitPattern: instant.seconds ^ Int64(instant.nanoseconds)) &* 0x9E37_79B9_7F4A_7C15
+        return slots + Int(truncatingIfNeeded: mixed >> 58)
+    }
+
+    /// Writes the text of `instant` when it was written lately, in `width` bytes reserved.
+    @inline(__always)
+    func write(_ instant: Instant, to buffer: inout ByteBuffer) -> Bool {
+        let slot = slot(instant)
+        guard slot.pointee.count != 0, slot.pointee.instant == instant else { return false }
+        buffer.reserved(words: slot.pointee.text, count: slot.pointee.count)
+        return true
+    }
+
+    /// Keeps `text` as the text of `instant`, when it is not longer than `width`.
+    func remember(_ instant: Instant, text: UnsafeBufferPointer<UInt8>) {
+        guard text.count <= RecentInstants.width, let start = text.baseAddress else { return }
+        let slot = slot(instant)
+        slot.pointee.instant = instant
+        slot.pointee.count = text.count
+        withUnsafeMutableBytes(of: &slot.pointee.text) { ByteBuffer.copy(start, text.count, to: $0.baseAddress!) }
     }
 }
