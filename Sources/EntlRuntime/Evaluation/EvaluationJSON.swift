@@ -22,7 +22,8 @@ extension Evaluation {
         }
         s.key("results")
         s.beginArray()
-        for r in results { r.encode(to: &s) }
+        // Each result read in place (`for r in results` would copy it, a reference count per string).
+        for i in results.indices { results[i].encode(to: &s) }
         s.endArray()
         s.endObject()
     }
