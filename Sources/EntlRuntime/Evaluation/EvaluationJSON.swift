@@ -22,8 +22,7 @@ extension Evaluation {
         }
         s.key("results")
         s.beginArray()
-        // Each result read in place (`for r in results` would copy it, a reference count per string).
-        for i in results.indices { results[i].encode(to: &s) }
+        for r in results { r.encode(to: &s) }
         s.endArray()
         s.endObject()
     }

@@ -139,13 +139,38 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         return words
     }
 
-    /// `"bytes"` in one step: a string that needs no escape.
+    /// `"bytes"` when no byte needs an escape in a JSON string (a quote, a backslash, a control
+    /// byte), copied a word at a time as it is checked; false, with nothing written, otherwise.
     @inline(__always)
-    mutating func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func writeQuoted(ifPlain bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
         reserve(n &+ 2)
-        reserved(UInt8(ascii: "\""), if: true)
-        if let start = bytes.baseAddress { reserved(start, count: n) }
-        reserved(UInt8(ascii: "\""), if: true)
+        let target = UnsafeMutableRawPointer(base + count)
+        target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        if let source = bytes.baseAddress.map(UnsafeRawPointer.init), n > 0 {
+            @inline(__always) func plain(_ word: UInt64, upTo end: Int) -> Bool {
+                (JSONScanner.plainRunStop(word, nonASCII: true) ?? end) >= end
+            }
+            if n < 8 {
+                // One word, zero-padded: padding stops a run like a control byte does, past the end.
+                let word = ByteBuffer.paddedWord(source, n)
+                guard plain(word, upTo: n) else { return false }
+                (target + 1).storeBytes(of: word, as: UInt64.self)  // within the slack
+            } else {
+                var i = 0
+                while true {
+                    // The last word ends at the last byte, overlapping the one before it.
+                    let at = min(i, n &- 8)
+                    let word = source.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                    guard plain(word, upTo: 8) else { return false }
+                    (target + 1 + at).storeBytes(of: word, as: UInt64.self)
+                    i &+= 8
+                    if at == n &- 8 { break }
+                }
+            }
+        }
+        (target + n + 1).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        count &+= n &+ 2
+        return true
     }
 }

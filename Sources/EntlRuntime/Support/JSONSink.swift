@@ -179,14 +179,10 @@ public struct JSONBytes: ~Copyable, JSONSink {
         JSONBytes.writeString(bytes, to: &buffer)
     }
 
-    /// A JSON string: in one step when no byte needs an escape (names, words, most reasons).
+    /// A JSON string: in one pass when no byte needs an escape (names, words, most reasons).
     @inline(__always)
     private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
-        if let base = bytes.baseAddress,
-           JSONScanner.plainRun(base, from: 0, to: bytes.count, nonASCII: true) == bytes.count {
-            return buffer.writeQuoted(bytes)
-        }
-        JSONValue.writeString(utf8: bytes, to: &buffer)
+        if !buffer.writeQuoted(ifPlain: bytes) { JSONValue.writeString(utf8: bytes, to: &buffer) }
     }
 
     public mutating func int(_ value: Int64?) {
