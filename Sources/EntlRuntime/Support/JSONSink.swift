@@ -122,10 +122,12 @@ public struct JSONBytes: ~Copyable, JSONSink {
     @inline(__always)
     private mutating func separate() { beginValue(reserving: 0) }
 
-    public mutating func beginObject() { open(UInt8(ascii: "{")) }
-    public mutating func endObject() { close(UInt8(ascii: "}")) }
-    public mutating func beginArray() { open(UInt8(ascii: "[")) }
-    public mutating func endArray() { close(UInt8(ascii: "]")) }
+    // The writes of a fixed size, and the null of every kind, are inlined where a result is
+    // written: each is a few instructions, a call would double them.
+    @inline(__always) public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    @inline(__always) public mutating func endObject() { close(UInt8(ascii: "}")) }
+    @inline(__always) public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    @inline(__always) public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     @inline(__always)
     private mutating func open(_ bracket: UInt8) {
@@ -165,8 +167,14 @@ public struct JSONBytes: ~Copyable, JSONSink {
         buffer.reserved(word: JSONBytes.nullWord, count: 4)
     }
 
+    @inline(__always)
     public mutating func string(_ value: String?) {
         guard let value else { return nullValue() }
+        string(value)
+    }
+
+    @inline(never)
+    private mutating func string(_ value: String) {
         separate()
         // The bytes in place when the string has them contiguous (native and small ones), no copy.
         let written: Void? = value.utf8.withContiguousStorageIfAvailable { JSONBytes.writeString($0, to: &buffer) }
@@ -185,6 +193,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
         if !buffer.writeQuoted(ifPlain: bytes) { JSONValue.writeString(utf8: bytes, to: &buffer) }
     }
 
+    @inline(__always)
     public mutating func int(_ value: Int64?) {
         guard let value else { return nullValue() }
         // One digit (most counts here) needs no division.
@@ -192,6 +201,11 @@ public struct JSONBytes: ~Copyable, JSONSink {
             beginValue(reserving: 1)
             return buffer.reserved(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"), if: true)
         }
+        int(value)
+    }
+
+    @inline(never)
+    private mutating func int(_ value: Int64) {
         separate()
         JSONValue.writeInteger(value, to: &buffer)
     }
@@ -202,8 +216,14 @@ public struct JSONBytes: ~Copyable, JSONSink {
         buffer.reserved(word: value ? JSONBytes.trueWord : JSONBytes.falseWord, count: value ? 4 : 5)
     }
 
+    @inline(__always)
     public mutating func instant(_ value: Instant?) {
         guard let value else { return nullValue() }
+        instant(value)
+    }
+
+    @inline(never)
+    private mutating func instant(_ value: Instant) {
         beginValue(reserving: RecentInstants.width + 2)
         buffer.reserved(UInt8(ascii: "\""), if: true)
         if !instants.write(value, to: &buffer) {
