@@ -148,25 +148,25 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         let target = UnsafeMutableRawPointer(base + count)
         target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
         if let source = bytes.baseAddress.map(UnsafeRawPointer.init), n > 0 {
-            @inline(__always) func plain(_ word: UInt64, upTo end: Int) -> Bool {
-                (JSONScanner.plainRunStop(word, nonASCII: true) ?? end) >= end
-            }
             if n < 8 {
                 // One word, zero-padded: padding stops a run like a control byte does, past the end.
                 let word = ByteBuffer.paddedWord(source, n)
-                guard plain(word, upTo: n) else { return false }
+                guard (JSONScanner.plainRunStop(word, nonASCII: true) ?? n) >= n else { return false }
                 (target + 1).storeBytes(of: word, as: UInt64.self)  // within the slack
             } else {
-                var i = 0
-                while true {
-                    // The last word ends at the last byte, overlapping the one before it.
-                    let at = min(i, n &- 8)
-                    let word = source.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-                    guard plain(word, upTo: 8) else { return false }
-                    (target + 1 + at).storeBytes(of: word, as: UInt64.self)
-                    i &+= 8
-                    if at == n &- 8 { break }
+                @inline(__always) func copy(at i: Int) -> Bool {
+                    let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    guard JSONScanner.plainRunStop(word, nonASCII: true) == nil else { return false }
+                    (target + 1 + i).storeBytes(of: word, as: UInt64.self)
+                    return true
                 }
+                var i = 0
+                while i &+ 8 < n {
+                    guard copy(at: i) else { return false }
+                    i &+= 8
+                }
+                // The last word ends at the last byte, overlapping the one before it.
+                guard copy(at: n &- 8) else { return false }
             }
         }
         (target + n + 1).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
