@@ -18,8 +18,11 @@ extension EvaluationResult {
     }
 }
 
+/// The parts several shapes share, inlined where each is written (most are a few fixed bytes and a
+/// null or an empty array, which a call would cost more than).
 extension JSONSink where Self: ~Copyable {
     /// What a product's and an entitlement's result end with.
+    @inline(__always)
     fileprivate mutating func endResult(validUntil: Instant?, why: Reason, explanation: [String]) {
         key("valid_until"); instant(validUntil)
         key("reason"); reason(why)
@@ -28,6 +31,7 @@ extension JSONSink where Self: ~Copyable {
     }
 
     /// What a product's and an entitlement's result begin with.
+    @inline(__always)
     fileprivate mutating func beginResult(_ kind: String, name: String, decision: Decision) {
         beginObject()
         key("kind"); string(kind)
@@ -36,6 +40,7 @@ extension JSONSink where Self: ~Copyable {
         key("allowed"); bool(decision == .allowed)
     }
 
+    @inline(__always)
     fileprivate mutating func unlockedBy(_ products: [String]?) {
         key("unlocked_by")
         guard let products else { return string(nil) }
@@ -44,6 +49,7 @@ extension JSONSink where Self: ~Copyable {
         endArray()
     }
 
+    @inline(__always)
     fileprivate mutating func explanation(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         key("explanation")

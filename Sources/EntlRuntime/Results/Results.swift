@@ -149,9 +149,13 @@ public struct BalanceSource: Sendable, Equatable {
 }
 
 /// One result of an evaluate-everything call.
+///
+/// A product's and an entitlement's result are boxed (a feature's holds its fields in one allocation
+/// already): moving results into an array, and copying one, costs a reference count, not one per
+/// string the result holds.
 public enum EvaluationResult: Sendable, Equatable {
-    case product(ProductResult)
-    case entitlement(EntitlementResult)
+    indirect case product(ProductResult)
+    indirect case entitlement(EntitlementResult)
     case feature(FeatureResult)
 
     public var decision: Decision { fields.decision }

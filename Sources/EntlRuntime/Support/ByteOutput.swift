@@ -1,12 +1,12 @@
 /// Where JSON text is written: an array, or the growable buffer of `JSONBytes` (the batch path).
 /// The writers (`JSONValue.writeString`, `writeInteger`, `Instant.writeRFC3339`) are one generic
 /// body each, specialized for both.
-protocol ByteOutput {
+protocol ByteOutput: ~Copyable {
     mutating func write(_ byte: UInt8)
     mutating func write(_ bytes: UnsafeRawBufferPointer)
 }
 
-extension ByteOutput {
+extension ByteOutput where Self: ~Copyable {
     @inline(__always)
     mutating func write(_ text: StaticString) {
         write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -19,15 +19,21 @@ extension Array: ByteOutput where Element == UInt8 {
 }
 
 /// A growable byte buffer written in place: a write checks capacity and nothing else (no
-/// copy-on-write check per byte, as an array's append makes).
-final class ByteBuffer: ByteOutput {
+/// copy-on-write check per byte, as an array's append makes). It owns its bytes and cannot be
+/// copied, so a holder that has it `inout` is the only way to them: storing a byte leaves `count`
+/// in a register instead of making it read again.
+struct ByteBuffer: ~Copyable, ByteOutput {
     private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
 
+    /// Bytes allocated past `capacity`: a write may store a whole word at its end (`write(word:)`)
+    /// when it has reserved only the bytes it keeps.
+    private static let slack = 8
+
     init(capacity: Int = 512) {
         self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = .allocate(capacity: self.capacity + ByteBuffer.slack)
     }
 
     deinit { base.deallocate() }
@@ -35,35 +41,65 @@ final class ByteBuffer: ByteOutput {
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// Forgets the bytes written, keeping the capacity.
-    func removeAll() { count = 0 }
+    mutating func removeAll() { count = 0 }
 
+    /// Makes room for `n` more bytes.
     @inline(__always)
-    private func reserve(_ n: Int) {
-        if capacity - count < n { grow(to: count + n) }
+    mutating func reserve(_ n: Int) {
+        if capacity &- count < n { grow(to: count + n) }
     }
 
     @inline(never)
-    private func grow(to needed: Int) {
+    private mutating func grow(to needed: Int) {
         capacity = max(needed, capacity * 2)
-        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + ByteBuffer.slack)
         larger.initialize(from: base, count: count)
         base.deallocate()
         base = larger
     }
 
     @inline(__always)
-    func write(_ byte: UInt8) {
+    mutating func write(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
-        count += 1
+        count &+= 1
     }
 
     @inline(__always)
-    func write(_ bytes: UnsafeRawBufferPointer) {
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let start = bytes.baseAddress else { return }
         reserve(bytes.count)
         ByteBuffer.copy(start, bytes.count, to: UnsafeMutableRawPointer(base + count))
-        count += bytes.count
+        count &+= bytes.count
+    }
+
+    /// Writes `byte` when `condition`, without a branch (a comma before a value), in room reserved.
+    @inline(__always)
+    mutating func reserved(_ byte: UInt8, if condition: Bool) {
+        base[count] = byte
+        count &+= condition ? 1 : 0
+    }
+
+    /// Writes the first `n` (at most eight) bytes of `word` (in memory order) in room reserved
+    /// for them: one store.
+    @inline(__always)
+    mutating func reserved(word: UInt64, count n: Int) {
+        UnsafeMutableRawPointer(base + count).storeBytes(of: word, as: UInt64.self)
+        count &+= n
+    }
+
+    /// Writes the first `n` bytes of `words` (in memory order) in room reserved for all of them.
+    @inline(__always)
+    mutating func reserved(words: (UInt64, UInt64, UInt64, UInt64), count n: Int) {
+        UnsafeMutableRawPointer(base + count).storeBytes(of: words, as: (UInt64, UInt64, UInt64, UInt64).self)
+        count &+= n
+    }
+
+    /// Writes `n` bytes from `source` in room reserved for them.
+    @inline(__always)
+    mutating func reserved(_ source: UnsafeRawPointer, count n: Int) {
+        ByteBuffer.copy(source, n, to: UnsafeMutableRawPointer(base + count))
+        count &+= n
     }
 
     /// Copies `n` bytes; up to 16 as two overlapping words (a JSON key, a name, a number),
@@ -103,31 +139,38 @@ final class ByteBuffer: ByteOutput {
         return words
     }
 
-    /// `"bytes"` in one step: a string that needs no escape.
+    /// `"bytes"` when no byte needs an escape in a JSON string (a quote, a backslash, a control
+    /// byte), copied a word at a time as it is checked; false, with nothing written, otherwise.
     @inline(__always)
-    func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func writeQuoted(ifPlain bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
-        reserve(n + 2)
-        base[count] = UInt8(ascii: "\"")
-        if let start = bytes.baseAddress { ByteBuffer.copy(start, n, to: UnsafeMutableRawPointer(base + count + 1)) }
-        base[count + n + 1] = UInt8(ascii: "\"")
-        count += n + 2
-    }
-
-    /// `,"key":` (the comma when `comma`) in one step.
-    @inline(__always)
-    func writeKey(_ key: StaticString, comma: Bool) {
-        let n = key.utf8CodeUnitCount
-        reserve(n + 4)
-        if comma {
-            base[count] = UInt8(ascii: ",")
-            count += 1
+        reserve(n &+ 2)
+        let target = UnsafeMutableRawPointer(base + count)
+        target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        if let source = bytes.baseAddress.map(UnsafeRawPointer.init), n > 0 {
+            if n < 8 {
+                // One word, zero-padded: padding stops a run like a control byte does, past the end.
+                let word = ByteBuffer.paddedWord(source, n)
+                guard (JSONScanner.plainRunStop(word, nonASCII: true) ?? n) >= n else { return false }
+                (target + 1).storeBytes(of: word, as: UInt64.self)  // within the slack
+            } else {
+                @inline(__always) func copy(at i: Int) -> Bool {
+                    let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    guard JSONScanner.plainRunStop(word, nonASCII: true) == nil else { return false }
+                    (target + 1 + i).storeBytes(of: word, as: UInt64.self)
+                    return true
+                }
+                var i = 0
+                while i &+ 8 < n {
+                    guard copy(at: i) else { return false }
+                    i &+= 8
+                }
+                // The last word ends at the last byte, overlapping the one before it.
+                guard copy(at: n &- 8) else { return false }
+            }
         }
-        base[count] = UInt8(ascii: "\"")
-        ByteBuffer.copy(key.utf8Start, n, to: UnsafeMutableRawPointer(base + count + 1))
-        base[count + n + 1] = UInt8(ascii: "\"")
-        base[count + n + 2] = UInt8(ascii: ":")
-        count += n + 3
+        (target + n + 1).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        count &+= n &+ 2
+        return true
     }
-
 }

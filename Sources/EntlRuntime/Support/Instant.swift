@@ -162,9 +162,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         writeRFC3339(to: &out)
     }
 
-    func writeRFC3339<O: ByteOutput>(to out: inout O) {
+    func writeRFC3339<O: ByteOutput & ~Copyable>(to out: inout O) {
         let days = Instant.floorDiv(seconds, 86_400)
-        let secondOfDay = Int(seconds - days * 86_400)
+        // Unsigned 32-bit fields: a division by a constant is then a multiplication and a shift.
+        let secondOfDay = UInt32(truncatingIfNeeded: seconds - days * 86_400)
         let (y, m, d) = CivilDate.fromDays(days)
         if !(0...9999).contains(y) {
             String(y).utf8.forEach { out.write($0) }
@@ -173,13 +174,15 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         // fraction and `Z`.
         var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { t in
-            @inline(__always) func two(_ at: Int, _ v: Int) {
-                t[at] = UInt8(0x30 + v / 10)
-                t[at + 1] = UInt8(0x30 + v % 10)
+            @inline(__always) func two(_ at: Int, _ v: UInt32) {
+                let tens = v / 10
+                t[at] = UInt8(truncatingIfNeeded: tens) &+ 0x30
+                t[at + 1] = UInt8(truncatingIfNeeded: v &- tens &* 10) &+ 0x30
             }
-            let year = (0...9999).contains(y) ? Int(y) : 0
+            let year = (0...9999).contains(y) ? UInt32(truncatingIfNeeded: y) : 0
             two(0, year / 100); two(2, year % 100)
-            t[4] = 0x2D; two(5, m); t[7] = 0x2D; two(8, d); t[10] = 0x54
+            t[4] = 0x2D; two(5, UInt32(truncatingIfNeeded: m)); t[7] = 0x2D; two(8, UInt32(truncatingIfNeeded: d))
+            t[10] = 0x54
             two(11, secondOfDay / 3600); t[13] = 0x3A; two(14, secondOfDay % 3600 / 60); t[16] = 0x3A
             two(17, secondOfDay % 60)
             var end = 19

@@ -75,16 +75,11 @@ public struct JSONTree: JSONSink {
 /// checks whether the buffer is shared); it can hold many values, one per line (`endLine`).
 public struct JSONBytes: ~Copyable, JSONSink {
     private var buffer: ByteBuffer
-    /// Per open container, one bit (the lowest for the innermost): whether a value was written,
-    /// so the next one needs a comma. Bits pushed out past 64 levels wait in `deeper`.
-    private var filled: UInt64 = 0
-    private var deeper: [Bool] = []
-    private var depth = 0
-    private var afterKey = false
-    /// The last instant written and its text, copied when it comes again: a batch writes the same
-    /// `at` on every line.
-    private var lastInstant: (value: Instant?, text: (UInt64, UInt64, UInt64, UInt64), count: Int) =
-        (nil, (0, 0, 0, 0), 0)
+    /// Whether the next value or key needs a comma before it: one follows a value (or a closed
+    /// container) and never a key or an opening bracket, at any depth.
+    private var comma = false
+    /// Instants written lately, with their text.
+    private var instants = RecentInstants()
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
         buffer = ByteBuffer(capacity: bytes.count + capacity)
@@ -96,7 +91,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
     /// Calls `body` with the bytes written so far, without copying them.
     public func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        try withExtendedLifetime(buffer) { try body(buffer.bytes) }
+        try body(buffer.bytes)
     }
 
     /// The number of bytes written so far.
@@ -105,118 +100,182 @@ public struct JSONBytes: ~Copyable, JSONSink {
     /// Forgets what was written, keeping the buffer.
     public mutating func removeAll() {
         buffer.removeAll()
-        filled = 0
-        deeper = []
-        depth = 0
-        afterKey = false
+        comma = false
     }
 
     /// Ends a line of JSON Lines after a whole value: a newline, and the next value starts the next
     /// line (without a comma before it).
     public mutating func endLine() {
         buffer.write(UInt8(ascii: "\n"))
-        filled = 0
-        afterKey = false
+        comma = false
     }
 
-    /// Writes the separator before a value.
+    /// Makes room for a value of `n` bytes and writes the comma before it, if it needs one.
     @inline(__always)
-    private mutating func separate() {
-        if afterKey {
-            afterKey = false
-        } else {
-            if filled & 1 != 0 { buffer.write(UInt8(ascii: ",")) }
-            filled |= 1
-        }
+    private mutating func beginValue(reserving n: Int) {
+        buffer.reserve(n &+ 1)
+        buffer.reserved(UInt8(ascii: ","), if: comma)
+        comma = true
     }
 
-    private mutating func open(_ byte: UInt8) {
-        separate()
-        buffer.write(byte)
-        if depth >= 63 { deeper.append(filled >> 63 != 0) }
-        depth += 1
-        filled <<= 1
+    /// Writes the separator before a value of unknown length.
+    @inline(__always)
+    private mutating func separate() { beginValue(reserving: 0) }
+
+    // The writes of a fixed size, and the null of every kind, are inlined where a result is
+    // written: each is a few instructions, a call would double them.
+    @inline(__always) public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    @inline(__always) public mutating func endObject() { close(UInt8(ascii: "}")) }
+    @inline(__always) public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    @inline(__always) public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    @inline(__always)
+    private mutating func open(_ bracket: UInt8) {
+        beginValue(reserving: 1)
+        buffer.reserved(bracket, if: true)
+        comma = false
     }
 
-    private mutating func close(_ byte: UInt8) {
-        depth -= 1
-        filled >>= 1
-        if depth >= 63, let outer = deeper.popLast(), outer { filled |= 1 << 63 }
-        buffer.write(byte)
+    @inline(__always)
+    private mutating func close(_ bracket: UInt8) {
+        buffer.write(bracket)
+        comma = true
     }
 
-    public mutating func beginObject() { open(UInt8(ascii: "{")) }
-    public mutating func endObject() { close(UInt8(ascii: "}")) }
-    public mutating func beginArray() { open(UInt8(ascii: "[")) }
-    public mutating func endArray() { close(UInt8(ascii: "]")) }
-
+    /// `"key":`, after a comma when it needs one, in one reservation.
     @inline(__always)  // the key's length is then a constant, and so is the way it is copied
     public mutating func key(_ key: StaticString) {
-        buffer.writeKey(key, comma: filled & 1 != 0)
-        filled |= 1
-        afterKey = true
+        let n = key.utf8CodeUnitCount
+        beginValue(reserving: n &+ 3)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+        buffer.reserved(key.utf8Start, count: n)
+        buffer.reserved(word: JSONBytes.quoteColon, count: 2)
+        comma = false
     }
 
-    public mutating func string(_ value: String?) {
-        separate()
-        guard let value else { return buffer.write("null") }
-        // The bytes in place when the string has them contiguous (native and small ones), no copy.
-        let written: Void? = value.utf8.withContiguousStorageIfAvailable { [buffer] in
-            JSONBytes.writeString($0, to: buffer)
-        }
-        if written == nil { JSONValue.writeString(value, to: &buffer) }
-    }
+    /// `":` as a word in memory order.
+    private static var quoteColon: UInt64 { UInt64(UInt8(ascii: "\"")) | UInt64(UInt8(ascii: ":")) << 8 }
+    /// `null`, `true` and `false` as words in memory order (little-endian).
+    private static var nullWord: UInt64 { 0x6C6C_756E }
+    private static var trueWord: UInt64 { 0x6575_7274 }
+    private static var falseWord: UInt64 { 0x65_736C_6166 }
 
-    /// A JSON string: in one step when no byte needs an escape (names, words, most reasons).
+    /// `null`, after a comma when it needs one.
     @inline(__always)
-    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: ByteBuffer) {
-        if let base = bytes.baseAddress,
-           JSONScanner.plainRun(base, from: 0, to: bytes.count, nonASCII: true) == bytes.count {
-            return buffer.writeQuoted(bytes)
-        }
-        var out = buffer
-        JSONValue.writeString(utf8: bytes, to: &out)
+    private mutating func nullValue() {
+        beginValue(reserving: 4)
+        buffer.reserved(word: JSONBytes.nullWord, count: 4)
     }
 
-    public mutating func int(_ value: Int64?) {
+    @inline(__always)
+    public mutating func string(_ value: String?) {
+        guard let value else { return nullValue() }
+        string(value)
+    }
+
+    @inline(never)
+    private mutating func string(_ value: String) {
         separate()
-        guard let value else { return buffer.write("null") }
-        // One digit (most counts here) needs no division.
-        if 0 <= value, value <= 9 { return buffer.write(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0")) }
-        JSONValue.writeInteger(value, to: &buffer)
+        // The bytes in place when the string has them contiguous (native and small ones), no copy.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { JSONBytes.writeString($0, to: &buffer) }
+        if written == nil { JSONValue.writeString(value, to: &buffer) }
     }
 
     /// A string given as its UTF-8 bytes (no `String` is made).
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         separate()
-        JSONBytes.writeString(bytes, to: buffer)
+        JSONBytes.writeString(bytes, to: &buffer)
+    }
+
+    /// A JSON string: in one pass when no byte needs an escape (names, words, most reasons).
+    @inline(__always)
+    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+        if !buffer.writeQuoted(ifPlain: bytes) { JSONValue.writeString(utf8: bytes, to: &buffer) }
+    }
+
+    @inline(__always)
+    public mutating func int(_ value: Int64?) {
+        guard let value else { return nullValue() }
+        // One digit (most counts here) needs no division.
+        if 0 <= value, value <= 9 {
+            beginValue(reserving: 1)
+            return buffer.reserved(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"), if: true)
+        }
+        int(value)
+    }
+
+    @inline(never)
+    private mutating func int(_ value: Int64) {
+        separate()
+        JSONValue.writeInteger(value, to: &buffer)
     }
 
     @inline(__always)
     public mutating func bool(_ value: Bool) {
-        separate()
-        buffer.write(value ? "true" : "false")
+        beginValue(reserving: 5)
+        buffer.reserved(word: value ? JSONBytes.trueWord : JSONBytes.falseWord, count: value ? 4 : 5)
     }
 
+    @inline(__always)
     public mutating func instant(_ value: Instant?) {
-        separate()
-        guard let value else { return buffer.write("null") }
-        buffer.write(UInt8(ascii: "\""))
-        if value == lastInstant.value {
-            let count = lastInstant.count
-            withUnsafeBytes(of: lastInstant.text) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        } else {
+        guard let value else { return nullValue() }
+        instant(value)
+    }
+
+    @inline(never)
+    private mutating func instant(_ value: Instant) {
+        beginValue(reserving: RecentInstants.width + 2)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+        if !instants.write(value, to: &buffer) {
             let start = buffer.count
             value.writeRFC3339(to: &buffer)
-            let count = buffer.count - start
-            if count <= MemoryLayout.size(ofValue: lastInstant.text) {
-                lastInstant.value = value
-                lastInstant.count = count
-                withUnsafeMutableBytes(of: &lastInstant.text) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer.bytes[start...])))
-                }
-            }
+            instants.remember(value, text: UnsafeBufferPointer(rebasing: buffer.bytes[start...]))
         }
         buffer.write(UInt8(ascii: "\""))
+    }
+}
+
+/// The RFC 3339 text of instants written lately, each in a slot its value chooses: a batch writes
+/// the same `at` on every line, and the dates of a rule set's customers come again and again (an
+/// expiry, and the end of the window it starts; a renewal day).
+struct RecentInstants: ~Copyable {
+    private struct Slot {
+        var instant = Instant(seconds: 0)
+        /// The text, when `count` is not 0.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+    }
+
+    /// The longest text kept (years 0 to 9999 with nanoseconds take 30 bytes).
+    static let width = MemoryLayout<(UInt64, UInt64, UInt64, UInt64)>.size
+    private static let slotCount = 64
+    private let slots = UnsafeMutablePointer<Slot>.allocate(capacity: RecentInstants.slotCount)
+
+    init() { slots.initialize(repeating: Slot(), count: RecentInstants.slotCount) }
+
+    deinit { slots.deallocate() }
+
+    @inline(__always)
+    private func slot(_ instant: Instant) -> UnsafeMutablePointer<Slot> {
+        let mixed = UInt64(bitPattern: instant.seconds ^ Int64(instant.nanoseconds)) &* 0x9E37_79B9_7F4A_7C15
+        return slots + Int(truncatingIfNeeded: mixed >> 58)
+    }
+
+    /// Writes the text of `instant` when it was written lately, in `width` bytes reserved.
+    @inline(__always)
+    func write(_ instant: Instant, to buffer: inout ByteBuffer) -> Bool {
+        let slot = slot(instant)
+        guard slot.pointee.count != 0, slot.pointee.instant == instant else { return false }
+        buffer.reserved(words: slot.pointee.text, count: slot.pointee.count)
+        return true
+    }
+
+    /// Keeps `text` as the text of `instant`, when it is not longer than `width`.
+    func remember(_ instant: Instant, text: UnsafeBufferPointer<UInt8>) {
+        guard text.count <= RecentInstants.width, let start = text.baseAddress else { return }
+        let slot = slot(instant)
+        slot.pointee.instant = instant
+        slot.pointee.count = text.count
+        withUnsafeMutableBytes(of: &slot.pointee.text) { ByteBuffer.copy(start, text.count, to: $0.baseAddress!) }
     }
 }

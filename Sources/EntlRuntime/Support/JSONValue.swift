@@ -100,7 +100,7 @@ public enum JSONValue: Sendable, Equatable {
         for _ in 0..<(level * 2) { out.append(UInt8(ascii: " ")) }
     }
 
-    static func writeInteger<O: ByteOutput>(_ n: Int64, to out: inout O) {
+    static func writeInteger<O: ByteOutput & ~Copyable>(_ n: Int64, to out: inout O) {
         if n == 0 { return out.write(UInt8(ascii: "0")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         var start = 24
@@ -120,13 +120,13 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// A JSON string: runs of bytes that need no escape are copied whole.
-    static func writeString<O: ByteOutput>(_ s: String, to out: inout O) {
+    static func writeString<O: ByteOutput & ~Copyable>(_ s: String, to out: inout O) {
         var s = s
         s.withUTF8 { writeString(utf8: $0, to: &out) }
     }
 
     /// `writeString` of UTF-8 bytes (a `StaticString`'s, say: no `String` is made).
-    static func writeString<O: ByteOutput>(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout O) {
+    static func writeString<O: ByteOutput & ~Copyable>(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout O) {
         out.write(UInt8(ascii: "\""))
         if let base = bytes.baseAddress {
             var start = 0

@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlTestSupport
 import Testing
 
 @Suite struct JSONTests {
@@ -95,6 +96,35 @@ import Testing
             + "\"1970-01-01T00:00:01.123456789Z\",\"1970-01-01T00:00:01.5Z\"]")
     }
 
+    /// A string that needs no escape is copied a word at a time, its last word overlapping the one
+    /// before: every length comes out whole, and the value after it intact.
+    @Test func plainStringsOfEveryLengthAreWrittenWhole() {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ")
+        for n in 0...letters.count {
+            let text = String(letters[..<n])
+            var sink = JSONBytes(capacity: 1)
+            sink.beginArray(); sink.string(text); sink.int(7); sink.string(nil); sink.endArray()
+            #expect(String(decoding: sink.bytes, as: UTF8.self) == "[\"\(text)\",7,null]")
+        }
+    }
+
+    /// Instants written again are copied from the text kept for them: in 64 slots, so many instants
+    /// (with fractions, and years too long to keep) share slots and push one another out.
+    @Test func instantsWrittenAgainReadAsWhenFirstWritten() {
+        var random = SeededRandom(seed: 20_261_122)
+        var pool = (0..<300).map { _ in
+            Instant(seconds: random.int64(0...4_102_444_800), nanoseconds: random.chance(0.2) ? 250_000_000 : 0)
+        }
+        pool += [Instant(seconds: 9_000_000_000_000_000_000, nanoseconds: 123_456_789), Instant(seconds: -1)]
+        let picks = (0..<3000).map { _ in random.pick(pool) }
+        var sink = JSONBytes()
+        sink.beginArray()
+        for instant in picks { sink.instant(instant) }
+        sink.endArray()
+        let expected = "[" + picks.map { "\"\($0.rfc3339)\"" }.joined(separator: ",") + "]"
+        #expect(String(decoding: sink.bytes, as: UTF8.self) == expected)
+    }
+
     /// One sink holds many values, one per line: a line ends after a whole value and the next
     /// value starts without a comma, at any depth it reached before.
     @Test func oneSinkWritesManyLines() {
@@ -112,8 +142,8 @@ import Testing
         #expect(sink.count == 29)
     }
 
-    /// Commas are right at every depth, past the 64 levels kept in one word too: each level holds
-    /// a number, the next level, and a key after it.
+    /// Commas are right at every depth, past 64 levels too: each level holds a number, the next
+    /// level, and a key after it.
     @Test(arguments: [1, 63, 64, 65, 130])
     func compactBytesSeparateValuesAtAnyDepth(levels: Int) throws {
         var sink = JSONBytes()
