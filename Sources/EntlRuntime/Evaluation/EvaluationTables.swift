@@ -67,9 +67,9 @@ final class EvaluationTables: @unchecked Sendable {
         let byProductAt = layout.place(Int32.self, purchaseCount)
         let usageFeatureAt = layout.place(Int32.self, usageCount)
         let componentsAt = layout.place(ComponentReplays?.self, g.components.count)
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(layout.size, 1), alignment: layout.alignment)
+        let storage = StorageLayout.allocate(byteCount: layout.size, alignment: layout.alignment)
         var built = false
-        defer { if !built { storage.deallocate() } }
+        defer { if !built { StorageLayout.release(storage) } }
 
         var products = ProductStandings(
             values: (storage + productsAt).bindMemory(to: ProductStanding.self, capacity: productSlots),
@@ -180,7 +180,7 @@ final class EvaluationTables: @unchecked Sendable {
         // behind holds nothing.
         if componentsReady { for c in components.indices { components[c] = nil } }
         lock.destroy()
-        storage.deallocate()
+        StorageLayout.release(storage)
     }
 
     /// Runs `body` on the memo of entitlement values under the lock.

@@ -59,8 +59,8 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
     func placeLedgers(low: Int, high: Int)
         -> (low: UnsafeMutableBufferPointer<Ledger>, high: UnsafeMutableBufferPointer<Ledger>) {
         guard low + high > 0 else { return (.init(start: nil, count: 0), .init(start: nil, count: 0)) }
-        let block = UnsafeMutableRawPointer.allocate(byteCount: (low + high) * MemoryLayout<Ledger>.stride,
-                                                     alignment: MemoryLayout<Ledger>.alignment)
+        let block = StorageLayout.allocate(byteCount: (low + high) * MemoryLayout<Ledger>.stride,
+                                           alignment: MemoryLayout<Ledger>.alignment)
         withUnsafeMutablePointerToHeader { $0.pointee.ledgerBlock = block }
         let ledgers = block.bindMemory(to: Ledger.self, capacity: low + high)
         return (UnsafeMutableBufferPointer(start: ledgers, count: low),
@@ -69,7 +69,7 @@ final class ComponentReplays: ManagedBuffer<ComponentReplays.Header, UInt64> {
 
     deinit {
         // Plain values: nothing to deinitialize.
-        withUnsafeMutablePointerToHeader { $0.pointee.ledgerBlock?.deallocate() }
+        withUnsafeMutablePointerToHeader { $0.pointee.ledgerBlock.map(StorageLayout.release) }
     }
 
     // The header read and written in place: `header` is a class property, and each access to it
