@@ -36,8 +36,7 @@ extension StateReader {
             case 5:
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
                     if i == 0 { state.usage.reserveCapacity(8) }
-                    state.usage.append(StateReader.blankUsage)
-                    try r.usage(i, into: &state.usage[i])
+                    state.usage.append(try r.usage(i))
                 }
             case 6:
                 if try r.null() { return }
@@ -58,11 +57,10 @@ extension StateReader {
         state.warnings = warnings
     }
 
-    /// What a purchase and a usage record are read into, appended to the state's arrays (copying
-    /// a constant costs less than building a value and then copying it in, which is what appending
-    /// a new value compiles to).
+    /// What a purchase is read into, appended to the state's array (copying a constant costs less
+    /// than building a purchase and then moving it in, which is what appending a new value compiles
+    /// to; a usage record, a smaller value, is built and appended).
     static let blankPurchase = Purchase(product: "")
-    static let blankUsage = UsageRecord(feature: "", kind: .amount(0))
 
     /// Reads a purchase into `p`, a blank purchase in its place in the state (a purchase read into
     /// a variable of its own would be copied into the array, and so would a returned one).
@@ -88,8 +86,8 @@ extension StateReader {
         p.product = product
     }
 
-    /// Reads a usage record into `u`, a blank record in its place in the state (as `purchase`).
-    private mutating func usage(_ index: Int, into u: inout UsageRecord) throws(DecodeError) {
+    /// Reads a usage record.
+    private mutating func usage(_ index: Int) throws(DecodeError) -> UsageRecord {
         var feature: String?, event: String?, id: String?
         var amount: Int64?, level: Int64?
         var at: Instant?
@@ -113,15 +111,10 @@ extension StateReader {
             throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
         }
         switch (feature, event) {
-        case (let f?, nil): u.name = f
-        case (nil, let e?):
-            u.name = e
-            u.isEvent = true
+        case (let f?, nil): return UsageRecord(feature: f, kind: kind, at: at, id: id)
+        case (nil, let e?): return UsageRecord(event: e, kind: kind, at: at, id: id)
         case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
         }
-        u.kind = kind
-        u.at = at
-        u.id = id
     }
 }
