@@ -55,7 +55,8 @@ struct StateReader {
         return DecodeError(path: "", message: "expected \(expected), found \(found)")
     }
 
-    /// Consumes `null` when it is next (null reads as absent).
+    /// Consumes `null` when it is next (null reads as absent); whitespace before the value is then
+    /// skipped, and what stands there is `s.current`.
     @inline(__always)
     mutating func null() throws(DecodeError) -> Bool {
         guard s.peek() == UInt8(ascii: "n") else { return false }
@@ -151,7 +152,7 @@ struct StateReader {
         throws(DecodeError)
     {
         if try null() { return }
-        guard s.peek() == UInt8(ascii: "[") else { throw mismatch("an array") }
+        guard s.current == UInt8(ascii: "[") else { throw mismatch("an array") }
         try scan { try $0.enter() }
         s.index += 1
         var count = 0
@@ -179,7 +180,7 @@ struct StateReader {
 
     mutating func string() throws(DecodeError) -> String? {
         if try null() { return nil }
-        guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        guard s.current == UInt8(ascii: "\"") else { throw mismatch("a string") }
         if let names, let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
            let name = names.name(words, length: length) {
             s.index += length + 2
@@ -190,7 +191,7 @@ struct StateReader {
 
     mutating func bool() throws(DecodeError) -> Bool? {
         if try null() { return nil }
-        switch s.peek() {
+        switch s.current {
         case UInt8(ascii: "t")?:
             try scan { try $0.literal("true") }
             return true
@@ -204,7 +205,7 @@ struct StateReader {
 
     mutating func instant() throws(DecodeError) -> Instant? {
         if try null() { return nil }
-        guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        guard s.current == UInt8(ascii: "\"") else { throw mismatch("a string") }
         // The common form, read in place: its 20 bytes, checked, are a plain JSON string.
         if s.index + 22 <= s.bytes.count, s.bytes[s.index + 21] == UInt8(ascii: "\""),
            let instant = Instant.parseWholeSecondsUTC(
@@ -224,7 +225,7 @@ struct StateReader {
     /// `5e0`, `0.5e1`), as JSON Schema reads it; a fraction is an error.
     mutating func amount(total: Bool = false) throws(DecodeError) -> Int64? {
         if try null() { return nil }
-        guard let b = s.peek(), b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
+        guard let b = s.current, b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
         let range = try scan { try $0.numberToken() }
         let token = UnsafeBufferPointer(rebasing: s.bytes[range])
         // The common form, plain digits (a valid token has no leading zero): at most 16 of them
@@ -300,7 +301,7 @@ struct StateReader {
     /// One of an enumeration's raw values, matched as bytes (no String is made).
     mutating func choice<T>(_ spellings: Spellings<T>, noun: String) throws(DecodeError) -> T? {
         if try null() { return nil }
-        guard s.peek() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        guard s.current == UInt8(ascii: "\"") else { throw mismatch("a string") }
         if let (found, length) = spellings.keys.match(at: s.index, in: s.bytes), let found {
             s.index += length + 2
             return spellings.values[found]

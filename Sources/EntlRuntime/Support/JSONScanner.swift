@@ -120,6 +120,11 @@ struct JSONScanner {
         return index < bytes.count ? bytes[index] : nil
     }
 
+    /// The byte at the cursor, whitespace before it already skipped (by `peek`).
+    var current: UInt8? {
+        @inline(__always) get { index < bytes.count ? bytes[index] : nil }
+    }
+
     @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
