@@ -78,16 +78,25 @@ public let fuzzGraph: RuleGraph? = Compiler.compile([SourceFile(path: "fuzz.entl
     environment test { product qa: non_consumable; entitlement qa_all = qa { grants history_access } }
     """)]).graph
 
+/// The fuzz graph's names, as a batch decodes states with them (`StateDecodingOptions.names`).
+let fuzzNames = fuzzGraph.map { StateNames($0) }
+
 /// What decoding and evaluation promise for any state bytes: nil, or a failure description.
-/// Decoding either throws a located error or gives a state; every query then evaluates, explains
-/// and renders without trapping, identically twice, and the evaluator's cache agrees.
+/// Decoding either throws a located error or gives a state, the same with the rule set's names
+/// as without; every query then evaluates, explains and renders without trapping, identically
+/// twice, and the evaluator's cache agrees.
 public func stateProblem(_ bytes: [UInt8]) -> String? {
     guard let graph = fuzzGraph else { return "the fuzz graph does not compile" }
+    let decoded = Result { () throws(StateError) in try PurchaseState(json: bytes) }
+    if Result(catching: { () throws(StateError) in
+        try PurchaseState(json: bytes, options: StateDecodingOptions(names: fuzzNames))
+    }) != decoded {
+        return "decoding with the rule set's names differs from decoding without"
+    }
     let state: PurchaseState
-    do {
-        state = try PurchaseState(json: bytes)
-    } catch {
-        return error.description.isEmpty ? "an empty state error" : nil
+    switch decoded {
+    case .success(let decoded): state = decoded
+    case .failure(let error): return error.description.isEmpty ? "an empty state error" : nil
     }
     let at = state.now ?? Instant(seconds: 1_795_348_800)
     for env in [Environment.live, .test] {
