@@ -225,7 +225,9 @@ struct StateReader {
     /// `5e0`, `0.5e1`), as JSON Schema reads it; a fraction is an error.
     mutating func amount(total: Bool = false) throws(DecodeError) -> Int64? {
         if try null() { return nil }
-        guard let b = s.current, b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else { throw mismatch("an integer") }
+        guard let b = s.current, b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) else {
+            throw mismatch("an integer")
+        }
         let range = try scan { try $0.numberToken() }
         let token = UnsafeBufferPointer(rebasing: s.bytes[range])
         // The common form, plain digits (a valid token has no leading zero): at most 16 of them
