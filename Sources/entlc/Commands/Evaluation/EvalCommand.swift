@@ -113,7 +113,9 @@ enum EvalCommand {
         let options = Options(graph: graph, query: query, format: format, environment: environment, at: at,
                               overrides: overrides, explain: args.has("--explain"),
                               unlock: args.has("--unlock") || args.value("--states") == nil,
-                              decoding: StateDecodingOptions(strict: args.has("--strict"), names: StateNames(graph)))
+                              decoding: StateDecodingOptions(strict: args.has("--strict"),
+                                                             // Worth its table only for many states.
+                                                             names: args.has("--states") ? StateNames(graph) : nil))
 
         switch (args.value("--state"), args.value("--states")) {
         case (nil, nil):
