@@ -68,7 +68,7 @@ struct ConsumeSession {
         guard usable, frontier.map({ at >= $0 }) ?? true, safe(at, state) else { return nil }
         // The id's hash, taken once: looked up now, noted with the record.
         let hash = id.map(IDIndex.hash)
-        if let id, let hash, let first = ids.first(hash: hash, isID: { ConsumeSession.id(at: $0, in: state) == id }) {
+        if let id, let hash, let first = ids.first(hash: hash, isID: { state.id(atPlace: $0) == id }) {
             // A retry answered from memory; a conflict, or an answer forgotten, from the whole state.
             guard first >= 0, first < state.usage.count, !answered.isEmpty,
                   answered[first % ConsumeSession.answerLimit] == first, state.usage[first].kind == .amount(amount),
@@ -99,15 +99,6 @@ struct ConsumeSession {
             answers[(usageCount - 1) % ConsumeSession.answerLimit] = answer
         }
         return Answered(result: answer, record: UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id))
-    }
-
-    /// The id of the record at `place` of the state's usage, or of the use folded at place
-    /// `-1 - place` of its ledger.
-    private static func id(at place: Int, in state: PurchaseState) -> String? {
-        // In range whatever a tracker counts: a record it did not keep has no id.
-        if place >= 0 { return place < state.usage.count ? state.usage[place].id : nil }
-        guard let ids = state.ledger?.ids, -1 - place < ids.count else { return nil }
-        return ids[-1 - place].id
     }
 
     /// The feature or credit system a record names.
@@ -144,7 +135,7 @@ struct ConsumeSession {
         guard safe(start, state) else { return }
         ids = IDIndex(capacity: state.usage.count + (state.ledger?.ids.count ?? 0))
         func note(_ id: String, _ place: Int) {
-            _ = ids.first(hash: IDIndex.hash(id), elseNote: place, isID: { ConsumeSession.id(at: $0, in: state) == id })
+            _ = ids.first(hash: IDIndex.hash(id), elseNote: place, isID: { state.id(atPlace: $0) == id })
         }
         for (k, use) in (state.ledger?.ids ?? []).enumerated() { note(use.id, -1 - k) }
         for (i, record) in state.usage.enumerated() { if let id = record.id { note(id, i) } }

@@ -62,3 +62,14 @@ struct IDIndex {
         for slot in old where slot.place != IDIndex.empty { note(hash: slot.hash, place: slot.place) }
     }
 }
+
+extension PurchaseState {
+    /// The id at a place of the ledger's order of uses, as `IDIndex` notes them: the usage record
+    /// at `place`, or, at `-1 - k`, the use folded at place `k` of a compacted state's ledger (they
+    /// come before every record). Nil for a place the state does not hold.
+    func id(atPlace place: Int) -> String? {
+        if place >= 0 { return place < usage.count ? usage[place].id : nil }
+        guard let ids = ledger?.ids, -1 - place < ids.count else { return nil }
+        return ids[-1 - place].id
+    }
+}

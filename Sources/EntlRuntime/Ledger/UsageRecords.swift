@@ -13,13 +13,13 @@ extension EvaluationTables {
             // record with it is a retry (counted once) when it names the same feature with the
             // same amount, else a conflict, which counts.
             var ids = IDIndex()
+            func isID(_ id: String) -> (Int) -> Bool { { self.state.id(atPlace: $0) == id } }
             // The folded uses of a compacted state come before every record (-1 - their place).
             let folded = state.ledger?.ids ?? []
+            for (k, use) in folded.enumerated() {
+                _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k, isID: isID(use.id))
+            }
             state.usage.withUnsafeBufferPointer { usage in
-                func isID(_ id: String) -> (Int) -> Bool { { $0 >= 0 ? usage[$0].id == id : folded[-1 - $0].id == id } }
-                for (k, use) in folded.enumerated() {
-                    _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k, isID: isID(use.id))
-                }
                 // The last record looked up: a log names a few features over and over, often in
                 // runs, and comparing two names costs less than a lookup.
                 var last: (record: Int, feature: Int32)?
