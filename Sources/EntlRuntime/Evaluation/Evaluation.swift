@@ -33,8 +33,17 @@ public struct Evaluation: Sendable {
                 explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
         let env = environment ?? state.environment ?? .live
         if let ledger = state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
-        try self.init(graph[env], state: consume state, environment: env, at: at, explain: explain, unlock: unlock)
-        if strict, let first = ruleSetWarnings.first { throw EvaluationError(first.description) }
+        // Built here, not by the initializer below: delegating to it copies the evaluation made (a
+        // retain and a release of the graph and of the tables, atomic, for every state).
+        let g = graph[env]
+        (self.graph, self.environment, self.at, self.explains, self.unlocks) = (g, env, at, explain, unlock)
+        self.tables = try EvaluationTables(g, state: consume state, environment: env, at: at)
+        if strict { try refuseRuleSetWarnings() }
+    }
+
+    /// `strict`: the first of `ruleSetWarnings` is an error.
+    private func refuseRuleSetWarnings() throws(EvaluationError) {
+        if let first = ruleSetWarnings.first { throw EvaluationError(first.description) }
     }
 
     /// `past`: the state as read at `at`, an earlier instant of an evaluation at a later one (§5,
