@@ -52,16 +52,17 @@ extension PurchaseState {
     /// Decodes state JSON from part of a buffer (a JSONL line) without copying it.
     public init(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default) throws(StateError) {
         self.init()
-        try PurchaseState.read(bytes, options, into: &self)
+        try read(json: bytes, options: options)
     }
 
-    /// Reads state JSON into `state`, an empty state (a state returned would be copied, twice).
-    private static func read(_ bytes: ArraySlice<UInt8>, _ options: StateDecodingOptions,
-                             into state: inout PurchaseState) throws(StateError) {
+    /// Reads state JSON into this state, an empty one: the batch's way, `var state =
+    /// PurchaseState()` then this (an initializer that delegates copies the state it starts from,
+    /// and a state returned would be copied twice).
+    package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
         do {
             try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) in
                 var reader = StateReader(scanner, options: options)
-                try reader.read(into: &state)
+                try reader.read(into: &self)
             }
         } catch {
             throw StateError(path: error.path, message: error.message)

@@ -91,7 +91,9 @@ enum JSONLines {
         guard line.length <= maxLineLength else {
             throw StateError(path: "", message: "line is \(line.length) bytes; the limit is \(maxLineLength) bytes")
         }
-        return try PurchaseState(json: line.bytes, options: options)
+        var state = PurchaseState()
+        try state.read(json: line.bytes, options: options)
+        return state
     }
 
     /// Lines read together: their bytes in one buffer.
