@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Batch at the parse limit, per query kind and line length: `entlc eval --states FILE --jobs 1
 QUERY` (read, decode, evaluate, write, output to /dev/null) against parsing every line of the
-same file with simdjson and nothing else (pysimdjson, one core), side by side and interleaved,
-median of RUNS runs each. Queries: `--entitlement e0`, `--feature gated` (boolean, `requires`),
-`--feature f1` (metered, paid by a credit system when its grants run out) and `--all`; files: short
+same file with simdjson and nothing else (pysimdjson, one core; the file read and split into lines
+beforehand, untimed: `timing.parse_lines`), side by side and interleaved, median of RUNS runs each.
+Reading and splitting the file in Python as well (`timing.read_and_parse_lines`, the anchor until
+2026-11-26) is measured too and given as context. Queries: `--entitlement e0`, `--feature gated`
+(boolean, `requires`), `--feature f1` (metered, paid by a credit system when its grants run out)
+and `--all`; files: short
 lines (about 330 bytes: 1 to 3 purchases) and long ones (about 650: 1 to 4 purchases, 4 usage
 events), written by `entlc-bench matrix-inputs`.
 
@@ -27,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from timing import children_cpu, parse_lines
+from timing import children_cpu, parse_lines, read_and_parse_lines
 from importlib.metadata import version
 
 entlc, rules, short, long_ = sys.argv[1:5]
@@ -64,6 +67,7 @@ times = {}
 for _ in range(runs):  # interleaved, so every cell sees the same machine
     for name, path in FILES:
         times.setdefault((name, "simdjson"), []).append(parse_lines(path))
+        times.setdefault((name, "python"), []).append(read_and_parse_lines(path))
         times.setdefault((name, "simdjson-all-output"), []).append(parse_lines(outputs[name]))
         for kind, query in QUERIES:
             times.setdefault((name, kind), []).append(run(entlc, path, query))
@@ -78,7 +82,8 @@ def median(key, which=0):
 figures = {"runs": runs, "pysimdjson": version("pysimdjson")}
 print(f"One core, median of {runs} runs, wall clock (CPU time in parentheses); rules `{os.path.basename(rules)}` "
       f"(10 products, 20 features, 5 entitlements, a credit system, a feature with `requires`):\n")
-print("| lines | query | output | pysimdjson: parse every line | `entlc eval --states --jobs 1` | ratio |"
+print("| lines | query | output | pysimdjson: parse every line (split beforehand) | `entlc eval --states --jobs 1` "
+      "| ratio |"
       + (" before | |" if before else ""))
 print("| --- | --- | --- | --- | --- | --- |" + (" --- | --- |" if before else ""))
 mismatches = []
@@ -89,6 +94,7 @@ for name, path in FILES:
     figures[f"{name}_mb"] = size / 1e6
     figures[f"{name}_lines"] = lines
     figures[f"{name}_simdjson_ms"] = s * 1000
+    figures[f"{name}_python_ms"] = median((name, "python")) * 1000
     for kind, query in QUERIES:
         e, e_cpu = median((name, kind)), median((name, kind), 1)
         digest, out_bytes = output(entlc, path, query)
@@ -120,6 +126,12 @@ print("\n`--all` against pysimdjson parsing its output (" + ", ".join(
     f"entlc {figures[f'{name}_all_ms']:.0f} ms, **{figures[f'{name}_all_output_ratio']:.2f}×**" for name, _ in FILES)
       + "): entlc's whole job (decoding, evaluating every declaration, writing) beside only reading what it "
       "writes.")
+print("\nContext, not the goal: reading the file, splitting it into lines and parsing them, all in Python (the "
+      "anchor until 2026-11-26; " + ", ".join(f"{name}: {figures[f'{name}_python_ms']:.0f} ms" for name, _ in FILES)
+      + "). Against it entlc's ratios are " + "; ".join(
+          f"{name} " + ", ".join(f"{figures[f'{name}_{kind}_ms'] / figures[f'{name}_python_ms']:.1f}×"
+                                 for kind, _ in QUERIES) for name, _ in FILES)
+      + " (queries in the table's order).")
 for path in outputs.values():
     os.remove(path)
 if before:
