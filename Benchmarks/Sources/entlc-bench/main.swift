@@ -11,6 +11,7 @@ import Foundation
 ///   entlc-bench checks --examples DIR
 ///   entlc-bench cold metered|boolean|build N --examples DIR
 ///   entlc-bench cached metered|boolean N [--typed] --examples DIR
+///   entlc-bench phases RULES STATES.jsonl (--entitlement NAME | --feature NAME) [--runs N]
 
 func generate(_ args: [String]) {
     guard let lines = option("--lines", in: args).flatMap(Int.init), let out = option("--out", in: args) else {
@@ -49,6 +50,7 @@ case "run": runAll(args)
 case "matrix-inputs": matrixInputs(args)
 case "ledger": ledgerBenchmark(args)
 case "consume": consumeLoop(args.count > 1 ? Int(args[1]) ?? 1 : 1)
+case "phases": phases(args)
 case "load":
     let figures = option("--figures", in: args)
     let files = args.dropFirst().filter { $0 != "--figures" && $0 != figures }
@@ -74,5 +76,5 @@ case "cached":
           ["metered", "boolean"].contains(args[1]) else { fail("cached metered|boolean N [--typed] --examples DIR") }
     print(cachedChecks(args[1], typed: args.contains("--typed"), n, examples: examples))
 default:
-    fail("usage: entlc-bench generate … | run … | matrix-inputs … | load RULES… | ledger … | checks … | cold … | cached …")
+    fail("usage: entlc-bench generate … | run … | matrix-inputs … | load RULES… | ledger … | checks … | cold … | cached … | phases …")
 }
