@@ -1,6 +1,6 @@
 // Which Swift spellings of "bitmask of lanes equal to c" compile to (v)pmovmskb? None of these do
 // (Swift 6.3, x86_64, with or without -target-cpu haswell); README.md lists what each became.
-// Build: swiftc -O -wmo -parse-as-library movemask.swift -S -o /tmp/movemask.s [-target-cpu haswell]
+// Build: swiftc -O -wmo -parse-as-library movemask_spellings.swift -S -o /tmp/movemask.s [-target-cpu haswell]
 // Each function is @inline(never) so its code stands alone in the assembly.
 
 /// Lane weights 1, 2, 4, …, 128 repeated: AND with a 0/0xFF mask and sum per 8 lanes = the bits.
