@@ -55,9 +55,9 @@ extension PurchaseState {
         try read(json: bytes, options: options)
     }
 
-    /// Reads state JSON into this state, an empty one: the batch's way, `var state =
-    /// PurchaseState()` then this (an initializer that delegates copies the state it starts from,
-    /// and a state returned would be copied twice).
+    /// Reads state JSON into this state, an empty one (a state returned would be copied, twice).
+    /// The batch decodes each line this way, into `var state = PurchaseState()`: through
+    /// `init(json:options:)` the decoding options, name table and all, were copied once more a line.
     package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
         do {
             try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) in
