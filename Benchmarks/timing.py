@@ -31,11 +31,8 @@ def read_and_parse_lines(path):
     all timed (what the anchor measured until 2026-11-26); (wall seconds, CPU seconds)."""
     parser = simdjson.Parser()
     start, cpu = time.perf_counter(), time.process_time()
-    with open(path, "rb") as f:
-        data = f.read()
-    for line in data.split(b"\n"):
-        if line.strip():
-            parser.parse(line)
+    for line in lines_of(path):
+        parser.parse(line)
     return time.perf_counter() - start, time.process_time() - cpu
 
 
