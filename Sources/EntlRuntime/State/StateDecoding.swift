@@ -59,6 +59,16 @@ extension PurchaseState {
     /// The batch decodes each line this way, into `var state = PurchaseState()`: through
     /// `init(json:options:)` the decoding options, name table and all, were copied once more a line.
     package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
+        // The common form first: anything else is read from the start by the general decoder.
+        if bytes.withUnsafeBufferPointer({ StateLineReader.read($0, into: &self, options: options) }) { return }
+        try readInFull(json: bytes, options: options)
+    }
+
+    /// The general decoder alone: every problem explained, unknown keys warned of. The reference
+    /// that `StateLineReader`, the common form's decoder, is tested against.
+    package mutating func readInFull(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions)
+        throws(StateError)
+    {
         do {
             try JSONScanner.scan(bytes) { (scanner: inout JSONScanner) throws(DecodeError) in
                 var reader = StateReader(scanner, options: options)

@@ -23,10 +23,6 @@ extension StateReader {
         }
         try members(StateReader.stateKeys) { (r, known, key) throws(DecodeError) in
             switch known {
-            case 0: state.customer = try r.string()
-            case 1: state.customerSince = try r.instant()
-            case 2: state.now = try r.instant()
-            case 3: state.environment = try r.choice(StateReader.environments, noun: "environment")
             case 4:
                 try r.elements(limit: r.limits.purchases, "purchases") { (r, i) throws(DecodeError) in
                     if i == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
@@ -44,13 +40,16 @@ extension StateReader {
                     guard let value = try r.choice(StateReader.overrides, noun: "override") else { return }
                     state.setOverride(r.s.text(key), value)
                 }
-            case 7: _ = try r.string()  // `$schema`: where an editor finds the JSON Schema; nothing to evaluate
             case 8:
                 try r.elements(limit: r.limits.grants, "grants") { (r, i) throws(DecodeError) in
                     state.grants.append(try r.grant(i))
                 }
             case 9: state.ledger = try r.ledger()
-            default: try r.unknown(key, place: { "" }, known: StateReader.stateKeys.names)
+            default:
+                guard try StateReader.stateField(known, &r, &state) else {
+                    try r.unknown(key, place: { "" }, known: StateReader.stateKeys.names)
+                    return
+                }
             }
         }
         try scan { try $0.end() }
@@ -67,19 +66,9 @@ extension StateReader {
     private mutating func purchase(_ index: Int, into p: inout Purchase) throws(DecodeError) {
         var product: String?
         try members(StateReader.purchaseKeys) { (r, known, key) throws(DecodeError) in
-            switch known {
-            case 0: product = try r.string()
-            case 1: p.store = try r.string()
-            case 2: p.status = try r.choice(StateReader.statuses, noun: "status") ?? .active
-            case 3: p.purchasedAt = try r.instant()
-            case 4: p.periodStart = try r.instant()
-            case 5: p.expiresAt = try r.instant()
-            case 6: p.graceUntil = try r.instant()
-            case 7: p.willRenew = try r.bool()
-            case 8: p.ownership = try r.choice(StateReader.ownerships, noun: "ownership") ?? .purchased
-            case 9: p.quantity = try r.amount() ?? 1
-            case 10: p.environment = try r.choice(StateReader.environments, noun: "environment") ?? .live
-            default: try r.unknown(key, place: { "purchases[\(index)]" }, known: StateReader.purchaseKeys.names)
+            guard try StateReader.purchaseField(known, &r, &p, &product) else {
+                try r.unknown(key, place: { "purchases[\(index)]" }, known: StateReader.purchaseKeys.names)
+                return
             }
         }
         guard let product else { throw DecodeError(path: "", message: "missing \"product\"") }
@@ -88,20 +77,42 @@ extension StateReader {
 
     /// Reads a usage record.
     private mutating func usage(_ index: Int) throws(DecodeError) -> UsageRecord {
-        var feature: String?, event: String?, id: String?
-        var amount: Int64?, level: Int64?
-        var at: Instant?
+        var fields = UsageFields()
         try members(StateReader.usageKeys) { (r, known, key) throws(DecodeError) in
-            switch known {
-            case 0: feature = try r.string()
-            case 1: event = try r.string()
-            case 2: amount = try r.amount()
-            case 3: level = try r.amount()
-            case 4: at = try r.instant()
-            case 5: id = try r.string()
-            default: try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys.names)
+            guard try StateReader.usageField(known, &r, &fields) else {
+                try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys.names)
+                return
             }
         }
+        return try fields.record()
+    }
+}
+
+/// How a decoder reads a field's value: the general `StateReader`, which explains every problem,
+/// and the common-form `StateLineReader`, which gives up on anything unusual. Both read fields
+/// into a state through the same functions below, so a key means the same thing to both.
+protocol StateValueReader {
+    associatedtype Failure: Error
+    /// Each reads `null` as nil (absent).
+    mutating func string() throws(Failure) -> String?
+    mutating func instant() throws(Failure) -> Instant?
+    /// An integer amount in 0 … 10^15.
+    mutating func integer() throws(Failure) -> Int64?
+    mutating func bool() throws(Failure) -> Bool?
+    mutating func choice<T>(_ spellings: StateReader.Spellings<T>, noun: String) throws(Failure) -> T?
+}
+
+extension StateReader: StateValueReader {
+    mutating func integer() throws(DecodeError) -> Int64? { try amount() }
+}
+
+/// A usage record's fields as read, before they are checked (`record()`).
+struct UsageFields {
+    var feature: String?, event: String?, id: String?
+    var amount: Int64?, level: Int64?
+    var at: Instant?
+
+    func record() throws(DecodeError) -> UsageRecord {
         let kind: UsageRecord.Kind
         switch (amount, level) {
         case (let a?, nil): kind = .amount(a)
@@ -116,5 +127,63 @@ extension StateReader {
         case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
         }
+    }
+}
+
+/// What each key of a state, a purchase and a usage record means (docs/state.md), for either
+/// decoder: false for a key they do not read this way (an unknown one, or, for the state, one
+/// whose value the decoder reads itself: `purchases`, `usage`, `overrides`, `grants`, `ledger`).
+extension StateReader {
+    @inline(__always)
+    static func stateField<R: StateValueReader>(_ known: Int?, _ r: inout R, _ state: inout PurchaseState)
+        throws(R.Failure) -> Bool
+    {
+        switch known {
+        case 0: state.customer = try r.string()
+        case 1: state.customerSince = try r.instant()
+        case 2: state.now = try r.instant()
+        case 3: state.environment = try r.choice(StateReader.environments, noun: "environment")
+        case 7: _ = try r.string()  // `$schema`: where an editor finds the JSON Schema; nothing to evaluate
+        default: return false
+        }
+        return true
+    }
+
+    /// `product`, required, is read into `product` (the caller sets it last).
+    @inline(__always)
+    static func purchaseField<R: StateValueReader>(
+        _ known: Int?, _ r: inout R, _ p: inout Purchase, _ product: inout String?
+    ) throws(R.Failure) -> Bool {
+        switch known {
+        case 0: product = try r.string()
+        case 1: p.store = try r.string()
+        case 2: p.status = try r.choice(StateReader.statuses, noun: "status") ?? .active
+        case 3: p.purchasedAt = try r.instant()
+        case 4: p.periodStart = try r.instant()
+        case 5: p.expiresAt = try r.instant()
+        case 6: p.graceUntil = try r.instant()
+        case 7: p.willRenew = try r.bool()
+        case 8: p.ownership = try r.choice(StateReader.ownerships, noun: "ownership") ?? .purchased
+        case 9: p.quantity = try r.integer() ?? 1
+        case 10: p.environment = try r.choice(StateReader.environments, noun: "environment") ?? .live
+        default: return false
+        }
+        return true
+    }
+
+    @inline(__always)
+    static func usageField<R: StateValueReader>(_ known: Int?, _ r: inout R, _ u: inout UsageFields)
+        throws(R.Failure) -> Bool
+    {
+        switch known {
+        case 0: u.feature = try r.string()
+        case 1: u.event = try r.string()
+        case 2: u.amount = try r.integer()
+        case 3: u.level = try r.integer()
+        case 4: u.at = try r.instant()
+        case 5: u.id = try r.string()
+        default: return false
+        }
+        return true
     }
 }

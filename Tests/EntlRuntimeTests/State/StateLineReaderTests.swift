@@ -1,0 +1,274 @@
+import EntlRuntime
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// `StateLineReader`, the common form's decoder, against the general decoder it stands in for:
+/// whatever it accepts decodes there to an equal state with no warning, and whatever it declines
+/// it leaves blank (the general decoder then reads it, errors and warnings included).
+@Suite struct StateLineReaderTests {
+    static let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
+
+    /// What both decoders made of one input.
+    struct Outcome {
+        var accepted: Bool
+        var fast: PurchaseState
+        var general: Result<PurchaseState, StateError>
+    }
+
+    static func decode(_ text: String, _ options: StateDecodingOptions) -> Outcome {
+        let bytes = Array(text.utf8)
+        var fast = PurchaseState()
+        let accepted = bytes.withUnsafeBufferPointer { StateLineReader.read($0, into: &fast, options: options) }
+        var general = PurchaseState()
+        let result = Result { () throws(StateError) in
+            try general.readInFull(json: bytes[...], options: options)
+            return general
+        }
+        return Outcome(accepted: accepted, fast: fast, general: result)
+    }
+
+    /// The property, for one input: an accepted input is a valid state, decoded alike, with no
+    /// warning; a declined one leaves the state blank.
+    static func check(_ text: String, _ options: StateDecodingOptions) -> Bool {
+        let o = decode(text, options)
+        guard o.accepted else {
+            #expect(o.fast == PurchaseState() && o.fast.warnings.isEmpty, "declined but not blank: \(text)")
+            return false
+        }
+        switch o.general {
+        case .success(let general):
+            #expect(o.fast == general, "decoded differently: \(text)")
+            #expect(general.warnings.isEmpty && o.fast.warnings.isEmpty, "accepted with warnings: \(text)")
+        case .failure(let error):
+            Issue.record("accepted what the general decoder refuses (\(error)): \(text)")
+        }
+        return true
+    }
+
+    /// Generated states in the common form and near it (each kind of value written in forms the
+    /// reader takes and forms it must leave to the general decoder), and each of them mutated a
+    /// byte or a slice at a time: the property holds for every input, and most unmutated inputs
+    /// are accepted (the reader is not declining everything).
+    @Test func whatItAcceptsTheGeneralDecoderDecodesAlike() {
+        var (clean, cleanAccepted, mutatedAccepted) = (0, 0, 0)
+        for k in 0..<Self.cases {
+            // Every other state in the common form throughout, the others with odd values.
+            var g = StateTextGenerator(r: SeededRandom(seed: 2026_11_26_000 + UInt64(k)), oddity: k % 2 == 0 ? 0 : 1)
+            let text = g.state()
+            var options = StateDecodingOptions()
+            if g.r.chance(0.5) { options.names = StateNames(StateTextGenerator.names) }
+            if g.r.chance(0.1) { options.limits = StateLimits(purchases: 1, usageRecords: 2, grants: 1) }
+            let accepted = Self.check(text, options)
+            if g.oddity == 0 {
+                clean += 1
+                if accepted { cleanAccepted += 1 }
+            }
+            for _ in 0..<8 where Self.check(g.mutate(text), options) { mutatedAccepted += 1 }
+        }
+        // Declined in the common form: only past a limit, or a string that is `null` where one
+        // is required.
+        #expect(cleanAccepted * 10 >= clean * 8, "only \(cleanAccepted) of \(clean) common states were accepted")
+        #expect(mutatedAccepted > 0)
+    }
+
+    /// The benchmark's kind of line is read by this reader (not left to the general decoder), and
+    /// every value in it is as written.
+    @Test func aTrackersLineIsReadInFull() throws {
+        let line = #"{"customer": "c0", "now": "2026-11-22T12:00:00Z", "purchases": [{"product": "p6", "#
+            + #""status": "expired", "purchased_at": "2026-04-27T10:00:00Z", "expires_at": "2026-12-27T10:00:00Z"}, "#
+            + #"{"product": "com.bench.p3", "store": "app_store", "status": "past_due", "grace_until": null, "#
+            + #""will_renew": false, "quantity": 3, "ownership": "family_shared", "environment": "test"}], "#
+            + #""usage": [{"feature": "f5", "amount": 756, "at": "2026-11-07T08:00:00Z", "id": "u1"}, "#
+            + #"{"event": "f7", "level": 0}]}"#
+        let o = Self.decode(line, StateDecodingOptions())
+        #expect(o.accepted)
+        let s = o.fast
+        #expect(s.customer == "c0" && s.now == Instant(rfc3339: "2026-11-22T12:00:00Z"))
+        #expect(s.purchases == [
+            Purchase(product: "p6", status: .expired, purchasedAt: Instant(rfc3339: "2026-04-27T10:00:00Z"),
+                     expiresAt: Instant(rfc3339: "2026-12-27T10:00:00Z")),
+            Purchase(product: "com.bench.p3", store: "app_store", status: .pastDue, willRenew: false,
+                     ownership: .familyShared, quantity: 3, environment: .test),
+        ])
+        #expect(s.usage == [
+            UsageRecord(feature: "f5", kind: .amount(756), at: Instant(rfc3339: "2026-11-07T08:00:00Z"), id: "u1"),
+            UsageRecord(event: "f7", kind: .level(0)),
+        ])
+        #expect(try PurchaseState(json: line) == s)
+    }
+
+    /// What it leaves to the general decoder, each for its own reason.
+    @Test(arguments: [
+        #"{"customer": "c\u0030"}"#,  // an escape
+        #"{"customer": "é"}"#,  // past ASCII
+        #"{"overrides": {"p": "purchased"}}"#,  // a key it does not read
+        #"{"customr": "c"}"#,  // an unknown key (a warning)
+        #"{"customer": "a", "customer": "b"}"#,  // a repeated key (an error)
+        #"{"now": "2026-11-22T12:00:00.5Z"}"#,  // a fraction of a second
+        #"{"now": "2026-11-22T13:00:00+01:00"}"#,  // an offset
+        #"{"now": "2026-02-29T00:00:00Z"}"#,  // no such day (an error)
+        #"{"usage": [{"feature": "f", "amount": 1.0}]}"#,  // not plain digits
+        #"{"usage": [{"feature": "f", "amount": 1e2}]}"#,
+        #"{"usage": [{"feature": "f", "amount": 01}]}"#,  // a leading zero (an error)
+        #"{"usage": [{"feature": "f", "amount": 1000000000000001}]}"#,  // over 10^15 (an error)
+        #"{"usage": [{"feature": "f", "amount": 1, "level": 1}]}"#,  // both (an error)
+        #"{"purchases": [{"status": "active"}]}"#,  // no product (an error)
+        #"{"purchases": [{"product": "p", "status": "Active"}]}"#,  // an unknown status (an error)
+        #"{"purchases": [{"product": "p"},]}"#,  // a trailing comma (an error)
+        #"{"customer": "c"} x"#,  // something after the state (an error)
+        #"{"customer": nul}"#,
+        #"[]"#,
+    ])
+    func itLeavesTheRestToTheGeneralDecoder(_ text: String) {
+        let o = Self.decode(text, StateDecodingOptions())
+        #expect(!o.accepted)
+        #expect(o.fast == PurchaseState())
+    }
+
+    /// Every example state decodes the same whichever decoder reads it.
+    @Test(arguments: ["api", "crossplatform", "photos", "subscriptions"])
+    func everyExampleStateDecodesTheSame(_ example: String) throws {
+        let json = try readRepoFile("examples/\(example).state.json")
+        var general = PurchaseState()
+        try general.readInFull(json: Array(json.utf8)[...], options: StateDecodingOptions())
+        #expect(try PurchaseState(json: json) == general)
+    }
+}
+
+/// State texts for the property above: the common form with its variations and, at a rate of
+/// `oddity`, values and keys that leave it (some valid, some not).
+struct StateTextGenerator {
+    static let names = ["p0", "p1", "com.bench.p3", "price_p0", "app_store", "stripe", "f1", "f5", "credits0"]
+
+    var r: SeededRandom
+    let oddity: Double
+
+    mutating func odd(_ rate: Double = 0.1) -> Bool { r.chance(rate * oddity) }
+
+    mutating func state() -> String {
+        var members: [String] = []
+        if r.chance(0.8) { members.append(#""customer": "# + string()) }
+        if r.chance(0.3) { members.append(#""customer_since": "# + instant()) }
+        if r.chance(0.7) { members.append(#""now": "# + instant()) }
+        if r.chance(0.2) {
+            members.append(#""environment": "# + (odd(0.3) ? #""prod""# : r.pick([#""live""#, #""test""#, "null"])))
+        }
+        if r.chance(0.1) { members.append(#""$schema": "https://entlc.dev/state.schema.json""#) }
+        if r.chance(0.9) {
+            let items = (0..<r.int(0...4)).map { _ in purchase() }
+            members.append(#""purchases": "# + (r.chance(0.05) ? "null" : array(items)))
+        }
+        if r.chance(0.8) {
+            let items = (0..<r.int(0...4)).map { _ in usage() }
+            members.append(#""usage": "# + (r.chance(0.05) ? "null" : array(items)))
+        }
+        if odd(0.3) { members.append(#""overrides": {"p0": "purchased"}"#) }
+        if odd(0.3) { members.append(#""grants": []"#) }
+        if odd(0.3) { members.append(#""colour": 1"#) }
+        if odd(0.3), let first = members.first { members.append(first) }
+        members.shuffle(using: &r)
+        return space() + object(members) + space()
+    }
+
+    mutating func purchase() -> String {
+        var members: [String] = []
+        if !odd(0.2) { members.append(#""product": "# + name()) }
+        if r.chance(0.4) { members.append(#""store": "# + name()) }
+        if r.chance(0.8) {
+            let statuses = PurchaseStatus.allCases.map { "\"\($0.rawValue)\"" } + ["null"]
+            members.append(#""status": "# + (odd() ? #""Active""# : r.pick(statuses)))
+        }
+        for key in ["purchased_at", "period_start", "expires_at", "grace_until"] where r.chance(0.4) {
+            members.append("\"\(key)\": " + instant())
+        }
+        if r.chance(0.2) { members.append(#""will_renew": "# + (odd() ? "1" : r.pick(["true", "false", "null"]))) }
+        if r.chance(0.2) {
+            let values = [#""purchased""#, #""family_shared""#, "null"]
+            members.append(#""ownership": "# + (odd() ? #""x""# : r.pick(values)))
+        }
+        if r.chance(0.2) { members.append(#""quantity": "# + integer()) }
+        if r.chance(0.1) { members.append(#""environment": "# + r.pick([#""live""#, #""test""#, "null"])) }
+        if odd(0.2) { members.append(#""state": "active""#) }
+        members.shuffle(using: &r)
+        return object(members)
+    }
+
+    mutating func usage() -> String {
+        var members: [String] = []
+        let event = r.chance(0.2)
+        members.append((event ? #""event": "# : #""feature": "#) + name())
+        if odd(0.2) { members.append((event ? #""feature": "# : #""event": "#) + name()) }
+        let level = r.chance(0.2)
+        if !odd(0.2) { members.append((level ? #""level": "# : #""amount": "#) + integer()) }
+        if odd(0.2) { members.append((level ? #""amount": "# : #""level": "#) + integer()) }
+        if r.chance(0.7) { members.append(#""at": "# + instant()) }
+        if r.chance(0.3) { members.append(#""id": "# + string()) }
+        members.shuffle(using: &r)
+        return object(members)
+    }
+
+    mutating func object(_ members: [String]) -> String {
+        var text = "{" + space()
+        for (k, m) in members.enumerated() { text += (k == 0 ? "" : "," + space()) + m }
+        return text + space() + "}"
+    }
+
+    mutating func array(_ items: [String]) -> String {
+        var text = "[" + space()
+        for (k, m) in items.enumerated() { text += (k == 0 ? "" : "," + space()) + m }
+        return text + space() + "]"
+    }
+
+    /// Mostly one space, sometimes none or a run of JSON's four space bytes.
+    mutating func space() -> String {
+        if r.chance(0.6) { return r.chance(0.5) ? " " : "" }
+        return String((0..<r.int(1...3)).map { _ in r.pick([" ", "\t", "\n", "\r"]) })
+    }
+
+    mutating func name() -> String {
+        r.chance(0.7) ? "\"\(r.pick(Self.names))\"" : string()
+    }
+
+    mutating func string() -> String {
+        let plain = String((0..<r.int(0...20)).map { _ in r.pick(Array("abcp019._-Z")) })
+        if r.chance(0.05) { return "null" }
+        if !odd(0.2) { return "\"\(plain)\"" }
+        return r.pick([#""c\u0030""#, #""é""#, #""a\"b""#, "\"\(plain)\\n\"", "1"])
+    }
+
+    mutating func instant() -> String {
+        if r.chance(0.05) { return "null" }
+        let year = r.int(1969...2100), month = r.int(1...12), day = r.int(1...28)
+        let text = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, r.int(0...23), r.int(0...59),
+                          r.int(0...59))
+        if !odd(0.2) { return "\"\(text)\"" }
+        return r.pick([
+            "\"\(text.lowercased())\"", "\"\(text.dropLast()).25Z\"", "\"\(text.dropLast())+00:00\"",
+            "\"\(text.replacingOccurrences(of: "T", with: " "))\"", #""2026-02-29T00:00:00Z""#,
+            #""2024-02-29T23:59:59Z""#, #""2026-04-31T00:00:00Z""#, #""2026-11-22T24:00:00Z""#, "20",
+        ])
+    }
+
+    mutating func integer() -> String {
+        if !odd(0.3) { return r.chance(0.1) ? r.pick(["0", "1000000000000000"]) : String(r.int64(1...5_000)) }
+        return r.pick(["1000000000000001", "9999999999999999", "10000000000000000", "-1", "1.0", "1e2", "01", "0.5",
+                       "null", "\"5\"", "5E0"])
+    }
+
+    /// The text with a byte replaced, removed or inserted, or a slice repeated or cut.
+    mutating func mutate(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { return text }
+        let at = r.int(0...(bytes.count - 1))
+        let interesting = Array(#""\{}[],: 09e.-nt"#.utf8) + [0x80, 0x01, 0x7F]
+        switch r.int(0...4) {
+        case 0: bytes[at] = r.pick(interesting)
+        case 1: bytes.remove(at: at)
+        case 2: bytes.insert(r.pick(interesting), at: at)
+        case 3: bytes.insert(contentsOf: Array(bytes[at..<min(bytes.count, at + r.int(1...12))]), at: at)
+        default: bytes.removeSubrange(at..<min(bytes.count, at + r.int(1...12)))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
