@@ -17,13 +17,13 @@ package struct StateLineReader {
     /// Gave up: the input is not of the common form (it may still be a valid state).
     package struct Declined: Error {}
 
+    /// The cursor (JSON's whitespace, `peek`); values are read from `base` a word at a time.
+    private var s: JSONScanner
     private let base: UnsafePointer<UInt8>
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var i = 0
     private let names: StateNames?
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames?) {
-        self.bytes = bytes
+        s = JSONScanner(bytes)
         self.base = base
         self.names = names
     }
@@ -50,30 +50,23 @@ package struct StateLineReader {
                 let known = try key(StateReader.stateKeys, &seen)
                 switch known {
                 case 4:
-                    if try null() { break }
-                    guard try open(UInt8(ascii: "["), UInt8(ascii: "]")) else { break }
-                    state.purchases.reserveCapacity(8)
-                    repeat {
-                        guard state.purchases.count < limits.purchases else { throw Declined() }
+                    try elements(limit: limits.purchases) { (r, k) throws(Declined) in
+                        if k == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
                         state.purchases.append(StateReader.blankPurchase)
-                        try purchase(into: &state.purchases[state.purchases.count - 1])
-                    } while try more(UInt8(ascii: "]"))
+                        try r.purchase(into: &state.purchases[k])
+                    }
                 case 5:
-                    if try null() { break }
-                    guard try open(UInt8(ascii: "["), UInt8(ascii: "]")) else { break }
-                    state.usage.reserveCapacity(8)
-                    repeat {
-                        guard state.usage.count < limits.usageRecords else { throw Declined() }
-                        state.usage.append(try usage())
-                    } while try more(UInt8(ascii: "]"))
+                    try elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
+                        if k == 0 { state.usage.reserveCapacity(8) }
+                        state.usage.append(try r.usage())
+                    }
                 default:
                     // `overrides`, `grants` and `ledger` are read by the general decoder.
                     guard try StateReader.stateField(known, &self, &state) else { throw Declined() }
                 }
             } while try more(UInt8(ascii: "}"))
         }
-        space()
-        guard i == bytes.count else { throw Declined() }
+        guard s.peek() == nil else { throw Declined() }
     }
 
     private mutating func purchase(into p: inout Purchase) throws(Declined) {
@@ -107,38 +100,44 @@ package struct StateLineReader {
 
     // MARK: Structure
 
-    @inline(__always)
-    private mutating func space() {
-        while i < bytes.count {
-            let c = base[i]
-            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
-            i += 1
-        }
-    }
-
-    /// The next byte, after any space.
+    /// The next byte, after any whitespace.
     @inline(__always)
     private mutating func next() throws(Declined) -> UInt8 {
-        space()
-        guard i < bytes.count else { throw Declined() }
-        return base[i]
+        guard let c = s.peek() else { throw Declined() }
+        return c
     }
 
     /// `open`, then whether a member or an element follows (false: the empty `{}` or `[]`, read).
     @inline(__always)
     private mutating func open(_ open: UInt8, _ close: UInt8) throws(Declined) -> Bool {
         guard try next() == open else { throw Declined() }
-        i += 1
+        s.index += 1
         guard try next() == close else { return true }
-        i += 1
+        s.index += 1
         return false
+    }
+
+    /// The array at the cursor (or `null`: none), each element read by `body` with its index; more
+    /// than `limit` elements are left to the general decoder (which refuses them).
+    @inline(__always)
+    private mutating func elements(limit: Int, _ body: (inout StateLineReader, Int) throws(Declined) -> Void)
+        throws(Declined)
+    {
+        if try null() { return }
+        guard try open(UInt8(ascii: "["), UInt8(ascii: "]")) else { return }
+        var count = 0
+        repeat {
+            guard count < limit else { throw Declined() }
+            try body(&self, count)
+            count += 1
+        } while try more(UInt8(ascii: "]"))
     }
 
     /// After a member or an element: true after `,` (another follows), false after `close`.
     @inline(__always)
     private mutating func more(_ close: UInt8) throws(Declined) -> Bool {
         let c = try next()
-        i += 1
+        s.index += 1
         if c == UInt8(ascii: ",") { return true }
         guard c == close else { throw Declined() }
         return false
@@ -149,32 +148,29 @@ package struct StateLineReader {
     private mutating func key(_ keys: StateReader.KeySet, _ seen: inout UInt64) throws(Declined) -> Int {
         guard try next() == UInt8(ascii: "\"") else { throw Declined() }
         let found: Int?
-        if let (index, length) = keys.match(at: i, in: bytes) {
+        if let (index, length) = keys.match(at: s.index, in: s.bytes) {
             found = index
-            i += length + 2
+            s.index += length + 2
         } else {
             // Within 17 bytes of the end (`"usage": []}`): the key is scanned first.
-            let end = JSONScanner.plainRun(base, from: i + 1, to: bytes.count, nonASCII: false)
-            guard end < bytes.count, base[end] == UInt8(ascii: "\"") else { throw Declined() }
-            found = keys.index(UnsafeBufferPointer(start: base + i + 1, count: end - i - 1))
-            i = end + 1
+            found = keys.index(try plainString())
         }
         guard let found, seen & (1 &<< found) == 0 else { throw Declined() }
         seen |= 1 &<< found
         guard try next() == UInt8(ascii: ":") else { throw Declined() }
-        i += 1
+        s.index += 1
         return found
     }
 
-    /// Reads `null` (true) when it is next; false, with the value's first byte at `i`, otherwise.
+    /// Reads `null` (true) when it is next; false, with the value's first byte at the cursor, otherwise.
     @inline(__always)
     private mutating func null() throws(Declined) -> Bool {
         guard try next() == UInt8(ascii: "n") else { return false }
         // "null" as a little-endian word: 0x6C6C756E.
-        guard i + 4 <= bytes.count, UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self) == 0x6C6C_756E else {
-            throw Declined()
-        }
-        i += 4
+        guard s.index + 4 <= s.bytes.count,
+              UnsafeRawPointer(base + s.index).loadUnaligned(as: UInt32.self) == 0x6C6C_756E
+        else { throw Declined() }
+        s.index += 4
         return true
     }
 }
@@ -183,67 +179,70 @@ extension StateLineReader: StateValueReader {
     /// A string in ASCII with no escape: the kept String when `names` has it.
     mutating func string() throws(Declined) -> String? {
         if try null() { return nil }
-        guard base[i] == UInt8(ascii: "\"") else { throw Declined() }
-        if let names, let (words, length) = JSONScanner.shortString(at: i, in: bytes),
+        guard base[s.index] == UInt8(ascii: "\"") else { throw Declined() }
+        if let names, let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
            let name = names.name(words, length: length) {
-            i += length + 2
+            s.index += length + 2
             return name
         }
-        let start = i + 1
-        let end = JSONScanner.plainRun(base, from: start, to: bytes.count, nonASCII: false)
-        guard end < bytes.count, base[end] == UInt8(ascii: "\"") else { throw Declined() }
-        i = end + 1
-        return String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
+        return String(decoding: try plainString(), as: UTF8.self)
+    }
+
+    /// The string at the cursor (on its opening quote) when it is ASCII with no escape: its bytes.
+    @inline(__always)
+    private mutating func plainString() throws(Declined) -> UnsafeBufferPointer<UInt8> {
+        let start = s.index + 1
+        let end = JSONScanner.plainRun(base, from: start, to: s.bytes.count, nonASCII: false)
+        guard end < s.bytes.count, base[end] == UInt8(ascii: "\"") else { throw Declined() }
+        s.index = end + 1
+        return UnsafeBufferPointer(start: base + start, count: end - start)
     }
 
     mutating func instant() throws(Declined) -> Instant? {
         if try null() { return nil }
-        guard i + 22 <= bytes.count, base[i] == UInt8(ascii: "\""), base[i + 21] == UInt8(ascii: "\""),
-              let instant = Instant.parseWholeSecondsUTC(UnsafeBufferPointer(start: base + i + 1, count: 20))
-        else { throw Declined() }
-        i += 22
+        guard let instant = s.wholeSecondsInstant() else { throw Declined() }
         return instant
     }
 
     /// Plain digits, no leading zero, at most 10^15.
     mutating func integer() throws(Declined) -> Int64? {
         if try null() { return nil }
-        var j = i
+        var j = s.index
         var value: Int64 = 0
-        while j < bytes.count, j - i < 16, base[j] &- 0x30 <= 9 {
+        while j < s.bytes.count, j - s.index < 16, base[j] &- 0x30 <= 9 {
             value = value &* 10 &+ Int64(base[j] &- 0x30)
             j += 1
         }
-        guard j > i, base[i] != UInt8(ascii: "0") || j == i + 1, value <= 1_000_000_000_000_000 else {
+        guard j > s.index, base[s.index] != UInt8(ascii: "0") || j == s.index + 1, value <= 1_000_000_000_000_000 else {
             throw Declined()
         }
         // Not a longer number, a fraction or an exponent.
-        if j < bytes.count {
+        if j < s.bytes.count {
             let c = base[j]
             guard c &- 0x30 > 9, c != UInt8(ascii: "."), c | 0x20 != UInt8(ascii: "e") else { throw Declined() }
         }
-        i = j
+        s.index = j
         return value
     }
 
     mutating func bool() throws(Declined) -> Bool? {
         if try null() { return nil }
-        let word = i + 5 <= bytes.count ? UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self) : 0
+        let word = s.index + 5 <= s.bytes.count ? UnsafeRawPointer(base + s.index).loadUnaligned(as: UInt32.self) : 0
         if word == 0x6575_7274 {  // "true"
-            i += 4
+            s.index += 4
             return true
         }
-        guard word == 0x736C_6166, base[i + 4] == UInt8(ascii: "e") else { throw Declined() }  // "fals", "e"
-        i += 5
+        guard word == 0x736C_6166, base[s.index + 4] == UInt8(ascii: "e") else { throw Declined() }  // "fals", "e"
+        s.index += 5
         return false
     }
 
     mutating func choice<T>(_ spellings: StateReader.Spellings<T>, noun: String) throws(Declined) -> T? {
         if try null() { return nil }
-        guard base[i] == UInt8(ascii: "\""), let (found, length) = spellings.keys.match(at: i, in: bytes),
+        guard base[s.index] == UInt8(ascii: "\""), let (found, length) = spellings.keys.match(at: s.index, in: s.bytes),
               let found
         else { throw Declined() }
-        i += length + 2
+        s.index += length + 2
         return spellings.values[found]
     }
 }

@@ -206,13 +206,7 @@ struct StateReader {
     mutating func instant() throws(DecodeError) -> Instant? {
         if try null() { return nil }
         guard s.current == UInt8(ascii: "\"") else { throw mismatch("a string") }
-        // The common form, read in place: its 20 bytes, checked, are a plain JSON string.
-        if s.index + 22 <= s.bytes.count, s.bytes[s.index + 21] == UInt8(ascii: "\""),
-           let instant = Instant.parseWholeSecondsUTC(
-               UnsafeBufferPointer(rebasing: s.bytes[(s.index + 1)..<(s.index + 21)])) {
-            s.index += 22
-            return instant
-        }
+        if let instant = s.wholeSecondsInstant() { return instant }
         let text = try scan { try $0.stringBytes() }
         guard let instant = s.withBytes(text, Instant.parse(rfc3339:)) else {
             throw DecodeError(path: "", message: "\"\(s.text(text))\" is not an RFC 3339 instant")

@@ -21,7 +21,7 @@ struct JSONScanner {
     var index = 0
     var depth = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
     }
@@ -234,6 +234,19 @@ struct JSONScanner {
         // at the end.
         guard i < end else { return end }
         return i + (plainRunStop(ByteBuffer.paddedWord(raw + i, end - i), nonASCII: nonASCII) ?? end - i)
+    }
+
+    /// The common instant, read in place: with the cursor on a string of the whole-second UTC
+    /// form (`"2026-11-22T12:00:00Z"`: its 20 bytes, checked, are a plain JSON string), the
+    /// instant, the cursor past the string; else nil, the cursor unmoved.
+    @inline(__always)
+    mutating func wholeSecondsInstant() -> Instant? {
+        guard index + 22 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + 21] == UInt8(ascii: "\"")
+        else { return nil }
+        let text = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 21)])
+        guard let instant = Instant.parseWholeSecondsUTC(text) else { return nil }
+        index += 22
+        return instant
     }
 
     /// The common short string, read straight from the bytes: with `quote` on its opening quote,
