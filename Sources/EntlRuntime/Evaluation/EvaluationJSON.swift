@@ -6,6 +6,15 @@ extension Evaluation {
     /// `warnings`: the evaluation's (`self.warnings`), when the caller has them already.
     public func encode<S: JSONSink & ~Copyable>(_ results: [EvaluationResult], warnings: [StateError]? = nil,
                                                 to s: inout S) {
+        encodeEnvelope(warnings: warnings ?? self.warnings, to: &s) { s in
+            // Each result written where it is (a `for … in` would copy each one out of the array).
+            results.withUnsafeBufferPointer { for i in $0.indices { $0[i].encode(to: &s) } }
+        }
+    }
+
+    /// The envelope, with `results` writing the elements of its `results` array.
+    private func encodeEnvelope<S: JSONSink & ~Copyable>(warnings: [StateError], to s: inout S,
+                                                         results: (inout S) -> Void) {
         s.beginObject()
         s.key("at")
         s.instant(at)
@@ -13,7 +22,6 @@ extension Evaluation {
         s.string(environment.rawValue)
         s.key("customer")
         s.string(state.customer)
-        let warnings = warnings ?? self.warnings
         if !warnings.isEmpty {
             s.key("warnings")
             s.beginArray()
@@ -22,7 +30,7 @@ extension Evaluation {
         }
         s.key("results")
         s.beginArray()
-        for r in results { r.encode(to: &s) }
+        results(&s)
         s.endArray()
         s.endObject()
     }
@@ -45,6 +53,24 @@ extension Evaluation {
     public func writeJSONLine(_ results: [EvaluationResult], warnings: [StateError]? = nil,
                               into sink: inout JSONBytes) {
         encode(results, warnings: warnings, to: &sink)
+        sink.endLine()
+    }
+
+    /// The compact JSON of one result and a newline: the line `writeJSONLine([.entitlement(result)])`
+    /// writes, without the array or the result's copy into an `EvaluationResult` (a batch line).
+    public func writeJSONLine(_ result: EntitlementResult, warnings: [StateError], into sink: inout JSONBytes) {
+        writeJSONLine(one: result, warnings: warnings, into: &sink)
+    }
+
+    /// The compact JSON of one feature's result and a newline (as above).
+    public func writeJSONLine(_ result: FeatureResult, warnings: [StateError], into sink: inout JSONBytes) {
+        writeJSONLine(one: result, warnings: warnings, into: &sink)
+    }
+
+    /// Specialized here for each kind of result (a public generic would not be, across modules).
+    private func writeJSONLine(one result: some EncodableResult, warnings: [StateError],
+                               into sink: inout JSONBytes) {
+        encodeEnvelope(warnings: warnings, to: &sink) { result.encode(to: &$0) }
         sink.endLine()
     }
 }

@@ -2,7 +2,13 @@
 ///
 /// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
 /// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
-extension EvaluationResult {
+/// What `Evaluation.writeJSONLine` writes one of.
+protocol EncodableResult {
+    /// Writes the result's docs/cli.md shape.
+    func encode<S: JSONSink & ~Copyable>(to s: inout S)
+}
+
+extension EvaluationResult: EncodableResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         switch self {
         case .product(let r): r.encode(to: &s)
@@ -59,7 +65,7 @@ extension JSONSink where Self: ~Copyable {
     }
 }
 
-extension ProductResult {
+extension ProductResult: EncodableResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginResult("product", name: name, decision: decision)
         s.key("quantity"); s.int(quantity)
@@ -69,7 +75,7 @@ extension ProductResult {
     public var json: JSONValue { EvaluationResult.product(self).json }
 }
 
-extension EntitlementResult {
+extension EntitlementResult: EncodableResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginResult("entitlement", name: name, decision: decision)
         s.key("is_active"); s.bool(isActive)
@@ -94,7 +100,7 @@ extension EntitlementResult {
     public var json: JSONValue { EvaluationResult.entitlement(self).json }
 }
 
-extension FeatureResult {
+extension FeatureResult: EncodableResult {
     /// "boolean", "metered" (single-use and continuous) or "credits".
     public var type: String {
         switch kind {

@@ -222,4 +222,28 @@ final class LockedBox<T>: @unchecked Sendable {
         e.writeJSONLine(results, into: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == e.json(results).compact)
     }
+
+    /// The batch's line of one entitlement or feature (no array, no `EvaluationResult`) is the
+    /// line of that result alone in an array, warnings and all.
+    @Test(arguments: ["photos", "api", "subscriptions", "crossplatform"])
+    func oneResultLineEqualsTheArrayLine(_ name: String) throws {
+        let graph = compileGraph(try readRepoFile("examples/\(name).entl"))
+        let s = try PurchaseState(json: Array(try readRepoFile("examples/\(name).state.json").utf8))
+        let e = try Evaluation(graph: graph, state: s, at: s.now!, explain: true)
+        var checked = 0
+        for result in e.all() {
+            var one = JSONBytes(), array = JSONBytes()
+            switch result {
+            case .entitlement(let r): e.writeJSONLine(r, warnings: e.warnings, into: &one)
+            case .feature(let r): e.writeJSONLine(r, warnings: e.warnings, into: &one)
+            case .product: continue
+            }
+            e.writeJSONLine([result], warnings: e.warnings, into: &array)
+            let (a, b) = (one.withBytes { Array($0) }, array.withBytes { Array($0) })
+            #expect(a == b, "\(name): \(String(decoding: a, as: UTF8.self))")
+            #expect(a.last == UInt8(ascii: "\n"))
+            checked += 1
+        }
+        #expect(checked >= 2)
+    }
 }

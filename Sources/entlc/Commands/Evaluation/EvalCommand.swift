@@ -355,9 +355,22 @@ enum EvalCommand {
             let evaluation = try Evaluation(graph: options.graph, state: consume state,
                                             environment: options.environment, at: at, explain: options.explain,
                                             unlock: options.unlock, strict: options.decoding.strict)
-            let results = try answer(options.query, evaluation)
-            let warnings = evaluation.warnings
-            evaluation.writeJSONLine(results, warnings: warnings, into: &out)
+            let warnings: [StateError]
+            // One result written as it is (no array, no copy into an `EvaluationResult`).
+            switch options.query {
+            case .feature(let f, let required):
+                let result = try evaluation.feature(f, required: required)
+                warnings = evaluation.warnings
+                evaluation.writeJSONLine(result, warnings: warnings, into: &out)
+            case .entitlement(let e):
+                let result = try evaluation.entitlement(e)
+                warnings = evaluation.warnings
+                evaluation.writeJSONLine(result, warnings: warnings, into: &out)
+            case .product, .all:
+                let results = try answer(options.query, evaluation)
+                warnings = evaluation.warnings
+                evaluation.writeJSONLine(results, warnings: warnings, into: &out)
+            }
             return .evaluated(warnings.count)
         } catch let error as StateError {
             return failure(error.description)
