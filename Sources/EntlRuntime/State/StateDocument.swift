@@ -112,7 +112,9 @@ struct UsageFields {
     var amount: Int64?, level: Int64?
     var at: Instant?
 
-    func record() throws(DecodeError) -> UsageRecord {
+    /// The record these fields make; its strings are moved out of the fields, not copied (a
+    /// pattern over `(feature, event)` would copy both).
+    mutating func record() throws(DecodeError) -> UsageRecord {
         let kind: UsageRecord.Kind
         switch (amount, level) {
         case (let a?, nil): kind = .amount(a)
@@ -121,12 +123,12 @@ struct UsageFields {
         case (nil, nil):
             throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
         }
-        switch (feature, event) {
-        case (let f?, nil): return UsageRecord(feature: f, kind: kind, at: at, id: id)
-        case (nil, let e?): return UsageRecord(event: e, kind: kind, at: at, id: id)
-        case (_?, _?): throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
-        case (nil, nil): throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
+        guard feature == nil || event == nil else {
+            throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         }
+        if let name = feature.take() { return UsageRecord(feature: name, kind: kind, at: at, id: id.take()) }
+        if let name = event.take() { return UsageRecord(event: name, kind: kind, at: at, id: id.take()) }
+        throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
     }
 }
 
