@@ -19,7 +19,7 @@ extension Evaluation {
         s.key("at")
         s.instant(at)
         s.key("environment")
-        s.string(environment.rawValue)
+        s.word(environment == .live ? "live" : "test")
         s.key("customer")
         s.string(state.customer)
         if !warnings.isEmpty {

@@ -38,11 +38,11 @@ extension JSONSink where Self: ~Copyable {
 
     /// What a product's and an entitlement's result begin with.
     @inline(__always)
-    fileprivate mutating func beginResult(_ kind: String, name: String, decision: Decision) {
+    fileprivate mutating func beginResult(_ kind: StaticString, name: String, decision: Decision) {
         beginObject()
-        key("kind"); string(kind)
+        key("kind"); word(kind)
         key("name"); string(name)
-        key("decision"); string(decision.rawValue)
+        key("decision"); word(decision.word)
         key("allowed"); bool(decision == .allowed)
     }
 
@@ -79,7 +79,7 @@ extension EntitlementResult: EncodableResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginResult("entitlement", name: name, decision: decision)
         s.key("is_active"); s.bool(isActive)
-        s.key("status"); s.string(status.rawValue)
+        s.key("status"); s.word(status.word)
         s.key("product"); s.string(product)
         s.key("display_name"); s.string(displayName)
         s.key("store"); s.string(store)
@@ -102,7 +102,9 @@ extension EntitlementResult: EncodableResult {
 
 extension FeatureResult: EncodableResult {
     /// "boolean", "metered" (single-use and continuous) or "credits".
-    public var type: String {
+    public var type: String { typeWord.description }
+
+    private var typeWord: StaticString {
         switch kind {
         case .boolean: "boolean"
         case .singleUse, .continuous: "metered"
@@ -112,11 +114,11 @@ extension FeatureResult: EncodableResult {
 
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         s.beginObject()
-        s.key("kind"); s.string("feature")
+        s.key("kind"); s.word("feature")
         s.key("name"); s.string(name)
         s.key("display_name"); s.string(displayName)
-        s.key("type"); s.string(type)
-        s.key("decision"); s.string(decision.rawValue)
+        s.key("type"); s.word(typeWord)
+        s.key("decision"); s.word(decision.word)
         s.key("allowed"); s.bool(allowed)
         if replayed { s.key("replayed"); s.bool(true) }
         s.key("required"); s.int(required)

@@ -3,6 +3,17 @@ public enum Decision: String, Sendable, Hashable {
     case allowed, denied, undetermined
 }
 
+extension Decision {
+    /// `rawValue` as the JSON writer takes it (`JSONSink.word`: no scan for escapes).
+    var word: StaticString {
+        switch self {
+        case .allowed: "allowed"
+        case .denied: "denied"
+        case .undetermined: "undetermined"
+        }
+    }
+}
+
 /// How a metered feature was allowed.
 public enum Via: String, Sendable, Hashable {
     /// The balance covers it.
@@ -49,6 +60,24 @@ public enum EntitlementStatus: String, Sendable, Hashable, CaseIterable {
     case unknown
     /// Active through a grant to this customer (a promotion, support), no purchase (§3).
     case promotional
+}
+
+extension EntitlementStatus {
+    /// `rawValue` as the JSON writer takes it (`JSONSink.word`).
+    var word: StaticString {
+        switch self {
+        case .active: "active"
+        case .trialing: "trialing"
+        case .pastDue: "past_due"
+        case .canceled: "canceled"
+        case .billingRetry: "billing_retry"
+        case .revoked: "revoked"
+        case .expired: "expired"
+        case .neverPurchased: "never_purchased"
+        case .unknown: "unknown"
+        case .promotional: "promotional"
+        }
+    }
 }
 
 /// `entitlement(_:)`: whether it is active, and the merged state of the purchases behind it (§3).

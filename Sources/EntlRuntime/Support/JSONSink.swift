@@ -8,6 +8,9 @@ public protocol JSONSink: ~Copyable {
     /// An object key: a literal that needs no escaping (the keys of docs/cli.md are plain ASCII).
     mutating func key(_ key: StaticString)
     mutating func string(_ value: String?)
+    /// A string value that needs no escaping, known when compiling (a kind, a decision, a status):
+    /// written like a key, with no scan for escapes.
+    mutating func word(_ value: StaticString)
     mutating func int(_ value: Int64?)
     mutating func bool(_ value: Bool)
     /// An RFC 3339 string, or null.
@@ -67,6 +70,7 @@ public struct JSONTree: JSONSink {
     }
 
     public mutating func string(_ value: String?) { add(.string(value)) }
+    public mutating func word(_ value: StaticString) { add(.string(value.description)) }
     public mutating func int(_ value: Int64?) { add(.int(value)) }
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
 }
@@ -165,6 +169,15 @@ public struct JSONBytes: ~Copyable, JSONSink {
     private mutating func nullValue() {
         beginValue(reserving: 4)
         buffer.reserved(word: JSONBytes.nullWord, count: 4)
+    }
+
+    @inline(__always)
+    public mutating func word(_ value: StaticString) {
+        let n = value.utf8CodeUnitCount
+        beginValue(reserving: n &+ 2)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+        buffer.reserved(value.utf8Start, count: n)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
     }
 
     @inline(__always)
