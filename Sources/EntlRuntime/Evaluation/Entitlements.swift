@@ -123,10 +123,10 @@ extension Evaluation {
         var best: (index: Int, end: Instant?, bought: Instant?)?
         for behind in graph.entitlements[e].behind {
             for j in purchases(of: behind.product) where admits(behind.date, j) && hasEnded(j) {
-                let pu = state.purchases[j]
-                let end = accessEnd(j).instant ?? pu.purchasedAt
+                let bought = state.purchases[j].purchasedAt  // the field alone, not the purchase copied
+                let end = accessEnd(j).instant ?? bought
                 guard let b = best else {
-                    best = (j, end, pu.purchasedAt)
+                    best = (j, end, bought)
                     continue
                 }
                 let later: Bool
@@ -135,13 +135,13 @@ extension Evaluation {
                 case (_?, nil): later = true
                 case (nil, _?): later = false
                 default:
-                    switch (pu.purchasedAt, b.bought) {
+                    switch (bought, b.bought) {
                     case (let x?, let y?) where x != y: later = x > y
                     case (_?, nil): later = true
                     default: later = false
                     }
                 }
-                if later { best = (j, end, pu.purchasedAt) }
+                if later { best = (j, end, bought) }
             }
         }
         return best?.index
@@ -168,10 +168,12 @@ extension Evaluation {
     /// `will_renew` as the tracker gave it, else true for an active, trialing or past-due
     /// subscription (docs/state.md).
     func willRenew(_ j: Int) -> Bool {
-        let pu = state.purchases[j]
-        if let w = pu.willRenew { return w }
-        return graph.products[Int(purchaseProduct[j])].kind == .subscription
-            && [.active, .trialing, .pastDue].contains(pu.status)
+        if let w = state.purchases[j].willRenew { return w }
+        guard graph.products[Int(purchaseProduct[j])].kind == .subscription else { return false }
+        switch state.purchases[j].status {
+        case .active, .trialing, .pastDue: return true
+        default: return false
+        }
     }
 
     func periodName(_ p: Int) -> String? {
@@ -191,14 +193,16 @@ extension Evaluation {
     /// The fields of `result` that name purchase `j` (`pu`) and its terms: product, store, renewal,
     /// ownership, period.
     @inline(__always)
-    private func report(_ j: Int, _ pu: Purchase, into result: inout EntitlementResult) {
+    /// Purchase `j`'s fields are read one at a time (a purchase read whole is a copy, its strings
+    /// retained).
+    private func report(_ j: Int, into result: inout EntitlementResult) {
         let p = Int(purchaseProduct[j])
         result.product = graph.products[p].name
         result.displayName = graph.products[p].displayName
         result.store = store(of: j)
         result.storeProductID = storeProductID(of: j)
         result.willRenew = willRenew(j)
-        result.ownership = pu.ownership
+        result.ownership = state.purchases[j].ownership
         result.period = periodName(p)
     }
 
@@ -225,12 +229,12 @@ extension Evaluation {
             result.period = "lifetime"
             result.status = .active
         case .purchase(let j)?:
-            let pu = state.purchases[j]
-            report(j, pu, into: &result)
-            result.inGracePeriod = pu.status == .pastDue
-            result.isTrial = pu.status == .trialing
-            result.trialEnd = result.isTrial ? pu.expiresAt : nil
-            result.status = switch pu.status {
+            report(j, into: &result)
+            let status = state.purchases[j].status
+            result.inGracePeriod = status == .pastDue
+            result.isTrial = status == .trialing
+            result.trialEnd = result.isTrial ? state.purchases[j].expiresAt : nil
+            result.status = switch status {
             case .trialing: .trialing
             case .pastDue: .pastDue
             case .canceled: .canceled
@@ -239,7 +243,7 @@ extension Evaluation {
         case nil where truth != .true:
             // Inactive (or undetermined): report the purchase that ended most recently.
             if let j = mostRecentlyEnded(e) {
-                report(j, state.purchases[j], into: &result)
+                report(j, into: &result)
                 // Never an end after `t`: a purchase its status ended before its dates reports none.
                 result.expiresAt = accessEnd(j).instant.flatMap { $0 <= at ? $0 : nil }
             }

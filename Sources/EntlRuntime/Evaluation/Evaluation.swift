@@ -76,10 +76,10 @@ public struct Evaluation: Sendable {
     /// The store a purchase came from: its own `store`, or the store whose id it matched; none
     /// when it names the product by its rule-set name (a name wins over ids, docs/state.md).
     func store(of j: Int) -> String? {
-        let purchase = state.purchases[j]
-        if let s = purchase.store { return s }
-        if graph.productNames[purchase.product] != nil { return nil }
-        return graph.products[Int(purchaseProduct[j])].storeIDs.first { $0.id == purchase.product }?.store
+        if let s = state.purchases[j].store { return s }
+        let product = state.purchases[j].product  // the field alone, not the purchase copied
+        if graph.productNames[product] != nil { return nil }
+        return graph.products[Int(purchaseProduct[j])].storeIDs.first { $0.id == product }?.store
     }
 
     /// When purchase `j` (of a matched product) stops counting by itself.

@@ -26,7 +26,7 @@ extension Evaluation {
     /// The reported purchase's product id at its store: the store id it names its product by
     /// (with a `store`, a purchase always does); nil when it names the product by its rule name.
     func storeProductID(of j: Int) -> String? {
-        let purchase = state.purchases[j]
-        return purchase.store != nil || graph.productNames[purchase.product] == nil ? purchase.product : nil
+        let product = state.purchases[j].product  // the field alone, not the purchase copied
+        return state.purchases[j].store != nil || graph.productNames[product] == nil ? product : nil
     }
 }
