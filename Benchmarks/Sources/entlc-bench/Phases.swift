@@ -50,7 +50,12 @@ func phases(_ args: [String]) {
     var out = JSONBytes(capacity: 1 << 20)
     let written = perLine { line in
         guard let e = evaluate(line) else { return }
-        e.writeJSONLine(answer(e), warnings: e.warnings, into: &out)
+        // As the batch writes a query's one result: no array, no `EvaluationResult`.
+        if let entitlement, let r = try? e.entitlement(entitlement) {
+            e.writeJSONLine(r, warnings: e.warnings, into: &out)
+        } else if let feature, let r = try? e.feature(feature) {
+            e.writeJSONLine(r, warnings: e.warnings, into: &out)
+        }
         if out.count > 1 << 19 { out.removeAll() }
     }
     // What building the decoded values costs, parsing aside: each line's state made again from
