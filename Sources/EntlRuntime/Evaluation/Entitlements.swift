@@ -190,11 +190,10 @@ extension Evaluation {
         return result
     }
 
-    /// The fields of `result` that name purchase `j` (`pu`) and its terms: product, store, renewal,
-    /// ownership, period.
+    /// The fields of `result` that name purchase `j` and its terms: product, store, renewal,
+    /// ownership, period. The purchase's fields are read one at a time (a purchase read whole is
+    /// a copy, its strings retained).
     @inline(__always)
-    /// Purchase `j`'s fields are read one at a time (a purchase read whole is a copy, its strings
-    /// retained).
     private func report(_ j: Int, into result: inout EntitlementResult) {
         let p = Int(purchaseProduct[j])
         result.product = graph.products[p].name

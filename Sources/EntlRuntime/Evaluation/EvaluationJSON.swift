@@ -19,7 +19,7 @@ extension Evaluation {
         s.key("at")
         s.instant(at)
         s.key("environment")
-        s.word(environment == .live ? "live" : "test")
+        s.word(environment.word)
         s.key("customer")
         s.string(state.customer)
         if !warnings.isEmpty {

@@ -1,13 +1,13 @@
-/// The JSON shapes of docs/cli.md, with fixed key order: identical inputs give byte-identical output.
-///
-/// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
-/// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
 /// What `Evaluation.writeJSONLine` writes one of.
 protocol EncodableResult {
     /// Writes the result's docs/cli.md shape.
     func encode<S: JSONSink & ~Copyable>(to s: inout S)
 }
 
+/// The JSON shapes of docs/cli.md, with fixed key order: identical inputs give byte-identical output.
+///
+/// Each shape is written once, against `JSONSink`, and rendered either as a `JSONValue` tree
+/// (`json`, pretty printing, tools) or straight to compact bytes (`writeJSONLine`, the batch path).
 extension EvaluationResult: EncodableResult {
     public func encode<S: JSONSink & ~Copyable>(to s: inout S) {
         switch self {

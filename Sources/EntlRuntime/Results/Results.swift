@@ -14,6 +14,16 @@ extension Decision {
     }
 }
 
+extension Environment {
+    /// `rawValue` as the JSON writer takes it (`JSONSink.word`).
+    var word: StaticString {
+        switch self {
+        case .live: "live"
+        case .test: "test"
+        }
+    }
+}
+
 /// How a metered feature was allowed.
 public enum Via: String, Sendable, Hashable {
     /// The balance covers it.

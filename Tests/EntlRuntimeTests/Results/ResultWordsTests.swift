@@ -11,6 +11,9 @@ import Testing
         for s in EntitlementStatus.allCases {
             #expect(s.word.description == s.rawValue)
         }
+        for e in Environment.allCases {
+            #expect(e.word.description == e.rawValue)
+        }
     }
 
     @Test func bothWritersWriteAWordAsAString() {
