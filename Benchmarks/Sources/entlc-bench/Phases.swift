@@ -39,14 +39,15 @@ func phases(_ args: [String]) {
         guard let state = try? PurchaseState(json: line, options: options) else { return nil }
         return try? Evaluation(graph: graph, state: state, at: at)
     }
-    func answer(_ e: Evaluation) -> [EvaluationResult] {
-        if let entitlement { return (try? e.entitlement(entitlement)).map { [.entitlement($0)] } ?? [] }
-        return (try? e.feature(feature!)).map { [.feature($0)] } ?? []
+    /// The query answered as the batch answers it: one result, in no array.
+    func answer(_ e: Evaluation) -> Decision? {
+        if let entitlement { return (try? e.entitlement(entitlement))?.decision }
+        return (try? e.feature(feature!))?.decision
     }
     let touch = perLine { line in line.withUnsafeBufferPointer { for b in $0 { sink &+= Int(b) } } }
     let decode = perLine { line in sink &+= (try? PurchaseState(json: line, options: options))?.purchases.count ?? 0 }
     let build = perLine { line in sink &+= evaluate(line)?.state.usage.count ?? 0 }
-    let answered = perLine { line in sink &+= evaluate(line).map { answer($0).count } ?? 0 }
+    let answered = perLine { line in sink &+= evaluate(line).flatMap(answer) == .allowed ? 1 : 0 }
     var out = JSONBytes(capacity: 1 << 20)
     let written = perLine { line in
         guard let e = evaluate(line) else { return }

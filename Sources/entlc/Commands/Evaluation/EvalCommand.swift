@@ -355,23 +355,24 @@ enum EvalCommand {
             let evaluation = try Evaluation(graph: options.graph, state: consume state,
                                             environment: options.environment, at: at, explain: options.explain,
                                             unlock: options.unlock, strict: options.decoding.strict)
-            let warnings: [StateError]
+            /// The warnings, read once the query is answered, handed to `write`.
+            func written(_ write: ([StateError]) -> Void) -> LineOutcome {
+                let warnings = evaluation.warnings
+                write(warnings)
+                return .evaluated(warnings.count)
+            }
             // One result written as it is (no array, no copy into an `EvaluationResult`).
             switch options.query {
             case .feature(let f, let required):
                 let result = try evaluation.feature(f, required: required)
-                warnings = evaluation.warnings
-                evaluation.writeJSONLine(result, warnings: warnings, into: &out)
+                return written { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .entitlement(let e):
                 let result = try evaluation.entitlement(e)
-                warnings = evaluation.warnings
-                evaluation.writeJSONLine(result, warnings: warnings, into: &out)
+                return written { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .product, .all:
                 let results = try answer(options.query, evaluation)
-                warnings = evaluation.warnings
-                evaluation.writeJSONLine(results, warnings: warnings, into: &out)
+                return written { evaluation.writeJSONLine(results, warnings: $0, into: &out) }
             }
-            return .evaluated(warnings.count)
         } catch let error as StateError {
             return failure(error.description)
         } catch {
