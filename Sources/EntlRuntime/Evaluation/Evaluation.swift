@@ -31,13 +31,20 @@ public struct Evaluation: Sendable {
     ///     record naming nothing, an unknown store, …) is an error, not a warning.
     public init(graph: RuleGraph, state: consuming PurchaseState, environment: Environment? = nil, at: Instant,
                 explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
-        let env = environment ?? state.environment ?? .live
-        if let ledger = state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
-        // Built here, not by the initializer below: delegating to it copies the evaluation made (a
-        // retain and a release of the graph and of the tables, atomic, for every state).
+        try self.init(graph: graph, tables: EvaluationTables(state: state), environment: environment, at: at,
+                      explain: explain, unlock: unlock, strict: strict)
+    }
+
+    /// An evaluation of `tables.state` filling `tables`, new ones or those of an evaluation done
+    /// with them (`EvaluationScratch`).
+    init(graph: RuleGraph, tables: EvaluationTables, environment: Environment?, at: Instant,
+         explain: Bool, unlock: Bool, strict: Bool) throws(EvaluationError) {
+        let env = environment ?? tables.state.environment ?? .live
+        if let ledger = tables.state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
         let g = graph[env]
         (self.graph, self.environment, self.at, self.explains, self.unlocks) = (g, env, at, explain, unlock)
-        self.tables = try EvaluationTables(g, state: consume state, environment: env, at: at)
+        self.tables = tables
+        try tables.fill(g, environment: env, at: at)
         if strict { try refuseRuleSetWarnings() }
     }
 
@@ -55,7 +62,8 @@ public struct Evaluation: Sendable {
         self.at = at
         self.explains = explain
         self.unlocks = unlock
-        self.tables = try EvaluationTables(g, state: consume state, environment: env, at: at, past: past)
+        self.tables = EvaluationTables(state: state)
+        try tables.fill(g, environment: env, at: at, past: past)
     }
 
     /// The state indices of the purchases of product `p` (in this environment), in state order

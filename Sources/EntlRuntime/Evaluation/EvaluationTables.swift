@@ -4,26 +4,31 @@
 /// allocation (an `Array` per table would cost an allocation, a release and a generic-metadata
 /// lookup in the Swift runtime each).
 ///
-/// The tables are written by `init` and only read afterwards, except the memo, the replays and the
+/// The tables are written by `fill` and only read afterwards, except the memo, the replays and the
 /// usage records' features, which are filled on first use under the lock (an `Evaluation` is
 /// `Sendable`; its first queries may race). The lock orders every access to the properties filled
 /// on first use, so the runtime's exclusivity check on them (a call per access) is turned off.
+/// Every other property is written only by `fill`, before an evaluation holds the tables, or while
+/// only an `EvaluationScratch` holds them: unchecked as well.
+///
+/// An evaluation that is done with its tables can hand them to the next (`EvaluationScratch`, the
+/// batch's): its state's arrays and the one allocation are then filled again, not made again.
 final class EvaluationTables: @unchecked Sendable {
-    let state: PurchaseState
+    @exclusivity(unchecked) var state: PurchaseState
     /// Per state purchase: the product index, or -1 when it names none in this environment.
-    let purchaseProduct: UnsafeBufferPointer<Int32>
-    let standings: UnsafeBufferPointer<PurchaseStanding>
+    @exclusivity(unchecked) private(set) var purchaseProduct: UnsafeBufferPointer<Int32>
+    @exclusivity(unchecked) private(set) var standings: UnsafeBufferPointer<PurchaseStanding>
     /// Per state purchase: when it stops counting by itself (§2 rules 5–8; `.never` when it names
     /// no product). Queries ask often, and reading it from the purchase would copy the purchase.
-    let ends: UnsafeBufferPointer<End>
+    @exclusivity(unchecked) private(set) var ends: UnsafeBufferPointer<End>
     /// The matched purchases' state indices, sorted by (product, index): each product's purchases
     /// are one contiguous run.
-    let byProduct: UnsafeBufferPointer<Int32>
-    let products: ProductStandings
+    @exclusivity(unchecked) private(set) var byProduct: UnsafeBufferPointer<Int32>
+    @exclusivity(unchecked) private(set) var products: ProductStandings
     /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
     /// it names none or is a retry; resolved on first use (`usage(in:)`, under `lock`): a query
     /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
-    let usageFeature: UnsafeMutableBufferPointer<Int32>
+    @exclusivity(unchecked) private(set) var usageFeature: UnsafeMutableBufferPointer<Int32>
     /// Retried usage records (the `id` of an earlier record, for the same use): (record, the first
     /// record with it).
     @exclusivity(unchecked) var retries: [(record: Int, first: Int)] = []
@@ -36,20 +41,52 @@ final class EvaluationTables: @unchecked Sendable {
     @exclusivity(unchecked) var positions: [ComponentPosition?]?
 
     /// Entitlement values, filled on first use (under `lock`).
-    private let entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
+    @exclusivity(unchecked) private var entitlements: UnsafeMutableBufferPointer<(Truth, End)?>
     /// The replays of each credit component (§5), filled on first use (under `lock`); the table
     /// is initialized at the first replay (`componentsReady`).
-    private let components: UnsafeMutableBufferPointer<ComponentReplays?>
+    @exclusivity(unchecked) private var components: UnsafeMutableBufferPointer<ComponentReplays?>
     @exclusivity(unchecked) private var componentsReady = false
-    let lock: TablesLock
-    private let storage: UnsafeMutableRawPointer
+    /// Every table, the lock first; nil until the first `fill`.
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer?
+    /// `storage`'s size in bytes.
+    @exclusivity(unchecked) private var capacity = 0
 
-    /// `past`: the state is read at an earlier instant of a later evaluation (§5).
-    init(_ g: EnvironmentGraph, state: consuming PurchaseState, environment env: Environment, at: Instant,
-         past: Bool = false) throws(EvaluationError)
+    /// The lock, at the start of `storage`.
+    var lock: TablesLock { TablesLock(storage.unsafelyUnwrapped.assumingMemoryBound(to: TablesLock.Word.self)) }
+
+    /// Tables of `state` that hold nothing yet: `fill` resolves them.
+    init(state: consuming PurchaseState) {
+        self.state = state
+        (purchaseProduct, standings, ends, byProduct) = (.init(start: nil, count: 0), .init(start: nil, count: 0),
+                                                         .init(start: nil, count: 0), .init(start: nil, count: 0))
+        products = ProductStandings()
+        (usageFeature, entitlements, components) = (.init(start: nil, count: 0), .init(start: nil, count: 0),
+                                                    .init(start: nil, count: 0))
+    }
+
+    /// Forgets what was computed on first use, for a fill of new tables: the replays (released),
+    /// the usage records' features, the positions.
+    private func forgetLazies() {
+        if componentsReady {
+            for c in components.indices { components[c] = nil }
+            componentsReady = false
+        }
+        usageResolved = false
+        if !retries.isEmpty { retries.removeAll(keepingCapacity: true) }
+        if !conflicts.isEmpty { conflicts.removeAll(keepingCapacity: true) }
+        positions = nil
+    }
+
+    /// Resolves `state` in graph `g` at `at`, in place of whatever these tables held. `past`: the
+    /// state is read at an earlier instant of a later evaluation (§5). Only the one who holds the
+    /// tables alone calls it (a new evaluation, before anyone queries it).
+    func fill(_ g: EnvironmentGraph, environment env: Environment, at: Instant, past: Bool = false)
+        throws(EvaluationError)
     {
+        forgetLazies()
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
         var layout = StorageLayout()
+        _ = layout.place(TablesLock.Word.self, 1)  // the lock, first: it stays where it is
         // Few products touched (by purchases or overrides) of many: only theirs are kept, sorted, not
         // one standing per product of the graph (setting those up would outweigh the rest of a small
         // evaluation). A graph of a few products keeps them all: each standing read then costs no
@@ -62,14 +99,22 @@ final class EvaluationTables: @unchecked Sendable {
         let standingsAt = layout.place(PurchaseStanding.self, purchaseCount)
         let endsAt = layout.place(End.self, purchaseCount)
         let entitlementsAt = layout.place((Truth, End)?.self, g.entitlements.count)
-        let lockAt = layout.place(TablesLock.Word.self, 1)
         let purchaseProductAt = layout.place(Int32.self, purchaseCount)
         let byProductAt = layout.place(Int32.self, purchaseCount)
         let usageFeatureAt = layout.place(Int32.self, usageCount)
         let componentsAt = layout.place(ComponentReplays?.self, g.components.count)
-        let storage = StorageLayout.allocate(byteCount: layout.size, alignment: layout.alignment)
-        var built = false
-        defer { if !built { StorageLayout.release(storage) } }
+        if storage == nil || layout.size > capacity {
+            // Grown to what this state needs (and never shrunk: a batch's next lines are alike).
+            if let old = storage {
+                lock.destroy()
+                StorageLayout.release(old)
+            }
+            let block = StorageLayout.allocate(byteCount: layout.size, alignment: layout.alignment)
+            _ = block.bindMemory(to: TablesLock.Word.self, capacity: 1)
+            (storage, capacity) = (block, layout.size)
+            lock.initialize()
+        }
+        let storage = self.storage.unsafelyUnwrapped
 
         var products = ProductStandings(
             values: (storage + productsAt).bindMemory(to: ProductStanding.self, capacity: productSlots),
@@ -156,9 +201,7 @@ final class EvaluationTables: @unchecked Sendable {
 
         let entitlements = (storage + entitlementsAt).bindMemory(to: (Truth, End)?.self, capacity: g.entitlements.count)
         entitlements.initialize(repeating: nil, count: g.entitlements.count)
-        let lock = TablesLock((storage + lockAt).bindMemory(to: TablesLock.Word.self, capacity: 1))
 
-        self.state = consume state
         self.purchaseProduct = UnsafeBufferPointer(start: purchaseProduct, count: purchaseCount)
         self.standings = UnsafeBufferPointer(start: standings, count: purchaseCount)
         self.ends = UnsafeBufferPointer(start: ends, count: purchaseCount)
@@ -169,9 +212,6 @@ final class EvaluationTables: @unchecked Sendable {
         self.components = UnsafeMutableBufferPointer(
             start: (storage + componentsAt).bindMemory(to: ComponentReplays?.self, capacity: g.components.count),
             count: g.components.count)
-        self.lock = lock
-        self.storage = storage
-        built = true
     }
 
     deinit {
@@ -179,6 +219,7 @@ final class EvaluationTables: @unchecked Sendable {
         // nil (`deinitialize` went through the runtime's generic value witnesses); a nil left
         // behind holds nothing.
         if componentsReady { for c in components.indices { components[c] = nil } }
+        guard let storage else { return }
         lock.destroy()
         StorageLayout.release(storage)
     }
@@ -219,6 +260,13 @@ final class EvaluationTables: @unchecked Sendable {
         /// nil: `values` has one standing per product.
         private let keys: UnsafeMutablePointer<Int32>?
         private var count: Int
+
+        /// No standings: the tables before their first `fill`.
+        init() {
+            values = UnsafeMutablePointer(bitPattern: MemoryLayout<ProductStanding>.alignment)!
+            keys = nil
+            count = 0
+        }
 
         /// `dense`: the number of products, initialized when there are no keys.
         init(values: UnsafeMutablePointer<ProductStanding>, keys: UnsafeMutablePointer<Int32>?, dense: Int) {

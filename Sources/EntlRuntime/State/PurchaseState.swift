@@ -49,6 +49,17 @@ public struct PurchaseState: Sendable, Equatable {
             && lhs.overrides.elementsEqual(rhs.overrides) { $0.product == $1.product && $0.value == $1.value }
     }
 
+    /// Empties the state for another to be decoded into it, keeping its arrays' storage (a batch
+    /// decodes line after line into one state: `EvaluationScratch`).
+    mutating func clear() {
+        (customer, customerSince, now, environment, folded) = (nil, nil, nil, nil, nil)
+        purchases.removeAll(keepingCapacity: true)
+        usage.removeAll(keepingCapacity: true)
+        if !overrides.isEmpty { overrides.removeAll() }
+        if !grants.isEmpty { grants.removeAll(keepingCapacity: true) }
+        if !warnings.isEmpty { warnings.removeAll() }
+    }
+
     /// Sets an override (replacing an earlier one for the same product).
     public mutating func setOverride(_ product: String, _ value: Override) {
         overrides.removeAll { $0.product == product }

@@ -42,6 +42,7 @@ final class SpinLocked<Value>: @unchecked Sendable {
         self.value.initialize(to: value)
         word = .allocate(capacity: 1)
         lock = TablesLock(word)
+        lock.initialize()
     }
 
     deinit {
@@ -73,9 +74,13 @@ struct TablesLock {
 
     private let word: UnsafeMutablePointer<Word>
 
-    /// Initializes the lock at `word`.
+    /// The lock at `word`, which `initialize` has set up.
     init(_ word: UnsafeMutablePointer<Word>) {
         self.word = word
+    }
+
+    /// Sets up the lock's word (once, before any `lock`).
+    func initialize() {
         #if canImport(Glibc) || canImport(Musl)
         pthread_spin_init(word, Int32(PTHREAD_PROCESS_PRIVATE))
         #else

@@ -88,12 +88,23 @@ enum JSONLines {
 
     /// The customer state on one line; a line over `maxLineLength` is refused before decoding.
     static func state(_ line: Line, _ options: StateDecodingOptions = .default) throws(StateError) -> PurchaseState {
-        guard line.length <= maxLineLength else {
-            throw StateError(path: "", message: "line is \(line.length) bytes; the limit is \(maxLineLength) bytes")
-        }
+        try checkLength(line)
         var state = PurchaseState()
         try state.read(json: line.bytes, options: options)
         return state
+    }
+
+    /// Decodes `line` into the state of `scratch` (emptied first), as `state` does.
+    static func read(_ line: Line, into scratch: inout EvaluationScratch,
+                     _ options: StateDecodingOptions) throws(StateError) {
+        try checkLength(line)
+        try scratch.read(json: line.bytes, options: options)
+    }
+
+    private static func checkLength(_ line: Line) throws(StateError) {
+        guard line.length <= maxLineLength else {
+            throw StateError(path: "", message: "line is \(line.length) bytes; the limit is \(maxLineLength) bytes")
+        }
     }
 
     /// Lines read together: their bytes in one buffer.

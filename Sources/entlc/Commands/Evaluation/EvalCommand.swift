@@ -288,10 +288,12 @@ enum EvalCommand {
         }
     }
 
-    /// A batch block's output and what its lines came to.
+    /// A batch block's output and what its lines came to, and what its thread keeps from one
+    /// line's evaluation for the next.
     struct BatchBlock: ~Copyable {
         var out: JSONBytes
         var lines = 0, errors = 0, warnings = 0
+        var scratch = EvaluationScratch()
     }
 
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
@@ -310,7 +312,8 @@ enum EvalCommand {
                               reset: { $0.out.removeAll(); ($0.lines, $0.errors, $0.warnings) = (0, 0, 0) },
                               line: { line, number, block in
             block.lines += 1
-            switch evaluateLine(line, number: number, options, clock: clock, into: &block.out) {
+            switch evaluateLine(line, number: number, options, clock: clock, scratch: &block.scratch,
+                                into: &block.out) {
             case .failed: block.errors += 1
             case .evaluated(let n): block.warnings += n
             }
@@ -332,10 +335,11 @@ enum EvalCommand {
         case failed
     }
 
-    /// Writes one line's JSON: the results, or `{"line": N, "error": "…"}`.
+    /// Writes one line's JSON: the results, or `{"line": N, "error": "…"}`. The line is decoded and
+    /// evaluated in `scratch`, and its evaluation given back to it.
     @discardableResult
     static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant,
-                             into out: inout JSONBytes) -> LineOutcome {
+                             scratch: inout EvaluationScratch, into out: inout JSONBytes) -> LineOutcome {
         func failure(_ message: String) -> LineOutcome {
             out.beginObject()
             out.key("line"); out.int(Int64(number))
@@ -345,38 +349,45 @@ enum EvalCommand {
             return .failed
         }
         do {
-            var state = try JSONLines.state(line, options.decoding)
-            do throws(CLIError) {
-                try apply(options.overrides, to: &state, graph: options.graph, environment: options.environment)
-            } catch {
-                return failure(error.message)
+            try JSONLines.read(line, into: &scratch, options.decoding)
+            if !options.overrides.isEmpty {
+                do throws(CLIError) {
+                    try apply(options.overrides, to: &scratch.state, graph: options.graph,
+                              environment: options.environment)
+                } catch {
+                    return failure(error.message)
+                }
             }
-            let at = options.at ?? state.now ?? clock
-            let evaluation = try Evaluation(graph: options.graph, state: consume state,
-                                            environment: options.environment, at: at, explain: options.explain,
-                                            unlock: options.unlock, strict: options.decoding.strict)
-            /// The warnings, read once the query is answered, handed to `write`.
-            func written(_ write: ([StateError]) -> Void) -> LineOutcome {
-                let warnings = evaluation.warnings
-                write(warnings)
-                return .evaluated(warnings.count)
-            }
+            let at = options.at ?? scratch.state.now ?? clock
+            let evaluation = try scratch.evaluation(graph: options.graph, environment: options.environment, at: at,
+                                                    explain: options.explain, unlock: options.unlock,
+                                                    strict: options.decoding.strict)
             // One result written as it is (no array, no copy into an `EvaluationResult`).
+            let warnings: Int
             switch options.query {
             case .feature(let f, let required):
                 let result = try evaluation.feature(f, required: required)
-                return written { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
+                warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .entitlement(let e):
                 let result = try evaluation.entitlement(e)
-                return written { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
+                warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .product, .all:
                 let results = try answer(options.query, evaluation)
-                return written { evaluation.writeJSONLine(results, warnings: $0, into: &out) }
+                warnings = write(evaluation) { evaluation.writeJSONLine(results, warnings: $0, into: &out) }
             }
+            scratch.recycle(consume evaluation)
+            return .evaluated(warnings)
         } catch let error as StateError {
             return failure(error.description)
         } catch {
             return failure("\(error)")
         }
+    }
+
+    /// Hands `evaluation`'s warnings, read once the query is answered, to `write`; their number.
+    private static func write(_ evaluation: borrowing Evaluation, _ write: ([StateError]) -> Void) -> Int {
+        let warnings = evaluation.warnings
+        write(warnings)
+        return warnings.count
     }
 }

@@ -1,0 +1,62 @@
+/// What a program evaluating state after state on one thread (the batch) keeps from each
+/// evaluation for the next: its tables, with their one allocation, and its state, whose arrays are
+/// emptied and filled again rather than made again. A line then allocates nothing of its own for
+/// the state's purchases or the evaluation's tables, and frees nothing.
+///
+///     try scratch.read(json: line, options: options)  // into the kept state, emptied first
+///     let evaluation = try scratch.evaluation(graph: graph, environment: nil, at: at, …)
+///     … queries …
+///     scratch.recycle(consume evaluation)  // `consume`: a copy left behind would keep the tables
+///
+/// An evaluation made this way is the evaluation `Evaluation(graph:state:…)` makes of the same
+/// state (`EvaluationScratchTests`). Tables are taken back only when nothing else holds them (a
+/// result or a copy of the evaluation kept elsewhere keeps them to itself).
+package struct EvaluationScratch {
+    /// nil: none yet, or lent to an evaluation that was not given back.
+    private var tables: EvaluationTables?
+
+    package init() {}
+
+    /// The state the next evaluation reads (read into by `read`).
+    package var state: PurchaseState {
+        _read {
+            if let tables { yield tables.state } else { yield PurchaseState() }
+        }
+        _modify {
+            let tables = kept()
+            yield &tables.state
+        }
+    }
+
+    /// The kept tables, or new ones.
+    private mutating func kept() -> EvaluationTables {
+        if let tables { return tables }
+        let made = EvaluationTables(state: PurchaseState())
+        tables = made
+        return made
+    }
+
+    /// Empties the state and decodes `bytes` into it, as `PurchaseState(json:options:)` does.
+    package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
+        let tables = kept()
+        tables.state.clear()
+        try tables.state.read(json: bytes, options: options)
+    }
+
+    /// The evaluation of `state`, as `Evaluation(graph:state:environment:at:…)` makes it, holding
+    /// the tables until `recycle`.
+    package mutating func evaluation(graph: RuleGraph, environment: Environment?, at: Instant, explain: Bool,
+                                     unlock: Bool, strict: Bool) throws(EvaluationError) -> Evaluation {
+        let lent = kept()
+        tables = nil
+        return try Evaluation(graph: graph, tables: lent, environment: environment, at: at, explain: explain,
+                              unlock: unlock, strict: strict)
+    }
+
+    /// Takes back the tables of `evaluation`, made by `evaluation(…)`, when nothing else holds them.
+    package mutating func recycle(_ evaluation: consuming Evaluation) {
+        var lent = evaluation.tables
+        _ = consume evaluation
+        if isKnownUniquelyReferenced(&lent) { tables = lent }
+    }
+}

@@ -1,0 +1,96 @@
+import EntlCompiler
+@testable import EntlRuntime
+import EntlSyntax
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// `EvaluationScratch`, the batch's: an evaluation made in it, in tables and a state that held the
+/// previous one, is the evaluation a fresh `Evaluation(graph:state:…)` makes of the same state; and
+/// tables something else still holds are never taken back.
+@Suite struct EvaluationScratchTests {
+    static let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
+
+    /// What an evaluation answers: every result (explained), its warnings, or the error that
+    /// refused it.
+    static func answers(_ make: () throws(EvaluationError) -> Evaluation) -> String {
+        do throws(EvaluationError) {
+            let e = try make()
+            return "\(e.all())\n\(e.warnings)"
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    /// One scratch through generated cases in a row (rule sets of each focus, states of every
+    /// size, with usage, grants and unknown names, strict or not): each line is decoded into the
+    /// scratch and evaluated there, and answers as a fresh evaluation of its own decoding does.
+    /// Every seventh evaluation is kept past its `recycle`; at the end each kept one still
+    /// answers as it did (its tables were left to it, not refilled by later lines).
+    @Test func aScratchEvaluationAnswersAsAFreshOne() throws {
+        var scratch = EvaluationScratch()
+        let focuses: [DifferentialCase.Focus] = [.general, .credits, .purchaseDates, .history, .commercial]
+        var kept: [(evaluation: Evaluation, answers: String)] = []
+        var (compared, refused) = (0, 0)
+        for k in 0..<Self.cases {
+            let c = DifferentialCase(seed: 2026_11_26 &+ UInt64(k) &* 104_729, focus: focuses[k % focuses.count])
+            guard let graph = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph
+            else { continue }
+            let json = Array(stateJSON(c.state).utf8)
+            let (explain, unlock, strict) = (k % 2 == 0, k % 3 == 0, k % 5 == 0)
+            let fresh = Self.answers { () throws(EvaluationError) in
+                let state = try! PurchaseState(json: json)
+                return try Evaluation(graph: graph, state: state, environment: c.environment, at: c.at,
+                                      explain: explain, unlock: unlock, strict: strict)
+            }
+            try scratch.read(json: json[...], options: .default)
+            var made: Evaluation?
+            let reused = Self.answers { () throws(EvaluationError) in
+                let e = try scratch.evaluation(graph: graph, environment: c.environment, at: c.at, explain: explain,
+                                               unlock: unlock, strict: strict)
+                made = e
+                return e
+            }
+            #expect(reused == fresh, "case \(k) (seed \(c.seed)) answers differently from a scratch")
+            compared += 1
+            guard let evaluation = made.take() else {
+                refused += 1
+                continue
+            }
+            if k % 7 == 0 { kept.append((evaluation, reused)) }
+            scratch.recycle(consume evaluation)
+        }
+        for (i, k) in kept.enumerated() {
+            #expect(Self.answers { k.evaluation } == k.answers, "kept evaluation \(i) changed after its recycle")
+        }
+        #expect(compared > Self.cases * 3 / 4 && refused < compared / 2, "compared \(compared), refused \(refused)")
+    }
+
+    /// The tables of an evaluation given back are the next evaluation's (nothing allocated again);
+    /// those of one still held elsewhere are not.
+    @Test func tablesAreTakenBackOnlyWhenNothingElseHoldsThem() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: """
+            product pro: subscription { period month }
+            entitlement premium = pro
+            """)], lint: false).graph)
+        let line = Array(#"{"purchases": [{"product": "pro", "status": "active"}]}"#.utf8)
+        let at = try #require(Instant(rfc3339: "2026-11-26T12:00:00Z"))
+        var scratch = EvaluationScratch()
+        try scratch.read(json: line[...], options: .default)
+        let first = try scratch.evaluation(graph: graph, environment: nil, at: at, explain: false, unlock: false,
+                                           strict: false)
+        let firstTables = ObjectIdentifier(first.tables)
+        scratch.recycle(consume first)
+        try scratch.read(json: line[...], options: .default)
+        let second = try scratch.evaluation(graph: graph, environment: nil, at: at, explain: false, unlock: false,
+                                            strict: false)
+        #expect(ObjectIdentifier(second.tables) == firstTables)
+        let held = second
+        scratch.recycle(second)
+        try scratch.read(json: line[...], options: .default)
+        let third = try scratch.evaluation(graph: graph, environment: nil, at: at, explain: false, unlock: false,
+                                           strict: false)
+        #expect(ObjectIdentifier(third.tables) != firstTables)
+        #expect(try held.entitlement("premium").isActive && third.entitlement("premium").isActive)
+    }
+}
