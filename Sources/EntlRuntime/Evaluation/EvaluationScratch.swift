@@ -1,4 +1,4 @@
-/// What a program evaluating state after state on one thread (the batch) keeps from each
+/// What a program evaluating state after state on one thread (`entlc eval --states`) keeps from each
 /// evaluation for the next: its tables, with their one allocation, and its state, whose arrays are
 /// emptied and filled again rather than made again. A line then allocates nothing of its own for
 /// the state's purchases or the evaluation's tables, and frees nothing.
@@ -10,15 +10,16 @@
 ///
 /// An evaluation made this way is the evaluation `Evaluation(graph:state:…)` makes of the same
 /// state (`EvaluationScratchTests`). Tables are taken back only when nothing else holds them (a
-/// result or a copy of the evaluation kept elsewhere keeps them to itself).
-package struct EvaluationScratch {
+/// result or a copy of the evaluation kept elsewhere keeps them to itself). A scratch cannot be
+/// copied: two copies would fill the same tables.
+public struct EvaluationScratch: ~Copyable, Sendable {
     /// nil: none yet, or lent to an evaluation that was not given back.
     private var tables: EvaluationTables?
 
-    package init() {}
+    public init() {}
 
     /// The state the next evaluation reads (read into by `read`).
-    package var state: PurchaseState {
+    public var state: PurchaseState {
         _read {
             if let tables { yield tables.state } else { yield PurchaseState() }
         }
@@ -37,7 +38,9 @@ package struct EvaluationScratch {
     }
 
     /// Empties the state and decodes `bytes` into it, as `PurchaseState(json:options:)` does.
-    package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
+    public mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default)
+        throws(StateError)
+    {
         let tables = kept()
         tables.state.clear()
         try tables.state.read(json: bytes, options: options)
@@ -45,8 +48,10 @@ package struct EvaluationScratch {
 
     /// The evaluation of `state`, as `Evaluation(graph:state:environment:at:…)` makes it, holding
     /// the tables until `recycle`.
-    package mutating func evaluation(graph: RuleGraph, environment: Environment?, at: Instant, explain: Bool,
-                                     unlock: Bool, strict: Bool) throws(EvaluationError) -> Evaluation {
+    public mutating func evaluation(graph: RuleGraph, environment: Environment? = nil, at: Instant,
+                                    explain: Bool = false, unlock: Bool = false, strict: Bool = false)
+        throws(EvaluationError) -> Evaluation
+    {
         let lent = kept()
         tables = nil
         return try Evaluation(graph: graph, tables: lent, environment: environment, at: at, explain: explain,
@@ -54,7 +59,7 @@ package struct EvaluationScratch {
     }
 
     /// Takes back the tables of `evaluation`, made by `evaluation(…)`, when nothing else holds them.
-    package mutating func recycle(_ evaluation: consuming Evaluation) {
+    public mutating func recycle(_ evaluation: consuming Evaluation) {
         var lent = evaluation.tables
         _ = consume evaluation
         if isKnownUniquelyReferenced(&lent) { tables = lent }
