@@ -1,4 +1,4 @@
-/// What a program evaluating state after state on one thread (`entlc eval --states`) keeps from each
+/// What a program evaluating state after state (each block of `entlc eval --states`) keeps from each
 /// evaluation for the next: its tables, with their one allocation, and its state, whose arrays are
 /// emptied and filled again rather than made again. A line then allocates nothing of its own for
 /// the state's purchases or the evaluation's tables, and frees nothing.
@@ -47,21 +47,32 @@ public struct EvaluationScratch: ~Copyable, Sendable {
     }
 
     /// The evaluation of `state`, as `Evaluation(graph:state:environment:at:…)` makes it, holding
-    /// the tables until `recycle`.
+    /// the tables until `recycle`. When it throws, the scratch keeps its tables.
     public mutating func evaluation(graph: RuleGraph, environment: Environment? = nil, at: Instant,
                                     explain: Bool = false, unlock: Bool = false, strict: Bool = false)
         throws(EvaluationError) -> Evaluation
     {
         let lent = kept()
         tables = nil
-        return try Evaluation(graph: graph, tables: lent, environment: environment, at: at, explain: explain,
-                              unlock: unlock, strict: strict)
+        do {
+            return try Evaluation(graph: graph, tables: lent, environment: environment, at: at, explain: explain,
+                                  unlock: unlock, strict: strict)
+        } catch {
+            tables = lent
+            throw error
+        }
     }
 
-    /// Takes back the tables of `evaluation`, made by `evaluation(…)`, when nothing else holds them.
+    /// Takes back the tables of `evaluation`, made by `evaluation(…)`, when nothing else holds them,
+    /// the scratch holds none (a state read since is kept) and they are not much larger than a
+    /// line usually needs (one very large state does not pin its memory for the rest of a run).
     public mutating func recycle(_ evaluation: consuming Evaluation) {
         var lent = evaluation.tables
         _ = consume evaluation
-        if isKnownUniquelyReferenced(&lent) { tables = lent }
+        if tables == nil, isKnownUniquelyReferenced(&lent), lent.keptBytes <= Self.keptBytesLimit { tables = lent }
     }
+
+    /// The most memory tables taken back may keep: 1 MiB (some thousands of purchases or usage
+    /// records; a batch's usual line needs a few hundred bytes).
+    static let keptBytesLimit = 1 << 20
 }

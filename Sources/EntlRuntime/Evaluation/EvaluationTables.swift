@@ -51,6 +51,13 @@ final class EvaluationTables: @unchecked Sendable {
     /// `storage`'s size in bytes.
     @exclusivity(unchecked) private var capacity = 0
 
+    /// The memory these tables keep for a later `fill`: their allocation and their state's arrays.
+    var keptBytes: Int {
+        capacity + state.purchases.capacity * MemoryLayout<Purchase>.stride
+            + state.usage.capacity * MemoryLayout<UsageRecord>.stride
+            + state.grants.capacity * MemoryLayout<StateGrant>.stride
+    }
+
     /// The lock, at the start of `storage`.
     var lock: TablesLock { TablesLock(storage.unsafelyUnwrapped.assumingMemoryBound(to: TablesLock.Word.self)) }
 

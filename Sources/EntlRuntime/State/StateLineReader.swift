@@ -38,7 +38,7 @@ package struct StateLineReader {
             try reader.state(into: &state, limits: options.limits)
             return true
         } catch {
-            state = PurchaseState()
+            state.clear()  // blank again, its arrays' storage kept (`EvaluationScratch`)
             return false
         }
     }

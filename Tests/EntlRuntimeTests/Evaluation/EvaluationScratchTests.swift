@@ -31,7 +31,9 @@ import Testing
         var scratch = EvaluationScratch()
         let focuses: [DifferentialCase.Focus] = [.general, .credits, .purchaseDates, .history, .commercial]
         var kept: [(evaluation: Evaluation, answers: String)] = []
-        var (compared, refused) = (0, 0)
+        var (compared, refused, reused) = (0, 0, 0)
+        /// The tables the scratch holds now, when known (those of the evaluation given back last).
+        var held: ObjectIdentifier?
         for k in 0..<Self.cases {
             let c = DifferentialCase(seed: 2026_11_26 &+ UInt64(k) &* 104_729, focus: focuses[k % focuses.count])
             guard let graph = Compiler.compile([SourceFile(path: "d.entl", text: c.rules)], lint: false).graph
@@ -44,26 +46,34 @@ import Testing
                                       explain: explain, unlock: unlock, strict: strict)
             }
             try scratch.read(json: json[...], options: .default)
+            let decoded = try PurchaseState(json: json)
+            #expect(scratch.state == decoded && scratch.state.warnings == decoded.warnings,
+                    "case \(k): the scratch's state is not the state decoded afresh")
             var made: Evaluation?
-            let reused = Self.answers { () throws(EvaluationError) in
+            let answers = Self.answers { () throws(EvaluationError) in
                 let e = try scratch.evaluation(graph: graph, environment: c.environment, at: c.at, explain: explain,
                                                unlock: unlock, strict: strict)
                 made = e
                 return e
             }
-            #expect(reused == fresh, "case \(k) (seed \(c.seed)) answers differently from a scratch")
+            #expect(answers == fresh, "case \(k) (seed \(c.seed)) answers differently from a scratch")
             compared += 1
             guard let evaluation = made.take() else {
-                refused += 1
+                refused += 1  // the scratch keeps its tables, whichever they are
+                held = nil
                 continue
             }
-            if k % 7 == 0 { kept.append((evaluation, reused)) }
+            let tables = ObjectIdentifier(evaluation.tables)
+            if tables == held { reused += 1 }
+            held = k % 7 == 0 ? nil : tables
+            if k % 7 == 0 { kept.append((evaluation, answers)) }
             scratch.recycle(consume evaluation)
         }
         for (i, k) in kept.enumerated() {
             #expect(Self.answers { k.evaluation } == k.answers, "kept evaluation \(i) changed after its recycle")
         }
         #expect(compared > Self.cases * 3 / 4 && refused < compared / 2, "compared \(compared), refused \(refused)")
+        #expect(reused > compared / 2, "tables reused by \(reused) of \(compared) evaluations")
     }
 
     /// The tables of an evaluation given back are the next evaluation's (nothing allocated again);
@@ -92,5 +102,57 @@ import Testing
                                            strict: false)
         #expect(ObjectIdentifier(third.tables) != firstTables)
         #expect(try held.entitlement("premium").isActive && third.entitlement("premium").isActive)
+    }
+
+    static let rules = """
+        product pro: subscription { period month }
+        entitlement premium = pro
+        """
+    static let at = Instant(rfc3339: "2026-11-26T12:00:00Z")!
+    static let owned = Array(#"{"purchases": [{"product": "pro", "status": "active", "expires_at": "2027-01-01T00:00:00Z"}]}"#.utf8)
+    static let none = Array(#"{"purchases": []}"#.utf8)
+
+    /// An evaluation given back after the next state was read: that state is the one evaluated next.
+    @Test func aStateReadBeforeTheRecycleIsTheOneEvaluated() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: Self.rules)], lint: false).graph)
+        var scratch = EvaluationScratch()
+        try scratch.read(json: Self.owned[...])
+        let first = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(try first.entitlement("premium").isActive)
+        try scratch.read(json: Self.none[...])
+        scratch.recycle(consume first)
+        let second = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(try !second.entitlement("premium").isActive)
+    }
+
+    /// An evaluation that throws leaves the scratch its tables; tables over the limit are not
+    /// kept (one very large state does not pin its memory).
+    @Test func refusedEvaluationsKeepTheTablesAndLargeOnesAreLetGo() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: Self.rules)], lint: false).graph)
+        var scratch = EvaluationScratch()
+        try scratch.read(json: Self.owned[...])
+        let first = try scratch.evaluation(graph: graph, at: Self.at)
+        let tables = ObjectIdentifier(first.tables)
+        scratch.recycle(consume first)
+        // Strict refuses a subscription that never ends (no `expires_at`).
+        try scratch.read(json: Array(#"{"purchases": [{"product": "pro", "status": "active"}]}"#.utf8)[...])
+        #expect(throws: EvaluationError.self) { try scratch.evaluation(graph: graph, at: Self.at, strict: true) }
+        try scratch.read(json: Self.owned[...])
+        let second = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(ObjectIdentifier(second.tables) == tables)
+        scratch.recycle(consume second)
+
+        let many = "{\"purchases\": [" + Array(repeating: #"{"product": "pro", "status": "expired"}"#, count: 20_000)
+            .joined(separator: ", ") + "]}"
+        try scratch.read(json: Array(many.utf8)[...])
+        let large = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(large.tables.keptBytes > EvaluationScratch.keptBytesLimit)
+        #expect(ObjectIdentifier(large.tables) == tables)
+        scratch.recycle(consume large)
+        try scratch.read(json: Self.owned[...])
+        let after = try scratch.evaluation(graph: graph, at: Self.at)
+        // New tables (the large ones were freed: their address may come back, their size does not).
+        #expect(after.tables.keptBytes < EvaluationScratch.keptBytesLimit)
+        #expect(try after.entitlement("premium").isActive)
     }
 }
