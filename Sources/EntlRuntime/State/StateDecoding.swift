@@ -55,9 +55,9 @@ extension PurchaseState {
         try read(json: bytes, options: options)
     }
 
-    /// Reads state JSON into this state, an empty one (a state returned would be copied, twice).
-    /// The batch decodes each line this way, into `var state = PurchaseState()`: through
-    /// `init(json:options:)` the decoding options, name table and all, were copied once more a line.
+    /// Reads state JSON into this state, an empty one (a state returned would be copied, twice):
+    /// `init(json:options:)` and `EvaluationScratch.read`, which decodes a batch's lines into the
+    /// state of the line before, emptied.
     package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
         // The common form first: anything else is read from the start by the general decoder.
         if bytes.withUnsafeBufferPointer({ StateLineReader.read($0, into: &self, options: options) }) { return }

@@ -9,7 +9,7 @@ public protocol JSONSink: ~Copyable {
     mutating func key(_ key: StaticString)
     mutating func string(_ value: String?)
     /// A string value that needs no escaping, known when compiling (a kind, a decision, a status):
-    /// written like a key, with no scan for escapes.
+    /// `JSONBytes` writes it like a key, with no scan for escapes.
     mutating func word(_ value: StaticString)
     mutating func int(_ value: Int64?)
     mutating func bool(_ value: Bool)
@@ -20,6 +20,8 @@ public protocol JSONSink: ~Copyable {
 }
 
 extension JSONSink where Self: ~Copyable {
+    public mutating func word(_ value: StaticString) { string(value.description) }
+
     public mutating func instant(_ value: Instant?) { string(value?.rfc3339) }
 
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
@@ -70,7 +72,6 @@ public struct JSONTree: JSONSink {
     }
 
     public mutating func string(_ value: String?) { add(.string(value)) }
-    public mutating func word(_ value: StaticString) { add(.string(value.description)) }
     public mutating func int(_ value: Int64?) { add(.int(value)) }
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
 }

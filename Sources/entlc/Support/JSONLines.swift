@@ -89,9 +89,7 @@ enum JSONLines {
     /// The customer state on one line; a line over `maxLineLength` is refused before decoding.
     static func state(_ line: Line, _ options: StateDecodingOptions = .default) throws(StateError) -> PurchaseState {
         try checkLength(line)
-        var state = PurchaseState()
-        try state.read(json: line.bytes, options: options)
-        return state
+        return try PurchaseState(json: line.bytes, options: options)
     }
 
     /// Decodes `line` into the state of `scratch` (emptied first), as `state` does.
