@@ -249,12 +249,27 @@ public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [
                          stderr: String(decoding: errData, as: UTF8.self), status: process.terminationStatus)
 }
 
-/// A fresh temporary directory, removed by the caller.
+/// A fresh temporary directory. Every one is made inside one directory of this test process,
+/// removed when the process exits (a test that removes its own early may); a directory left by a
+/// test process that was killed is removed by the next one.
 public func makeTemporaryDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "entlc-tests-" + UUID().uuidString
+    let path = temporaryRoot + "/" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// `entlc-tests-PID` in the system's temporary directory, made once.
+private let temporaryRoot: String = {
+    let prefix = "entlc-tests-", parent = NSTemporaryDirectory()
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+        // Another test process's, or one whose process is gone (named by a UUID before 2026-11-26).
+        if let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) == 0 || errno != ESRCH { continue }
+        try? FileManager.default.removeItem(atPath: parent + name)
+    }
+    let root = parent + prefix + String(getpid())
+    atexit { try? FileManager.default.removeItem(atPath: temporaryRoot) }
+    return root
+}()
 
 // MARK: - Evaluating
 

@@ -54,6 +54,7 @@ func run(_ arguments: [String], stdoutTo path: String = "/dev/null",
     p.waitUntilExit()
     let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     let kib = (try? String(contentsOfFile: rss, encoding: .utf8)).flatMap { Int($0.split(separator: "\n").last ?? "") }
+    try? FileManager.default.removeItem(atPath: rss)
     guard statuses.contains(p.terminationStatus), let nanoseconds = Double(text), let kib else {
         fail("cannot time \(arguments) (exit \(p.terminationStatus))")
     }
