@@ -25,6 +25,7 @@ extension Evaluation {
 
     /// A state grant naming nothing the rules have, or with terms its feature's kind cannot have.
     private func grantWarnings(into found: inout [StateError]) {
+        guard !state.grants.isEmpty else { return }  // most states: no iterator set up
         for (i, g) in state.grants.enumerated() {
             var place: String { "grants[\(i)]" }
             switch g.target {

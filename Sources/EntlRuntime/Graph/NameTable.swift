@@ -101,7 +101,9 @@ struct NameTable: Sendable {
 
     subscript(_ first: String, _ second: String) -> Int? {
         let decided = first.utf8.withContiguousStorageIfAvailable { a in
-            second.utf8.withContiguousStorageIfAvailable { b in answer(a, b) } ?? nil
+            second.utf8.withContiguousStorageIfAvailable { b in
+                a.count <= 16 && b.count <= 16 ? answer(short: a, b) : answer(a, b)
+            } ?? nil
         } ?? nil
         if let decided { return decided }
         guard case .pairs(let dictionary) = fallback else { return nil }
@@ -132,6 +134,33 @@ struct NameTable: Sendable {
         var h = Hash()
         h.combine(head, count: n)
         let found = probe(h.value) { $0.length == n && $0.head == head }
+        return found != nil || complete ? .some(found) : nil
+    }
+
+    /// `answer` for a pair of parts of at most 16 bytes each: hashed and compared as words.
+    private func answer(short a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int?? {
+        let (m, n) = (a.count, b.count)
+        let first = ByteBuffer.paddedWords(UnsafeRawPointer(a.baseAddress), m)
+        let second = ByteBuffer.paddedWords(UnsafeRawPointer(b.baseAddress), n)
+        let highs: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+        guard (first.0 | first.1 | second.0 | second.1) & highs == 0 else { return nil }
+        // A 0 byte in the first part (its bytes are ASCII: a byte's high bit after subtracting one
+        // is set only by a 0, or by a 1 borrowing from a 0 below it).
+        @inline(__always) func zero(_ word: UInt64, _ bytes: Int) -> Bool {
+            let kept = bytes >= 8 ? ~0 : bytes <= 0 ? 0 : (1 &<< (8 &* UInt64(bytes))) &- 1
+            return (word &- ones) & highs & kept != 0
+        }
+        guard !zero(first.0, m), !zero(first.1, m &- 8) else { return nil }
+        var h = Hash()
+        h.combine(first, count: m)
+        h.combine(second, count: n)
+        let found = probe(h.value) { slot in
+            Int(slot.length) == m &+ 1 &+ n && bytes.withUnsafeBufferPointer { all in
+                let key = UnsafeRawPointer(all.baseAddress.unsafelyUnwrapped + Int(slot.start))
+                return ByteBuffer.paddedWords(key, m) == first && key.load(fromByteOffset: m, as: UInt8.self) == 0
+                    && ByteBuffer.paddedWords(key + m + 1, n) == second
+            }
+        }
         return found != nil || complete ? .some(found) : nil
     }
 

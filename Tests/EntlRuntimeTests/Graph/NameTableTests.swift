@@ -100,6 +100,36 @@ import Testing
         #expect(pairs["stripe", "e\u{301}"] == 8)
     }
 
+    /// Pairs with parts of every length from 0 to 18 (each side of the two-word short path), and
+    /// queries that move bytes between the parts or add one: the table answers as the nested
+    /// dictionary does, for keys and non-keys alike. Once with ASCII parts without a 0 byte (the
+    /// table holds every pair, and answers a miss itself), once with a 0 byte in some parts.
+    @Test func pairsOfEveryPartLengthAnswerAsTheNestedDictionary() {
+        var rng = SeededRandom(seed: 35)
+        for zeros in [false, true] {
+            func part(_ n: Int) -> String {
+                let bytes = (0..<n).map { _ in zeros && rng.next() % 9 == 0 ? 0 : UInt8(0x61 + rng.next() % 3) }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            var nested: [String: [String: Int]] = [:]
+            var queries: [(String, String)] = []
+            for m in 0...18 {
+                for n in 0...18 {
+                    let (a, b) = (part(m), part(n))
+                    nested[a, default: [:]][b] = m * 100 + n
+                    queries.append((a, b))
+                    queries.append((a + String(b.prefix(1)), String(b.dropFirst())))  // the meeting point moved
+                    queries.append((String(a.dropLast()), String(a.suffix(1)) + b))
+                    queries.append((a, b + "a"))
+                }
+            }
+            let table = NameTable(pairs: nested)
+            var wrong: [String] = []
+            for (a, b) in queries where table[a, b] != nested[a]?[b] { wrong.append("\(Array(a.utf8)) \(Array(b.utf8))") }
+            #expect(wrong == [], "zeros: \(zeros)")
+        }
+    }
+
     private func hash(_ bytes: [UInt8]) -> NameTable.Hash {
         var h = NameTable.Hash()
         bytes.withUnsafeBufferPointer { h.combine($0) }

@@ -96,6 +96,19 @@ enum EvalCommand {
         /// Compute `unlocked_by` (always for one state; `--unlock` for batches).
         var unlock: Bool
         var decoding: StateDecodingOptions
+
+        /// The queried feature's or entitlement's index in each environment (nil where it has
+        /// none: asked by name, which says so): a batch line asks by index, no name hashed.
+        var queryIndex: (live: Int?, test: Int?) {
+            func index(_ g: EnvironmentGraph) -> Int? {
+                switch query {
+                case .feature(let f, _): g.featureIndex[f]
+                case .entitlement(let e): g.entitlementIndex[e]
+                case .product, .all: nil
+                }
+            }
+            return (index(graph.live), index(graph.test))
+        }
     }
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
@@ -302,7 +315,7 @@ enum EvalCommand {
     static func runBatch(_ path: String, _ options: Options, jobs: Int,
                          failOnError: Bool) throws(CLIError) -> ExitCode {
         // One instant for every line that gives none (`now`), printed in each result's `at`.
-        let clock = Instant.now()
+        let clock = Instant.now(), queryIndex = options.queryIndex
         var (lines, errors, warnings) = (0, 0, 0)
         // A block's output is written in place, line after line, into a buffer reserved for 2 KB
         // a line (a line of one entitlement is about 500 bytes; pages are resident only once
@@ -312,8 +325,8 @@ enum EvalCommand {
                               reset: { $0.out.removeAll(); ($0.lines, $0.errors, $0.warnings) = (0, 0, 0) },
                               line: { line, number, block in
             block.lines += 1
-            switch evaluateLine(line, number: number, options, clock: clock, scratch: &block.scratch,
-                                into: &block.out) {
+            switch evaluateLine(line, number: number, options, queryIndex: queryIndex, clock: clock,
+                                scratch: &block.scratch, into: &block.out) {
             case .failed: block.errors += 1
             case .evaluated(let n): block.warnings += n
             }
@@ -338,7 +351,8 @@ enum EvalCommand {
     /// Writes one line's JSON: the results, or `{"line": N, "error": "…"}`. The line is decoded and
     /// evaluated in `scratch`, and its evaluation given back to it.
     @discardableResult
-    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options, clock: Instant,
+    static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options,
+                             queryIndex: (live: Int?, test: Int?), clock: Instant,
                              scratch: inout EvaluationScratch, into out: inout JSONBytes) -> LineOutcome {
         func failure(_ message: String) -> LineOutcome {
             out.beginObject()
@@ -364,12 +378,15 @@ enum EvalCommand {
                                                     strict: options.decoding.strict)
             // One result written as it is (no array, no copy into an `EvaluationResult`).
             let warnings: Int
+            let index = evaluation.environment == .live ? queryIndex.live : queryIndex.test
             switch options.query {
             case .feature(let f, let required):
-                let result = try evaluation.feature(f, required: required)
+                let result = if let index { evaluation.feature(index, required: required) } else {
+                    try evaluation.feature(f, required: required)
+                }
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .entitlement(let e):
-                let result = try evaluation.entitlement(e)
+                let result = if let index { evaluation.entitlement(index) } else { try evaluation.entitlement(e) }
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .product, .all:
                 let results = try answer(options.query, evaluation)
