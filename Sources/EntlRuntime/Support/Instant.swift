@@ -145,16 +145,26 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
               let c = digits(w1, 0xFFFF_00FF_FF00_FFFF, 0x0000_3A00_0074_0000, caseless: 0x0000_0000_0020_0000),
               let e = digits(w2, 0x0000_0000_00FF_FF00, 0x0000_0000_7A00_003A, caseless: 0x0000_0000_2000_0000)
         else { return nil }
-        @inline(__always) func two(_ word: UInt64, _ at: Int) -> Int {
-            Int((word >> (8 * at)) & 0xF) * 10 + Int((word >> (8 * at + 8)) & 0xF)
+        // Each byte of `pairs(d)` is ten times a digit plus the next one (at most 99: no carry
+        // between bytes), so every two-digit field is one byte of it.
+        @inline(__always) func pairs(_ d: UInt64) -> UInt64 { d &* 10 &+ d >> 8 }
+        @inline(__always) func byte(_ word: UInt64, _ at: UInt64) -> Int {
+            Int(truncatingIfNeeded: word >> (8 &* at) & 0xFF)
         }
-        let year = two(a, 0) * 100 + two(a, 2), month = two(a, 5), day = two(c, 0)
-        let hour = two(c, 3), minute = two(c, 6), second = two(e, 1)
-        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysIn(year: Int64(year), month: month),
+        let (date, time, seconds) = (pairs(a), pairs(c), pairs(e))
+        let year = byte(date, 0) &* 100 &+ byte(date, 2), month = byte(date, 5), day = byte(time, 0)
+        let hour = byte(time, 3), minute = byte(time, 6), second = byte(seconds, 1)
+        guard month >= 1, month <= 12, day >= 1,
+              day <= 28 || day <= CivilDate.daysIn(year: Int64(year), month: month),
               hour <= 23, minute <= 59, second <= 59
         else { return nil }
-        let days = CivilDate.toDays(year: Int64(year), month: month, day: day)
-        return Instant(seconds: days * 86_400 + Int64(hour * 3600 + minute * 60 + second))
+        // `CivilDate.toDays` for a year of four digits, taken 400 years later (so that a year
+        // from March is never below 0: unsigned division by a constant needs no sign fix-up), then
+        // those 400 years' 146,097 days taken off again.
+        let y = UInt64(year) &+ (month > 2 ? 400 : 399), m = UInt64(month > 2 ? month &- 3 : month &+ 9)
+        let days = 365 &* y &+ y / 4 &- y / 100 &+ y / 400 &+ (153 &* m &+ 2) / 5 &+ UInt64(day) &- 1
+        return Instant(seconds: (Int64(days) &- 719_468 &- 146_097) &* 86_400
+                           &+ Int64(hour &* 3600 &+ minute &* 60 &+ second))
     }
 
     /// Appends `rfc3339`'s UTF-8 bytes (no intermediate strings).

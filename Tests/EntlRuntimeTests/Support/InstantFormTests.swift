@@ -30,6 +30,29 @@ import Testing
         #expect(accepted > 20)
     }
 
+    /// Every day of the years at the edges of the calendar's cycles (the first years, leap
+    /// centuries and not, the epoch, the last years), at three times of day: the word reader
+    /// reads each as the byte parser does.
+    @Test func wordReaderAgreesWithTheByteParserOnEveryDayOfEdgeYears() {
+        var wrong: [String] = []
+        for year in [0, 1, 2, 3, 4, 99, 100, 101, 399, 400, 401, 1899, 1900, 1969, 1970, 1999, 2000, 2024, 2026, 2100,
+                     2400, 9998, 9999] {
+            for month in 1...12 {
+                for day in 1...31 {
+                    for time in ["00:00:00", "12:34:56", "23:59:59"] {
+                        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+                        let text = String(repeating: "0", count: 4 - String(year).count) + "\(year)-\(two(month))-"
+                            + "\(two(day))T\(time)Z"
+                        Array(text.utf8).withUnsafeBufferPointer { b in
+                            if Instant.parseWholeSecondsUTC(b) != Instant.parseAnyForm(b) { wrong.append(text) }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(wrong == [])
+    }
+
     @Test func otherFormsAreLeftToTheByteParser() {
         for text in ["2026-11-22T12:00:00.5Z", "2026-11-22T12:00:00+01:00", "2026-11-22T12:00:0Z", "2026-11-22T12:00:00ZZ"] {
             Array(text.utf8).withUnsafeBufferPointer { #expect(Instant.parseWholeSecondsUTC($0) == nil, "\(text)") }
