@@ -209,13 +209,17 @@ extension Evaluation {
         let truth = entitlementValue(e).0
         result.name = graph.entitlements[e].name
         result.decision = truth.decision
-        result.inBillingRetry = anyPurchaseBehind(e, withStatus: .billingRetry)
+        // What the purchases behind it say (a billing retry, a revocation, a change, the one that
+        // ended last) is looked for only when it has some: most customers have none behind most
+        // entitlements.
+        let purchased = graph.entitlements[e].behind.contains { !purchases(of: $0.product).isEmpty }
+        result.inBillingRetry = purchased && anyPurchaseBehind(e, withStatus: .billingRetry)
         result.validUntil = earliest(earliest(nextChange(watching: graph.entitlements[e].watchedProducts),
-                                              changeBehind(e, truth)), nextStateGrantChange)
-        let anyOwned = graph.entitlements[e].behind.contains { b in
+                                              purchased ? changeBehind(e, truth) : nil), nextStateGrantChange)
+        let anyOwned = purchased && graph.entitlements[e].behind.contains { b in
             (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
-        result.isRevoked = !anyOwned && anyPurchaseBehind(e, withStatus: .revoked)
+        result.isRevoked = purchased && !anyOwned && anyPurchaseBehind(e, withStatus: .revoked)
 
         let rep = truth == .true ? representative(of: e) : nil
         switch rep {
@@ -241,7 +245,7 @@ extension Evaluation {
             }
         case nil where truth != .true:
             // Inactive (or undetermined): report the purchase that ended most recently.
-            if let j = mostRecentlyEnded(e) {
+            if purchased, let j = mostRecentlyEnded(e) {
                 report(j, into: &result)
                 // Never an end after `t`: a purchase its status ended before its dates reports none.
                 result.expiresAt = accessEnd(j).instant.flatMap { $0 <= at ? $0 : nil }
