@@ -242,10 +242,7 @@ final class EvaluationTables: @unchecked Sendable {
     /// is not held while replaying (a replay asks for entitlement values); two threads asking at
     /// once may both replay, with the same outcome.
     func component(_ c: Int, replay: () -> ComponentReplays) -> ComponentReplays {
-        lock.lock()
-        let known = componentsReady ? components[c] : nil
-        lock.unlock()
-        if let known { return known }
+        if let known = component(c) { return known }
         let computed = replay()
         lock.lock()
         defer { lock.unlock() }
@@ -255,6 +252,13 @@ final class EvaluationTables: @unchecked Sendable {
         }
         components[c] = computed
         return computed
+    }
+
+    /// The replays of credit component `c`, if they were computed.
+    func component(_ c: Int) -> ComponentReplays? {
+        lock.lock()
+        defer { lock.unlock() }
+        return componentsReady ? components[c] : nil
     }
 
     /// Per product of the graph, its standing: a table of every product, or, when few of many are

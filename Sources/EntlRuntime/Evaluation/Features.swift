@@ -32,8 +32,8 @@ extension Evaluation {
     }
 
     private func decideBoolean(_ f: Int, _ result: inout FeatureResult) {
-        let feature = graph.features[f]
-        let requirement = feature.requires == nil ? nil : truth(of: feature.requiresProgram)
+        // The feature's fields read where they are (the feature read whole would be a copy of it).
+        let requirement = graph.features[f].requires == nil ? nil : truth(of: graph.features[f].requiresProgram)
         // A grant counts when its product is owned (once is enough) or its entitlement active.
         var granting: Grant.Source?
         var uncertain = false

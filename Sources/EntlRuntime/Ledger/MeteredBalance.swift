@@ -46,7 +46,10 @@ extension Evaluation {
     private func replays(ofComponentOf f: Int) -> ComponentReplays { replays(ofComponent: graph.componentOf[f]) }
 
     /// The replays of credit component `c`, computed once per evaluation.
-    func replays(ofComponent c: Int) -> ComponentReplays { tables.component(c) { replayComponent(c) } }
+    func replays(ofComponent c: Int) -> ComponentReplays {
+        // Looked up before the closure that replays is formed (forming it copies the evaluation).
+        tables.component(c) ?? tables.component(c) { replayComponent(c) }
+    }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
     private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {

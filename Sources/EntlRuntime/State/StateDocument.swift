@@ -32,7 +32,7 @@ extension StateReader {
             case 5:
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
                     if i == 0 { state.usage.reserveCapacity(8) }
-                    state.usage.append(try r.usage(i))
+                    try r.usage(i, into: &state.usage)
                 }
             case 6:
                 if try r.null() { return }
@@ -75,8 +75,8 @@ extension StateReader {
         p.product = product
     }
 
-    /// Reads a usage record.
-    private mutating func usage(_ index: Int) throws(DecodeError) -> UsageRecord {
+    /// Reads a usage record into `records`.
+    private mutating func usage(_ index: Int, into records: inout [UsageRecord]) throws(DecodeError) {
         var fields = UsageFields()
         try members(StateReader.usageKeys) { (r, known, key) throws(DecodeError) in
             guard try StateReader.usageField(known, &r, &fields) else {
@@ -84,7 +84,7 @@ extension StateReader {
                 return
             }
         }
-        return try fields.record()
+        try fields.append(to: &records)
     }
 }
 
@@ -106,15 +106,16 @@ extension StateReader: StateValueReader {
     mutating func integer() throws(DecodeError) -> Int64? { try amount() }
 }
 
-/// A usage record's fields as read, before they are checked (`record()`).
+/// A usage record's fields as read, before they are checked (`append(to:)`).
 struct UsageFields {
     var feature: String?, event: String?, id: String?
     var amount: Int64?, level: Int64?
     var at: Instant?
 
-    /// The record these fields make; its strings are moved out of the fields, not copied (a
-    /// pattern over `(feature, event)` would copy both).
-    mutating func record() throws(DecodeError) -> UsageRecord {
+    /// Appends the record these fields make; its strings are moved out of the fields, not copied
+    /// (a pattern over `(feature, event)` would copy both), and the record is built where it is
+    /// appended (a record returned would be copied: a retain and a release of its strings).
+    mutating func append(to records: inout [UsageRecord]) throws(DecodeError) {
         let kind: UsageRecord.Kind
         switch (amount, level) {
         case (let a?, nil): kind = .amount(a)
@@ -126,8 +127,12 @@ struct UsageFields {
         guard feature == nil || event == nil else {
             throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         }
-        if let name = feature.take() { return UsageRecord(feature: name, kind: kind, at: at, id: id.take()) }
-        if let name = event.take() { return UsageRecord(event: name, kind: kind, at: at, id: id.take()) }
+        if let name = feature.take() {
+            return records.append(UsageRecord(feature: name, kind: kind, at: at, id: id.take()))
+        }
+        if let name = event.take() {
+            return records.append(UsageRecord(event: name, kind: kind, at: at, id: id.take()))
+        }
         throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
     }
 }

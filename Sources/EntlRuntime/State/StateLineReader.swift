@@ -58,7 +58,7 @@ package struct StateLineReader {
                 case 5:
                     try elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
                         if k == 0 { state.usage.reserveCapacity(8) }
-                        state.usage.append(try r.usage())
+                        try r.usage(into: &state.usage)
                     }
                 default:
                     // `overrides`, `grants` and `ledger` are read by the general decoder.
@@ -82,7 +82,7 @@ package struct StateLineReader {
         p.product = product
     }
 
-    private mutating func usage() throws(Declined) -> UsageRecord {
+    private mutating func usage(into records: inout [UsageRecord]) throws(Declined) {
         var seen: UInt64 = 0
         var fields = UsageFields()
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
@@ -92,7 +92,7 @@ package struct StateLineReader {
             } while try more(UInt8(ascii: "}"))
         }
         do {
-            return try fields.record()
+            try fields.append(to: &records)
         } catch {
             throw Declined()
         }
