@@ -20,9 +20,9 @@ package struct StateLineReader {
     /// The cursor (JSON's whitespace, `peek`); values are read from `base` a word at a time.
     private var s: JSONScanner
     private let base: UnsafePointer<UInt8>
-    private let names: StateNames?
+    private let names: StateNames.View?
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames?) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames.View?) {
         s = JSONScanner(bytes)
         self.base = base
         self.names = names
@@ -33,9 +33,16 @@ package struct StateLineReader {
     package static func read(_ bytes: UnsafeBufferPointer<UInt8>, into state: inout PurchaseState,
                      options: StateDecodingOptions) -> Bool {
         guard let base = bytes.baseAddress else { return false }
-        var reader = StateLineReader(bytes, base: base, names: options.names)
         do {
-            try reader.state(into: &state, limits: options.limits)
+            if let names = options.names {
+                try names.withView { (view) throws(Declined) in
+                    var reader = StateLineReader(bytes, base: base, names: view)
+                    try reader.state(into: &state, limits: options.limits)
+                }
+            } else {
+                var reader = StateLineReader(bytes, base: base, names: nil)
+                try reader.state(into: &state, limits: options.limits)
+            }
             return true
         } catch {
             state.clear()  // blank again, its arrays' storage kept (`EvaluationScratch`)

@@ -8,7 +8,7 @@ public struct StateNames: Sendable, Equatable {
     private let slots: [Slot]
     private let shift: UInt64
 
-    private struct Slot: Sendable, Equatable {
+    fileprivate struct Slot: Sendable, Equatable {
         var words: (UInt64, UInt64)
         var length: Int
         var name: String
@@ -53,10 +53,26 @@ public struct StateNames: Sendable, Equatable {
         return Int(truncatingIfNeeded: mixed >> shift)
     }
 
+    /// Calls `body` with the table's view, valid while it runs: a decoder holds the view, not a
+    /// copy of the table (a copy of an optional table is a generic copy, a hundred instructions).
+    func withView<R, E: Error>(_ body: (View) throws(E) -> R) throws(E) -> R {
+        try slots.withUnsafeBufferPointer { (slots) throws(E) in try body(View(slots: slots, shift: shift)) }
+    }
+
     /// The name whose bytes are `words` (zero-padded) and `length` long, if it is kept.
     @inline(__always)
     func name(_ words: (UInt64, UInt64), length: Int) -> String? {
-        slots.withUnsafeBufferPointer { slots in
+        withView { $0.name(words, length: length) }
+    }
+
+    /// The slots as a buffer (`withView`).
+    struct View {
+        fileprivate let slots: UnsafeBufferPointer<Slot>
+        fileprivate let shift: UInt64
+
+        /// The name whose bytes are `words` (zero-padded) and `length` long, if it is kept.
+        @inline(__always)
+        func name(_ words: (UInt64, UInt64), length: Int) -> String? {
             var i = StateNames.slot(words, length, shift)
             while slots[i].length != 0 {
                 if slots[i].length == length, slots[i].words == words { return slots[i].name }
