@@ -168,9 +168,10 @@ extension Evaluation {
 
     /// How purchase `j` stood at an instant `e` before `t` (§5: read as a past one), ranked.
     func pastRank(of j: Int, at e: Instant) -> UInt8 {
-        let p = graph.products[Int(purchaseProduct[j])]
+        let p = Int(purchaseProduct[j])  // the product's fields read where they are, not the product copied
+        let (kind, duration) = (graph.products[p].kind, graph.products[p].duration)
         return state.purchases.withUnsafeBufferPointer { purchases in
-            let standing = OwnershipResolver.standing(purchases.baseAddress! + j, p.kind, p.duration, at: e, past: true)
+            let standing = OwnershipResolver.standing(purchases.baseAddress! + j, kind, duration, at: e, past: true)
             return Evaluation.rank(standing)
         }
     }
