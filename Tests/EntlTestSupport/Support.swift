@@ -251,7 +251,9 @@ public func runEntlc(_ arguments: [String], stdin: String? = nil, environment: [
 
 /// A fresh temporary directory. Every one is made inside one directory of this test process,
 /// removed when the process exits (a test that removes its own early may); a directory left by a
-/// test process that was killed is removed by the next one.
+/// test process that was killed is removed by the next one (one named by a process that no longer
+/// exists, or one of the older, per-directory kind when it is a day old: a test process of
+/// another checkout may still be using a newer one).
 public func makeTemporaryDirectory() throws -> String {
     let path = temporaryRoot + "/" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -261,10 +263,16 @@ public func makeTemporaryDirectory() throws -> String {
 /// `entlc-tests-PID` in the system's temporary directory, made once.
 private let temporaryRoot: String = {
     let prefix = "entlc-tests-", parent = NSTemporaryDirectory()
+    let dayAgo = Date(timeIntervalSinceNow: -86_400)
     for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
-        // Another test process's, or one whose process is gone (named by a UUID before 2026-11-26).
-        if let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) == 0 || errno != ESRCH { continue }
-        try? FileManager.default.removeItem(atPath: parent + name)
+        let stale: Bool
+        if let pid = pid_t(name.dropFirst(prefix.count)) {
+            stale = kill(pid, 0) != 0 && errno == ESRCH
+        } else {
+            let modified = try? FileManager.default.attributesOfItem(atPath: parent + name)[.modificationDate] as? Date
+            stale = modified.map { $0 < dayAgo } ?? false
+        }
+        if stale { try? FileManager.default.removeItem(atPath: parent + name) }
     }
     let root = parent + prefix + String(getpid())
     atexit { try? FileManager.default.removeItem(atPath: temporaryRoot) }
