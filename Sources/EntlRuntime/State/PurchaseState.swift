@@ -50,10 +50,12 @@ public struct PurchaseState: Sendable, Equatable {
     }
 
     /// Empties the state for another to be decoded into it, keeping its arrays' storage (a batch
-    /// decodes line after line into one state: `EvaluationScratch`).
-    mutating func clear() {
+    /// decodes line after line into one state: `EvaluationScratch`). `keepingPurchases`: the
+    /// purchases stay, for `read(json:options:)` to decode the next ones into their places
+    /// (emptying the array and appending blank purchases again would destroy and copy each).
+    mutating func clear(keepingPurchases: Bool = false) {
         (customer, customerSince, now, environment, folded) = (nil, nil, nil, nil, nil)
-        purchases.removeAll(keepingCapacity: true)
+        if !keepingPurchases { purchases.removeAll(keepingCapacity: true) }
         usage.removeAll(keepingCapacity: true)
         if !overrides.isEmpty { overrides.removeAll() }
         if !grants.isEmpty { grants.removeAll(keepingCapacity: true) }
@@ -116,6 +118,12 @@ public struct Purchase: Sendable, Equatable {
         self.ownership = ownership
         self.quantity = quantity
         self.environment = environment
+    }
+
+    /// Back to `Purchase(product: "")`, in place (a decoder reusing a purchase's place).
+    mutating func reset() {
+        (product, store, status, ownership, quantity, environment) = ("", nil, .active, .purchased, 1, .live)
+        (purchasedAt, periodStart, expiresAt, graceUntil, willRenew) = (nil, nil, nil, nil, nil)
     }
 }
 

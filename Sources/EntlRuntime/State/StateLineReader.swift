@@ -50,17 +50,25 @@ package struct StateLineReader {
         }
     }
 
+    /// `state`'s purchases, if any, are those of an earlier state (`clear(keepingPurchases:)`): each
+    /// purchase is read into the next of their places, reset, and those left over are removed.
     private mutating func state(into state: inout PurchaseState, limits: StateLimits) throws(Declined) {
         var seen: UInt64 = 0
+        var purchases = 0
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
             repeat {
                 let known = try key(StateReader.stateKeys, &seen)
                 switch known {
                 case 4:
                     try elements(limit: limits.purchases) { (r, k) throws(Declined) in
-                        if k == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
-                        state.purchases.append(StateReader.blankPurchase)
+                        if k < state.purchases.count {
+                            state.purchases[k].reset()
+                        } else {
+                            if k == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
+                            state.purchases.append(StateReader.blankPurchase)
+                        }
                         try r.purchase(into: &state.purchases[k])
+                        purchases = k + 1
                     }
                 case 5:
                     try elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
@@ -74,6 +82,7 @@ package struct StateLineReader {
             } while try more(UInt8(ascii: "}"))
         }
         guard s.peek() == nil else { throw Declined() }
+        if state.purchases.count > purchases { state.purchases.removeSubrange(purchases...) }
     }
 
     private mutating func purchase(into p: inout Purchase) throws(Declined) {
