@@ -42,7 +42,7 @@ public struct EvaluationScratch: ~Copyable, Sendable {
         throws(StateError)
     {
         let tables = kept()
-        tables.state.clear(keepingPurchases: true)
+        tables.state.clear(keepingPlaces: true)
         try tables.state.read(json: bytes, options: options)
     }
 

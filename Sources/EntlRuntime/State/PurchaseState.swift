@@ -50,13 +50,15 @@ public struct PurchaseState: Sendable, Equatable {
     }
 
     /// Empties the state for another to be decoded into it, keeping its arrays' storage (a batch
-    /// decodes line after line into one state: `EvaluationScratch`). `keepingPurchases`: the
-    /// purchases stay, for `read(json:options:)` to decode the next ones into their places
-    /// (emptying the array and appending blank purchases again would destroy and copy each).
-    mutating func clear(keepingPurchases: Bool = false) {
+    /// decodes line after line into one state: `EvaluationScratch`). `keepingPlaces`: the
+    /// purchases and usage records stay, for `read(json:options:)` to decode the next ones into
+    /// their places (emptying the arrays and appending again would destroy and copy each).
+    mutating func clear(keepingPlaces: Bool = false) {
         (customer, customerSince, now, environment, folded) = (nil, nil, nil, nil, nil)
-        if !keepingPurchases { purchases.removeAll(keepingCapacity: true) }
-        usage.removeAll(keepingCapacity: true)
+        if !keepingPlaces {
+            purchases.removeAll(keepingCapacity: true)
+            usage.removeAll(keepingCapacity: true)
+        }
         if !overrides.isEmpty { overrides.removeAll() }
         if !grants.isEmpty { grants.removeAll(keepingCapacity: true) }
         if !warnings.isEmpty { warnings.removeAll() }
@@ -159,6 +161,11 @@ public struct UsageRecord: Sendable, Equatable {
     public init(event: String, kind: Kind, at: Instant? = nil, id: String? = nil) {
         self.init(feature: event, kind: kind, at: at, id: id)
         self.isEvent = true
+    }
+
+    /// Every field, in place (a decoder reusing a record's place).
+    mutating func set(name: String, isEvent: Bool, kind: Kind, at: Instant?, id: String?) {
+        (self.name, self.isEvent, self.kind, self.at, self.id) = (name, isEvent, kind, at, id)
     }
 }
 

@@ -57,8 +57,9 @@ extension PurchaseState {
 
     /// Reads state JSON into this state, an empty one (a state returned would be copied, twice):
     /// `init(json:options:)` and `EvaluationScratch.read`, which decodes a batch's lines into the
-    /// state of the line before, emptied but for its purchases (`clear(keepingPurchases:)`: the
-    /// common-form decoder reads into their places, and removes those it did not fill).
+    /// state of the line before, emptied but for its purchases and usage records
+    /// (`clear(keepingPlaces:)`: the common-form decoder reads into their places, and removes
+    /// those it did not fill).
     package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
         // The common form first: anything else is read from the start by the general decoder.
         if bytes.withUnsafeBufferPointer({ StateLineReader.read($0, into: &self, options: options) }) { return }

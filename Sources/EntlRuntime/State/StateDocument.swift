@@ -84,7 +84,7 @@ extension StateReader {
                 return
             }
         }
-        try fields.append(to: &records)
+        try fields.place(in: &records, at: records.count)
     }
 }
 
@@ -106,16 +106,18 @@ extension StateReader: StateValueReader {
     mutating func integer() throws(DecodeError) -> Int64? { try amount() }
 }
 
-/// A usage record's fields as read, before they are checked (`append(to:)`).
+/// A usage record's fields as read, before they are checked (`place(in:at:)`).
 struct UsageFields {
     var feature: String?, event: String?, id: String?
     var amount: Int64?, level: Int64?
     var at: Instant?
 
-    /// Appends the record these fields make; its strings are moved out of the fields, not copied
-    /// (a pattern over `(feature, event)` would copy both), and the record is built where it is
-    /// appended (a record returned would be copied: a retain and a release of its strings).
-    mutating func append(to records: inout [UsageRecord]) throws(DecodeError) {
+    /// Puts the record these fields make at `records[k]`: in that place when there is one (a
+    /// record of an earlier state, `clear(keepingPlaces:)`), else appended. Its strings are moved
+    /// out of the fields, not copied (a pattern over `(feature, event)` would copy both), and the
+    /// record is built where it goes (a record returned would be copied: a retain and a release of
+    /// its strings).
+    mutating func place(in records: inout [UsageRecord], at k: Int) throws(DecodeError) {
         let kind: UsageRecord.Kind
         switch (amount, level) {
         case (let a?, nil): kind = .amount(a)
@@ -127,13 +129,16 @@ struct UsageFields {
         guard feature == nil || event == nil else {
             throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
         }
-        if let name = feature.take() {
-            return records.append(UsageRecord(feature: name, kind: kind, at: at, id: id.take()))
+        let isEvent = feature == nil
+        guard let name = isEvent ? event.take() : feature.take() else {
+            throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
         }
-        if let name = event.take() {
-            return records.append(UsageRecord(event: name, kind: kind, at: at, id: id.take()))
+        if k < records.count {
+            records[k].set(name: name, isEvent: isEvent, kind: kind, at: at, id: id.take())
+        } else {
+            records.append(isEvent ? UsageRecord(event: name, kind: kind, at: at, id: id.take())
+                                   : UsageRecord(feature: name, kind: kind, at: at, id: id.take()))
         }
-        throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
     }
 }
 

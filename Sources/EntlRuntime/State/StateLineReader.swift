@@ -50,11 +50,12 @@ package struct StateLineReader {
         }
     }
 
-    /// `state`'s purchases, if any, are those of an earlier state (`clear(keepingPurchases:)`): each
-    /// purchase is read into the next of their places, reset, and those left over are removed.
+    /// `state`'s purchases and usage records, if any, are those of an earlier state
+    /// (`clear(keepingPlaces:)`): each is read into the next of their places, and those left over
+    /// are removed.
     private mutating func state(into state: inout PurchaseState, limits: StateLimits) throws(Declined) {
         var seen: UInt64 = 0
-        var purchases = 0
+        var (purchases, records) = (0, 0)
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
             repeat {
                 let known = try key(StateReader.stateKeys, &seen)
@@ -73,7 +74,8 @@ package struct StateLineReader {
                 case 5:
                     try elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
                         if k == 0 { state.usage.reserveCapacity(8) }
-                        try r.usage(into: &state.usage)
+                        try r.usage(into: &state.usage, at: k)
+                        records = k + 1
                     }
                 default:
                     // `overrides`, `grants` and `ledger` are read by the general decoder.
@@ -83,6 +85,7 @@ package struct StateLineReader {
         }
         guard s.peek() == nil else { throw Declined() }
         if state.purchases.count > purchases { state.purchases.removeSubrange(purchases...) }
+        if state.usage.count > records { state.usage.removeSubrange(records...) }
     }
 
     private mutating func purchase(into p: inout Purchase) throws(Declined) {
@@ -98,7 +101,7 @@ package struct StateLineReader {
         p.product = product
     }
 
-    private mutating func usage(into records: inout [UsageRecord]) throws(Declined) {
+    private mutating func usage(into records: inout [UsageRecord], at k: Int) throws(Declined) {
         var seen: UInt64 = 0
         var fields = UsageFields()
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
@@ -108,7 +111,7 @@ package struct StateLineReader {
             } while try more(UInt8(ascii: "}"))
         }
         do {
-            try fields.append(to: &records)
+            try fields.place(in: &records, at: k)
         } catch {
             throw Declined()
         }
