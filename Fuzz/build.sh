@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 ROOT=..
 OUT=out
 mkdir -p "$OUT/modules"
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$OUT/modules")
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name entlc -I "$OUT/modules")
 
 module() {  # name, source dir
   swiftc "${FLAGS[@]}" -wmo -module-name "$1" -emit-module -emit-module-path "$OUT/modules/$1.swiftmodule" \
