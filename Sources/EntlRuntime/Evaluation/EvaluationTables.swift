@@ -238,27 +238,25 @@ final class EvaluationTables: @unchecked Sendable {
         return body(entitlements)
     }
 
-    /// The replays of credit component `c`, computed by `replay` on first use and kept. The lock
-    /// is not held while replaying (a replay asks for entitlement values); two threads asking at
-    /// once may both replay, with the same outcome.
-    func component(_ c: Int, replay: () -> ComponentReplays) -> ComponentReplays {
-        if let known = component(c) { return known }
-        let computed = replay()
+    /// The replays of credit component `c`, if they were computed (`keep`).
+    func component(_ c: Int) -> ComponentReplays? {
+        lock.lock()
+        defer { lock.unlock() }
+        return componentsReady ? components[c] : nil
+    }
+
+    /// Keeps `replays` as those of credit component `c`, computed without the lock held (a replay
+    /// asks for entitlement values): two threads asking at once may both replay, with the same
+    /// outcome, and the one kept last is kept.
+    func keep(_ replays: ComponentReplays, component c: Int) -> ComponentReplays {
         lock.lock()
         defer { lock.unlock() }
         if !componentsReady {
             components.initialize(repeating: nil)
             componentsReady = true
         }
-        components[c] = computed
-        return computed
-    }
-
-    /// The replays of credit component `c`, if they were computed.
-    func component(_ c: Int) -> ComponentReplays? {
-        lock.lock()
-        defer { lock.unlock() }
-        return componentsReady ? components[c] : nil
+        components[c] = replays
+        return replays
     }
 
     /// Per product of the graph, its standing: a table of every product, or, when few of many are

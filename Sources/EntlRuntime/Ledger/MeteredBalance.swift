@@ -47,8 +47,8 @@ extension Evaluation {
 
     /// The replays of credit component `c`, computed once per evaluation.
     func replays(ofComponent c: Int) -> ComponentReplays {
-        // Looked up before the closure that replays is formed (forming it copies the evaluation).
-        tables.component(c) ?? tables.component(c) { replayComponent(c) }
+        if let known = tables.component(c) { return known }
+        return tables.keep(replayComponent(c), component: c)
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
