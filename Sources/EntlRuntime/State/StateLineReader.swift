@@ -155,6 +155,7 @@ package struct StateLineReader {
     /// After a member or an element: true after `,` (another follows), false after `close`.
     @inline(__always)
     private mutating func more(_ close: UInt8) throws(Declined) -> Bool {
+        if pair(UInt8(ascii: ","), UInt8(ascii: " ")) { return true }  // the common `, `
         let c = try next()
         s.index += 1
         if c == UInt8(ascii: ",") { return true }
@@ -176,9 +177,21 @@ package struct StateLineReader {
         }
         guard let found, seen & (1 &<< found) == 0 else { throw Declined() }
         seen |= 1 &<< found
+        if pair(UInt8(ascii: ":"), UInt8(ascii: " ")) { return found }  // the common `": "`
         guard try next() == UInt8(ascii: ":") else { throw Declined() }
         s.index += 1
         return found
+    }
+
+    /// Steps past `first` and `second` when they are the next two bytes (no whitespace before them).
+    @inline(__always)
+    private mutating func pair(_ first: UInt8, _ second: UInt8) -> Bool {
+        guard s.index + 2 <= s.bytes.count,
+              UnsafeRawPointer(base + s.index).loadUnaligned(as: UInt16.self)
+                == UInt16(littleEndian: UInt16(first) | UInt16(second) << 8)
+        else { return false }
+        s.index += 2
+        return true
     }
 
     /// Reads `null` (true) when it is next; false, with the value's first byte at the cursor, otherwise.
