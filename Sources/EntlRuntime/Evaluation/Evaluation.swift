@@ -149,10 +149,11 @@ public struct Evaluation: Sendable {
     private func run(_ program: [ConstraintOp], entitlements: UnsafeBufferPointer<(Truth, End)?>,
                      stack: UnsafeMutableBufferPointer<(Truth, End)>) -> (Truth, End) {
         var top = 0
+        let products = self.products
         for op in program {
             switch op {
             case .product(let p):
-                stack[top] = (products[Int(p)].truth, products[Int(p)].end)
+                stack[top] = products.value(Int(p))
                 top += 1
             case .entitlement(let e):
                 stack[top] = entitlements[Int(e)] ?? (.false, .never)

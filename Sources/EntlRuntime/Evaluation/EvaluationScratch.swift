@@ -15,6 +15,8 @@
 public struct EvaluationScratch: ~Copyable, Sendable {
     /// nil: none yet, or lent to an evaluation that was not given back.
     private var tables: EvaluationTables?
+    /// The order of keys in the states read so far: the next state's are expected in it.
+    private var order = KeyOrder()
 
     public init() {}
 
@@ -43,7 +45,7 @@ public struct EvaluationScratch: ~Copyable, Sendable {
     {
         let tables = kept()
         tables.state.clear(keepingPlaces: true)
-        try tables.state.read(json: bytes, options: options)
+        try tables.state.read(json: bytes, options: options, order: &order)
     }
 
     /// The evaluation of `state`, as `Evaluation(graph:state:environment:at:…)` makes it, holding

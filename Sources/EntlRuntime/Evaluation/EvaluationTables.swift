@@ -287,6 +287,14 @@ final class EvaluationTables: @unchecked Sendable {
 
         subscript(_ p: Int) -> ProductStanding { standing(p)?.pointee ?? ProductStanding() }
 
+        /// Product `p`'s truth and end (`ProductStanding.truth`, `.end`), read in place rather than
+        /// from a copy of its standing.
+        @inline(__always)
+        func value(_ p: Int) -> (Truth, End) {
+            guard let s = standing(p) else { return (.false, .never) }
+            return (s.pointee.truth, s.pointee.end)
+        }
+
         /// The run of product `p`'s matched purchases in `byProduct` (`first`, `count`), read
         /// without copying the whole standing.
         func purchases(of p: Int) -> (first: Int32, count: Int32) { standing(p)?.pointee.purchases ?? (0, 0) }

@@ -61,8 +61,17 @@ extension PurchaseState {
     /// (`clear(keepingPlaces:)`: the common-form decoder reads into their places, and removes
     /// those it did not fill).
     package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
+        var order = KeyOrder()
+        try read(json: bytes, options: options, order: &order)
+    }
+
+    /// `read(json:options:)`, with the order of keys of the states read before (`KeyOrder`).
+    package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions,
+                               order: inout KeyOrder) throws(StateError) {
         // The common form first: anything else is read from the start by the general decoder.
-        if bytes.withUnsafeBufferPointer({ StateLineReader.read($0, into: &self, options: options) }) { return }
+        if bytes.withUnsafeBufferPointer({ StateLineReader.read($0, into: &self, options: options, order: &order) }) {
+            return
+        }
         try readInFull(json: bytes, options: options)
     }
 

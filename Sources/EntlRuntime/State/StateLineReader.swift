@@ -21,26 +21,32 @@ package struct StateLineReader {
     private var s: JSONScanner
     private let base: UnsafePointer<UInt8>
     private let names: StateNames.View?
+    private var order: KeyOrder
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames.View?) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames.View?,
+                 order: KeyOrder) {
         s = JSONScanner(bytes)
         self.base = base
         self.names = names
+        self.order = order
     }
 
     /// Decodes `bytes` into `state`, a blank state, when it is of the common form; else leaves
-    /// `state` blank and returns false.
+    /// `state` blank and returns false. `order`: the order of keys seen in earlier states, tried
+    /// first, and learned from this one.
     package static func read(_ bytes: UnsafeBufferPointer<UInt8>, into state: inout PurchaseState,
-                     options: StateDecodingOptions) -> Bool {
+                             options: StateDecodingOptions, order: inout KeyOrder) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         do {
             if let names = options.names {
                 try names.withView { (view) throws(Declined) in
-                    var reader = StateLineReader(bytes, base: base, names: view)
+                    var reader = StateLineReader(bytes, base: base, names: view, order: order)
+                    defer { order = reader.order }
                     try reader.state(into: &state, limits: options.limits)
                 }
             } else {
-                var reader = StateLineReader(bytes, base: base, names: nil)
+                var reader = StateLineReader(bytes, base: base, names: nil, order: order)
+                defer { order = reader.order }
                 try reader.state(into: &state, limits: options.limits)
             }
             return true
@@ -54,11 +60,11 @@ package struct StateLineReader {
     /// (`clear(keepingPlaces:)`): each is read into the next of their places, and those left over
     /// are removed.
     private mutating func state(into state: inout PurchaseState, limits: StateLimits) throws(Declined) {
-        var seen: UInt64 = 0
+        var members = Members()
         var (purchases, records) = (0, 0)
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
             repeat {
-                let known = try key(StateReader.stateKeys, &seen)
+                let known = try key(StateReader.stateKeys, .state, &members)
                 switch known {
                 case 4:
                     try elements(limit: limits.purchases) { (r, k) throws(Declined) in
@@ -89,11 +95,11 @@ package struct StateLineReader {
     }
 
     private mutating func purchase(into p: inout Purchase) throws(Declined) {
-        var seen: UInt64 = 0
+        var members = Members()
         var product: String?
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
             repeat {
-                let known = try key(StateReader.purchaseKeys, &seen)
+                let known = try key(StateReader.purchaseKeys, .purchase, &members)
                 guard try StateReader.purchaseField(known, &self, &p, &product) else { throw Declined() }
             } while try more(UInt8(ascii: "}"))
         }
@@ -102,11 +108,11 @@ package struct StateLineReader {
     }
 
     private mutating func usage(into records: inout [UsageRecord], at k: Int) throws(Declined) {
-        var seen: UInt64 = 0
+        var members = Members()
         var fields = UsageFields()
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
             repeat {
-                let known = try key(StateReader.usageKeys, &seen)
+                let known = try key(StateReader.usageKeys, .usage, &members)
                 guard try StateReader.usageField(known, &self, &fields) else { throw Declined() }
             } while try more(UInt8(ascii: "}"))
         }
@@ -163,20 +169,42 @@ package struct StateLineReader {
         return false
     }
 
-    /// A key of `keys` not seen before in this object, and its colon: the key's index.
+    /// The keys of an object read so far: a bit per key, and the last one (`KeyOrder.start`
+    /// before the first).
+    private struct Members {
+        var seen: UInt64 = 0
+        var last = KeyOrder.start
+    }
+
+    /// A key of `keys` not seen before in this object, and its colon: the key's index. The key
+    /// that followed the last one in earlier objects (`order`) is tried first, as two words.
     @inline(__always)
-    private mutating func key(_ keys: StateReader.KeySet, _ seen: inout UInt64) throws(Declined) -> Int {
+    private mutating func key(_ keys: StateReader.KeySet, _ set: KeyOrder.Set, _ members: inout Members)
+        throws(Declined) -> Int
+    {
         guard try next() == UInt8(ascii: "\"") else { throw Declined() }
-        let found: Int?
-        if let (index, length) = keys.match(at: s.index, in: s.bytes) {
-            found = index
-            s.index += length + 2
-        } else {
-            // Within 17 bytes of the end (`"usage": []}`): the key is scanned first.
-            found = keys.index(try plainString())
+        var found: Int?
+        if s.index + 17 <= s.bytes.count, let k = order.next(after: members.last, in: set) {
+            let raw = UnsafeRawPointer(base + s.index + 1)
+            if let length = keys.matches(k, (raw.loadUnaligned(as: UInt64.self),
+                                             raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) {
+                found = k
+                s.index += length
+            }
         }
-        guard let found, seen & (1 &<< found) == 0 else { throw Declined() }
-        seen |= 1 &<< found
+        if found == nil {
+            if let (index, length) = keys.match(at: s.index, in: s.bytes) {
+                found = index
+                s.index += length + 2
+            } else {
+                // Within 17 bytes of the end (`"usage": []}`): the key is scanned first.
+                found = keys.index(try plainString())
+            }
+            if let found { order.learn(found, after: members.last, in: set) }
+        }
+        guard let found, members.seen & (1 &<< found) == 0 else { throw Declined() }
+        members.seen |= 1 &<< found
+        members.last = found
         if pair(UInt8(ascii: ":"), UInt8(ascii: " ")) { return found }  // the common `": "`
         guard try next() == UInt8(ascii: ":") else { throw Declined() }
         s.index += 1
@@ -217,7 +245,10 @@ extension StateLineReader: StateValueReader {
             s.index += length + 2
             return name
         }
-        return String(decoding: try plainString(), as: UTF8.self)
+        // Copied in, not decoded: a plain run is ASCII (made this way, a short string costs about
+        // half what `String(decoding:as:)` does).
+        let bytes = try plainString()
+        return String(unsafeUninitializedCapacity: bytes.count) { $0.initialize(fromContentsOf: bytes) }
     }
 
     /// The string at the cursor (on its opening quote) when it is ASCII with no escape: its bytes.
@@ -276,5 +307,52 @@ extension StateLineReader: StateValueReader {
         else { throw Declined() }
         s.index += length + 2
         return spellings.values[found]
+    }
+}
+
+/// The order in which a batch's states give their keys, learned state after state: per kind of
+/// object (the state, a purchase, a usage record) and per key (and the start of an object), the
+/// key that followed it last time. Trackers write every object alike, so the key predicted is
+/// nearly always the next one, and checking it costs two words compared (`KeySet.matches`)
+/// instead of a key's length found and its candidates searched. A wrong prediction costs that
+/// check, and the key is read as without one: what is decoded is the same either way.
+package struct KeyOrder: Sendable {
+    package enum Set: Int { case state, purchase, usage }
+
+    /// The slot of an object's start (keys are 0 ..< 15).
+    static let start = 15
+
+    /// Per kind of object, sixteen slots of four bits: 0, nothing learned, else the key + 1.
+    private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+
+    package init() {}
+
+    @inline(__always)
+    private func word(_ set: Set) -> UInt64 {
+        switch set {
+        case .state: words.0
+        case .purchase: words.1
+        case .usage: words.2
+        }
+    }
+
+    /// The key that followed key `last` (or the start) last time, if any.
+    @inline(__always)
+    func next(after last: Int, in set: Set) -> Int? {
+        let slot = Int(truncatingIfNeeded: word(set) >> (UInt64(last) &* 4) & 0xF)
+        return slot == 0 ? nil : slot - 1
+    }
+
+    /// Notes that `key` followed `last` (keys of 15 and above are not kept).
+    @inline(__always)
+    mutating func learn(_ key: Int, after last: Int, in set: Set) {
+        guard key < KeyOrder.start else { return }
+        let shift = UInt64(last) &* 4
+        let updated = word(set) & ~(0xF &<< shift) | UInt64(key + 1) &<< shift
+        switch set {
+        case .state: words.0 = updated
+        case .purchase: words.1 = updated
+        case .usage: words.2 = updated
+        }
     }
 }
