@@ -42,9 +42,11 @@ public struct Evaluation: Sendable {
         let env = environment ?? tables.state.environment ?? .live
         if let ledger = tables.state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
         let g = graph[env]
-        (self.graph, self.environment, self.at, self.explains, self.unlocks) = (g, env, at, explain, unlock)
-        self.tables = tables
         try tables.fill(g, environment: env, at: at)
+        // The graph and the tables moved in last, once used (a use after would need a copy: a
+        // retain and a release).
+        (self.environment, self.at, self.explains, self.unlocks) = (env, at, explain, unlock)
+        (self.graph, self.tables) = (g, tables)
         if strict { try refuseRuleSetWarnings() }
     }
 

@@ -9,11 +9,15 @@
 ///     scratch.recycle(consume evaluation)  // `consume`: a copy left behind would keep the tables
 ///
 /// An evaluation made this way is the evaluation `Evaluation(graph:state:…)` makes of the same
-/// state (`EvaluationScratchTests`). Tables are taken back only when nothing else holds them (a
-/// result or a copy of the evaluation kept elsewhere keeps them to itself). A scratch cannot be
-/// copied: two copies would fill the same tables.
+/// state (`EvaluationScratchTests`). The scratch and the evaluation share the tables; a state is
+/// read into them again only when nothing else holds them (a result or a copy of the evaluation
+/// kept elsewhere keeps them to itself, and the scratch makes new ones). Sharing rather than
+/// lending them means no reference changes hands on each line: the evaluation's is its only
+/// retain and release (an atomic operation each, a cost that shows in a batch's time). A scratch
+/// cannot be copied: two copies would fill the same tables.
 public struct EvaluationScratch: ~Copyable, Sendable {
-    /// nil: none yet, or lent to an evaluation that was not given back.
+    /// The tables of the state read last: held by the scratch and by the evaluation made of them
+    /// until it ends; nil before the first use.
     private var tables: EvaluationTables?
     /// The order of keys in the states read so far: the next state's are expected in it.
     private var order = KeyOrder()
@@ -26,55 +30,56 @@ public struct EvaluationScratch: ~Copyable, Sendable {
             if let tables { yield tables.state } else { yield PurchaseState() }
         }
         _modify {
-            let tables = kept()
-            yield &tables.state
+            yield &owned().state
         }
     }
 
-    /// The kept tables, or new ones.
-    private mutating func kept() -> EvaluationTables {
-        if let tables { return tables }
-        let made = EvaluationTables(state: PurchaseState())
-        tables = made
-        return made
+    /// The tables, held by nothing else: new ones at first, a copy (the state read included) while
+    /// an evaluation still holds them.
+    private mutating func owned() -> EvaluationTables {
+        if tables == nil {
+            tables = EvaluationTables(state: PurchaseState())
+        } else if !isKnownUniquelyReferenced(&tables!) {
+            tables = EvaluationTables(state: tables.unsafelyUnwrapped.state)
+        }
+        return tables.unsafelyUnwrapped
     }
 
-    /// Empties the state and decodes `bytes` into it, as `PurchaseState(json:options:)` does.
+    /// Empties the state and decodes `bytes` into it, as `PurchaseState(json:options:)` does. The
+    /// tables are read into again when nothing else holds them and they are not much larger than
+    /// a line usually needs (one very large state does not pin its memory for the rest of a run).
     public mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default)
         throws(StateError)
     {
-        let tables = kept()
-        tables.state.clear(keepingPlaces: true)
-        try tables.state.read(json: bytes, options: options, order: &order)
+        if tables == nil || !isKnownUniquelyReferenced(&tables!) || tables!.keptBytes > Self.keptBytesLimit {
+            tables = EvaluationTables(state: PurchaseState())
+        }
+        // Through the stored reference, not a copy of it (a copy is a retain and a release), and
+        // so with the order in a local (`self` modified during the call would need the copy).
+        var order = self.order
+        defer { self.order = order }
+        tables!.state.clear(keepingPlaces: true)
+        try tables!.state.read(json: bytes, options: options, order: &order)
     }
 
-    /// The evaluation of `state`, as `Evaluation(graph:state:environment:at:…)` makes it, holding
-    /// the tables until `recycle`. When it throws, the scratch keeps its tables.
+    /// The evaluation of `state`, as `Evaluation(graph:state:environment:at:…)` makes it, sharing
+    /// the tables until it ends (`recycle`). When it throws, the scratch keeps the state read.
     public mutating func evaluation(graph: RuleGraph, environment: Environment? = nil, at: Instant,
                                     explain: Bool = false, unlock: Bool = false, strict: Bool = false)
         throws(EvaluationError) -> Evaluation
     {
-        let lent = kept()
-        tables = nil
-        do {
-            return try Evaluation(graph: graph, tables: lent, environment: environment, at: at, explain: explain,
-                                  unlock: unlock, strict: strict)
-        } catch {
-            tables = lent
-            throw error
-        }
+        try Evaluation(graph: graph, tables: owned(), environment: environment, at: at, explain: explain,
+                       unlock: unlock, strict: strict)
     }
 
-    /// Takes back the tables of `evaluation`, made by `evaluation(…)`, when nothing else holds them,
-    /// the scratch holds none (a state read since is kept) and they are not much larger than a
-    /// line usually needs (one very large state does not pin its memory for the rest of a run).
+    /// Ends `evaluation`, made by `evaluation(…)`: its tables are the scratch's alone again (unless
+    /// a copy of it or a result is kept elsewhere). A scratch that holds none takes them.
     public mutating func recycle(_ evaluation: consuming Evaluation) {
-        var lent = evaluation.tables
+        if tables == nil { tables = evaluation.tables }
         _ = consume evaluation
-        if tables == nil, isKnownUniquelyReferenced(&lent), lent.keptBytes <= Self.keptBytesLimit { tables = lent }
     }
 
-    /// The most memory tables taken back may keep: 1 MiB (some thousands of purchases or usage
+    /// The most memory tables read into again may keep: 1 MiB (some thousands of purchases or usage
     /// records; a batch's usual line needs a few hundred bytes).
     static let keptBytesLimit = 1 << 20
 }

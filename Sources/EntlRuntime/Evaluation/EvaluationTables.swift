@@ -143,7 +143,6 @@ final class EvaluationTables: @unchecked Sendable {
             }
             products.slot(p).pointee.override = value
         }
-        let resolver = OwnershipResolver(graph: g, environment: env)
         var matchedCount = 0
         // Purchases read in place (an array element read by subscript is a copy: a retain of each
         // of its strings).
@@ -154,7 +153,7 @@ final class EvaluationTables: @unchecked Sendable {
                     standings[j] = .ignored(.environment(purchase.pointee.environment, evaluating: env))
                     continue
                 }
-                switch try resolver.product(of: purchase, index: j) {
+                switch try OwnershipResolver.product(of: purchase, index: j, in: g) {
                 case .none(let why):
                     standings[j] = .ignored(why)
                 case .product(let p):

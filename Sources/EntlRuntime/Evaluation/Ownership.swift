@@ -164,15 +164,15 @@ struct ProductStanding: Sendable {
 }
 
 /// The resolution of a state's purchases against one environment of the graph (§2).
-struct OwnershipResolver {
-    let graph: EnvironmentGraph
-    let environment: Environment
-
-    /// The product a purchase names, or why it names none. docs/state.md: with `store`, only that
-    /// store's ids match; without it, a rule-set name wins, then an id of any store (an id that two
-    /// stores map to different products is an error naming both).
+enum OwnershipResolver {
+    /// The product a purchase names in `graph`, or why it names none. docs/state.md: with `store`,
+    /// only that store's ids match; without it, a rule-set name wins, then an id of any store (an id
+    /// that two stores map to different products is an error naming both). The graph is borrowed
+    /// (a resolver holding it would retain and release it on every evaluation).
     @inline(__always)
-    func product(of purchase: UnsafePointer<Purchase>, index: Int) throws(EvaluationError) -> Match {
+    static func product(of purchase: UnsafePointer<Purchase>, index: Int, in graph: EnvironmentGraph)
+        throws(EvaluationError) -> Match
+    {
         if let store = purchase.pointee.store {
             if let p = graph.storeProductIDs[store, purchase.pointee.product] { return .product(p) }
             return .none(.noStoreID)

@@ -208,19 +208,22 @@ enum JSONLines {
                     }
                 }
                 let stop = newline ?? end
-                let piece = chunk[start..<stop]
-                length += piece.count
-                if let l = piece.last { last = l }
+                length += stop - start
+                if stop > start { last = chunk[stop - 1] }
                 if !dropped, length > JSONLines.maxLineLength + 1 {
                     // Too long to evaluate: count the rest, keep none of it.
                     dropped = true
                     droppedBlank = JSONLines.isBlank(out[first...])
                     out.removeSubrange(first...)
                 }
-                if dropped {
-                    if droppedBlank { droppedBlank = JSONLines.isBlank(piece) }
-                } else {
-                    out.append(contentsOf: piece)
+                // The piece read in place: a slice of the chunk would hold it (a retain and a release).
+                chunk.withUnsafeBufferPointer { buffer in
+                    let piece = UnsafeBufferPointer(rebasing: buffer[start..<stop])
+                    if dropped {
+                        if droppedBlank { droppedBlank = JSONLines.isBlank(piece) }
+                    } else {
+                        out.append(contentsOf: piece)
+                    }
                 }
                 start = newline.map { $0 + 1 } ?? end
                 if newline != nil { break }
@@ -246,7 +249,7 @@ enum JSONLines {
 
     /// Blank lines (spaces and tabs only) are skipped: they hold no customer, and a JSONL file
     /// often ends with one. Line numbers still count them.
-    static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+    static func isBlank<Bytes: Collection<UInt8>>(_ line: Bytes) -> Bool {
         !line.contains { $0 != 0x20 && $0 != 0x09 }
     }
 }

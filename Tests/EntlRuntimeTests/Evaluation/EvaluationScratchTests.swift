@@ -139,6 +139,38 @@ import Testing
         #expect(try !second.entitlement("premium").isActive)
     }
 
+    /// The scratch shares its tables with the evaluation it made: while that evaluation is held,
+    /// another evaluation, a change to the state or a state read go to tables of their own, and
+    /// the held evaluation's answers do not change.
+    @Test func tablesAnEvaluationHoldsAreNeverFilledAgain() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: Self.rules)], lint: false).graph)
+        var scratch = EvaluationScratch()
+        try scratch.read(json: Self.owned[...])
+        let first = try scratch.evaluation(graph: graph, at: Self.at)
+        // Evaluated again with the first held: the same state, other tables.
+        let second = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(ObjectIdentifier(second.tables) != ObjectIdentifier(first.tables))
+        #expect(try first.entitlement("premium").isActive && second.entitlement("premium").isActive)
+        // Changed with both held: the state read, then the change, in tables of its own.
+        scratch.state.setOverride("pro", .notPurchased)
+        let third = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(try !third.entitlement("premium").isActive)
+        #expect(try first.entitlement("premium").isActive && second.entitlement("premium").isActive)
+        // A state read with all three held.
+        try scratch.read(json: Self.none[...])
+        let fourth = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(try !fourth.entitlement("premium").isActive)
+        #expect(try first.entitlement("premium").isActive && !third.entitlement("premium").isActive)
+        #expect(first.state.purchases.count == 1 && fourth.state.purchases.isEmpty)
+        // Once the evaluation holding them ends, the scratch's tables are read into again.
+        let kept = ObjectIdentifier(fourth.tables)
+        scratch.recycle(consume fourth)
+        try scratch.read(json: Self.owned[...])
+        let fifth = try scratch.evaluation(graph: graph, at: Self.at)
+        #expect(ObjectIdentifier(fifth.tables) == kept)
+        #expect(try fifth.entitlement("premium").isActive)
+    }
+
     /// An evaluation that throws leaves the scratch its tables; tables over the limit are not
     /// kept (one very large state does not pin its memory).
     @Test func refusedEvaluationsKeepTheTablesAndLargeOnesAreLetGo() throws {
