@@ -8,6 +8,13 @@ extension Evaluation {
         return result
     }
 
+    /// `feature(_:required:)`, answered into `result` (whatever it held is replaced): a batch keeps
+    /// one result from line to line, and its fields are written again in place.
+    package func feature(_ f: Int, required: Int64, reusing result: inout FeatureResult) {
+        result.reset()
+        feature(f, required: required, into: &result)
+    }
+
     private func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
         result.name = graph.features[f].name
         result.kind = graph.features[f].kind

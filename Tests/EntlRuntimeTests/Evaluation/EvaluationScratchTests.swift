@@ -31,6 +31,8 @@ import Testing
         var scratch = EvaluationScratch()
         let focuses: [DifferentialCase.Focus] = [.general, .credits, .purchaseDates, .history, .commercial]
         var kept: [(evaluation: Evaluation, answers: String)] = []
+        var answer = FeatureResult()
+        var copies: [(copy: FeatureResult, fresh: FeatureResult)] = []
         var (compared, refused, reused) = (0, 0, 0)
         /// The tables the scratch holds now, when known (those of the evaluation given back last).
         var held: ObjectIdentifier?
@@ -63,12 +65,20 @@ import Testing
                 held = nil
                 continue
             }
+            // Every feature answered into one result kept from case to case, as the batch does,
+            // answers as a fresh result; a copy held of it is left as it was.
+            for f in evaluation.graph.features.indices {
+                evaluation.feature(f, required: 1, reusing: &answer)
+                #expect(answer == evaluation.feature(f, required: 1), "case \(k): feature \(f) answered into a result")
+                if (k + f) % 5 == 0 { copies.append((answer, evaluation.feature(f, required: 1))) }
+            }
             let tables = ObjectIdentifier(evaluation.tables)
             if tables == held { reused += 1 }
             held = k % 7 == 0 ? nil : tables
             if k % 7 == 0 { kept.append((evaluation, answers)) }
             scratch.recycle(consume evaluation)
         }
+        #expect(copies.count > Self.cases / 2 && copies.allSatisfy { $0.copy == $0.fresh })
         for (i, k) in kept.enumerated() {
             #expect(Self.answers { k.evaluation } == k.answers, "kept evaluation \(i) changed after its recycle")
         }

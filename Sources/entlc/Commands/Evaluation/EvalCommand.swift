@@ -307,6 +307,8 @@ enum EvalCommand {
         var out: JSONBytes
         var lines = 0, errors = 0, warnings = 0
         var scratch = EvaluationScratch()
+        /// The result of a `--feature` query, answered into line after line (`reusing:`).
+        var feature = FeatureResult()
     }
 
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
@@ -326,7 +328,7 @@ enum EvalCommand {
                               line: { line, number, block in
             block.lines += 1
             switch evaluateLine(line, number: number, options, queryIndex: queryIndex, clock: clock,
-                                scratch: &block.scratch, into: &block.out) {
+                                scratch: &block.scratch, feature: &block.feature, into: &block.out) {
             case .failed: block.errors += 1
             case .evaluated(let n): block.warnings += n
             }
@@ -353,7 +355,8 @@ enum EvalCommand {
     @discardableResult
     static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options,
                              queryIndex: (live: Int?, test: Int?), clock: Instant,
-                             scratch: inout EvaluationScratch, into out: inout JSONBytes) -> LineOutcome {
+                             scratch: inout EvaluationScratch, feature result: inout FeatureResult,
+                             into out: inout JSONBytes) -> LineOutcome {
         func failure(_ message: String) -> LineOutcome {
             out.beginObject()
             out.key("line"); out.int(Int64(number))
@@ -381,8 +384,10 @@ enum EvalCommand {
             let index = evaluation.environment == .live ? queryIndex.live : queryIndex.test
             switch options.query {
             case .feature(let f, let required):
-                let result = if let index { evaluation.feature(index, required: required) } else {
-                    try evaluation.feature(f, required: required)
+                if let index {
+                    evaluation.feature(index, required: required, reusing: &result)
+                } else {
+                    result = try evaluation.feature(f, required: required)
                 }
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
             case .entitlement(let e):
