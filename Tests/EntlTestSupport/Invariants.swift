@@ -81,6 +81,12 @@ public let fuzzGraph: RuleGraph? = Compiler.compile([SourceFile(path: "fuzz.entl
 /// The fuzz graph's names, as a batch decodes states with them (`StateDecodingOptions.names`).
 let fuzzNames = fuzzGraph.map { StateNames($0) }
 
+/// One scratch for every input, as a batch keeps one for its lines: each input is read into the
+/// state of the one before (its purchases and usage records into their places) with the order of
+/// keys learned from those before. `stateProblem` is called from one thread at a time (libFuzzer,
+/// the regression test's loop).
+nonisolated(unsafe) private var fuzzScratch = EvaluationScratch()
+
 /// What decoding and evaluation promise for any state bytes: nil, or a failure description.
 /// Decoding either throws a located error or gives a state, the same with the rule set's names
 /// as without; every query then evaluates, explains and renders without trapping, identically
@@ -92,6 +98,13 @@ public func stateProblem(_ bytes: [UInt8]) -> String? {
         try PurchaseState(json: bytes, options: StateDecodingOptions(names: fuzzNames))
     }) != decoded {
         return "decoding with the rule set's names differs from decoding without"
+    }
+    let read = Result { () throws(StateError) in
+        try fuzzScratch.read(json: bytes[...], options: StateDecodingOptions(names: fuzzNames))
+        return fuzzScratch.state
+    }
+    if read != decoded || (try? read.get().warnings) != (try? decoded.get().warnings) {
+        return "decoding into a scratch that read the inputs before differs from decoding afresh"
     }
     let state: PurchaseState
     switch decoded {

@@ -336,17 +336,18 @@ package struct KeyOrder: Sendable {
         }
     }
 
-    /// The key that followed key `last` (or the start) last time, if any.
+    /// The key that followed key `last` (or the start) last time, if any (none after a key of 16
+    /// and above: its slot would be past the word).
     @inline(__always)
     func next(after last: Int, in set: Set) -> Int? {
         let slot = Int(truncatingIfNeeded: word(set) >> (UInt64(last) &* 4) & 0xF)
         return slot == 0 ? nil : slot - 1
     }
 
-    /// Notes that `key` followed `last` (keys of 15 and above are not kept).
+    /// Notes that `key` followed `last` (keys of 15 and above are not kept, nor what follows them).
     @inline(__always)
     mutating func learn(_ key: Int, after last: Int, in set: Set) {
-        guard key < KeyOrder.start else { return }
+        guard key < KeyOrder.start, last <= KeyOrder.start else { return }
         let shift = UInt64(last) &* 4
         let updated = word(set) & ~(0xF &<< shift) | UInt64(key + 1) &<< shift
         switch set {
