@@ -8,14 +8,11 @@ extension Evaluation {
         return result
     }
 
-    /// `feature(_:required:)`, answered into `result` (whatever it held is replaced): a batch keeps
-    /// one result from line to line, and its fields are written again in place.
-    package func feature(_ f: Int, required: Int64, reusing result: inout FeatureResult) {
-        result.reset()
-        feature(f, required: required, into: &result)
-    }
-
-    private func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
+    /// `feature(_:required:)`, answered into `result`: a `FeatureResult()`, or one emptied since
+    /// (`reset()`; only the fields this answer has are written). A batch keeps one result from line
+    /// to line, written in place, and empties it once the line is written (its reason may hold this
+    /// evaluation, and with it the tables the next line is read into).
+    package func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
         result.name = graph.features[f].name
         result.kind = graph.features[f].kind
         result.displayName = graph.features[f].displayName

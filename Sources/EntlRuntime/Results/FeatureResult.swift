@@ -166,7 +166,7 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
 
     /// Back to `FeatureResult()`, in place when no other result shares the fields: a batch answers
     /// line after line into one result, with no allocation and no release of one per line.
-    mutating func reset() {
+    package mutating func reset() {
         if isKnownUniquelyReferenced(&storage) {
             storage.fields.pointee = Fields()
         } else {

@@ -65,12 +65,14 @@ import Testing
                 held = nil
                 continue
             }
-            // Every feature answered into one result kept from case to case, as the batch does,
-            // answers as a fresh result; a copy held of it is left as it was.
+            // Every feature answered into one result kept from case to case and emptied after each
+            // answer, as the batch does, answers as a fresh result; a copy held of it is left as it
+            // was.
             for f in evaluation.graph.features.indices {
-                evaluation.feature(f, required: 1, reusing: &answer)
+                evaluation.feature(f, required: 1, into: &answer)
                 #expect(answer == evaluation.feature(f, required: 1), "case \(k): feature \(f) answered into a result")
                 if (k + f) % 5 == 0 { copies.append((answer, evaluation.feature(f, required: 1))) }
+                answer.reset()
             }
             let tables = ObjectIdentifier(evaluation.tables)
             if tables == held { reused += 1 }
@@ -179,6 +181,33 @@ import Testing
         let fifth = try scratch.evaluation(graph: graph, at: Self.at)
         #expect(ObjectIdentifier(fifth.tables) == kept)
         #expect(try fifth.entitlement("premium").isActive)
+    }
+
+    /// A feature granted by an entitlement has a reason that holds the evaluation, so a result
+    /// kept past its line keeps the tables: emptied once the line is written, as the batch does,
+    /// it leaves them to the next line.
+    @Test func aResultEmptiedAfterItsLineLeavesTheTablesToTheNext() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: """
+            product pro: subscription { period month }
+            entitlement premium = pro { grants export }
+            feature export: boolean
+            """)], lint: false).graph)
+        let f = try #require(graph.live.featureIndex["export"])
+        var scratch = EvaluationScratch()
+        var result = FeatureResult()
+        var tables: [ObjectIdentifier] = []
+        for line in 0..<4 {
+            try scratch.read(json: Self.owned[...])
+            result.reset()  // empty already, but after the third line: kept past this read
+            let evaluation = try scratch.evaluation(graph: graph, at: Self.at)
+            tables.append(ObjectIdentifier(evaluation.tables))
+            evaluation.feature(f, required: 1, into: &result)
+            #expect(result.allowed && result.reason.hasPrefix("granted by entitlement"))
+            scratch.recycle(consume evaluation)
+            if line != 2 { result.reset() }
+        }
+        #expect(tables[0] == tables[1] && tables[1] == tables[2])
+        #expect(tables[3] != tables[2])
     }
 
     /// An evaluation that throws leaves the scratch its tables; tables over the limit are not

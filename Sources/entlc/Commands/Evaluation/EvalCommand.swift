@@ -307,7 +307,8 @@ enum EvalCommand {
         var out: JSONBytes
         var lines = 0, errors = 0, warnings = 0
         var scratch = EvaluationScratch()
-        /// The result of a `--feature` query, answered into line after line (`reusing:`).
+        /// The result of a `--feature` query, answered into line after line and emptied after each
+        /// (`Evaluation.feature(_:required:into:)`).
         var feature = FeatureResult()
     }
 
@@ -385,11 +386,14 @@ enum EvalCommand {
             switch options.query {
             case .feature(let f, let required):
                 if let index {
-                    evaluation.feature(index, required: required, reusing: &result)
+                    evaluation.feature(index, required: required, into: &result)  // empty: reset below
                 } else {
                     result = try evaluation.feature(f, required: required)
                 }
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
+                // Emptied for the next line now: its reason may hold the evaluation, and with it the
+                // tables the next line is read into (held, they would be made again for it).
+                result.reset()
             case .entitlement(let e):
                 let result = if let index { evaluation.entitlement(index) } else { try evaluation.entitlement(e) }
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
