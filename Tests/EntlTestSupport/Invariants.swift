@@ -84,7 +84,8 @@ let fuzzNames = fuzzGraph.map { StateNames($0) }
 /// One scratch for every input, as a batch keeps one for its lines: each input is read into the
 /// state of the one before (its purchases and usage records into their places) with the order of
 /// keys learned from those before. `stateProblem` is called from one thread at a time (libFuzzer,
-/// the regression test's loop).
+/// the regression test's loop). A failure of that comparison may depend on the inputs before the
+/// one saved: replay the run's corpus in order to see it again.
 nonisolated(unsafe) private var fuzzScratch = EvaluationScratch()
 
 /// What decoding and evaluation promise for any state bytes: nil, or a failure description.

@@ -73,10 +73,13 @@ public struct EvaluationScratch: ~Copyable, Sendable {
     }
 
     /// Ends `evaluation`, made by `evaluation(…)`: its tables are the scratch's alone again (unless
-    /// a copy of it or a result is kept elsewhere). A scratch that holds none takes them.
+    /// a copy of it or a result is kept elsewhere). A scratch that holds none takes them. Tables
+    /// grown past `keptBytesLimit` by a very large state are let go now, not kept until the next
+    /// read (a batch's block may not be read into again for a long while).
     public mutating func recycle(_ evaluation: consuming Evaluation) {
         if tables == nil { tables = evaluation.tables }
         _ = consume evaluation
+        if tables != nil, tables!.keptBytes > Self.keptBytesLimit { tables = nil }
     }
 
     /// The most memory tables read into again may keep: 1 MiB (some thousands of purchases or usage

@@ -233,7 +233,9 @@ import Testing
         let large = try scratch.evaluation(graph: graph, at: Self.at)
         #expect(large.tables.keptBytes > EvaluationScratch.keptBytesLimit)
         #expect(ObjectIdentifier(large.tables) == tables)
+        weak var largeTables = large.tables
         scratch.recycle(consume large)
+        #expect(largeTables == nil, "tables over the limit are freed when their evaluation ends")
         try scratch.read(json: Self.owned[...])
         let after = try scratch.evaluation(graph: graph, at: Self.at)
         // New tables (the large ones were freed: their address may come back, their size does not).
