@@ -202,28 +202,26 @@ enum JSONLines {
                     }
                 }
                 sawBytes = true
+                // The chunk read in place, once: a slice of it would hold it (a retain and a release).
                 let newline = chunk.withUnsafeBufferPointer { buffer in
-                    memchr(buffer.baseAddress! + start, 0x0A, end - start).map {
+                    let newline = memchr(buffer.baseAddress! + start, 0x0A, end - start).map {
                         buffer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self))
                     }
-                }
-                let stop = newline ?? end
-                length += stop - start
-                if stop > start { last = chunk[stop - 1] }
-                if !dropped, length > JSONLines.maxLineLength + 1 {
-                    // Too long to evaluate: count the rest, keep none of it.
-                    dropped = true
-                    droppedBlank = JSONLines.isBlank(out[first...])
-                    out.removeSubrange(first...)
-                }
-                // The piece read in place: a slice of the chunk would hold it (a retain and a release).
-                chunk.withUnsafeBufferPointer { buffer in
-                    let piece = UnsafeBufferPointer(rebasing: buffer[start..<stop])
+                    let piece = UnsafeBufferPointer(rebasing: buffer[start..<(newline ?? end)])
+                    length += piece.count
+                    if let l = piece.last { last = l }
+                    if !dropped, length > JSONLines.maxLineLength + 1 {
+                        // Too long to evaluate: count the rest, keep none of it.
+                        dropped = true
+                        droppedBlank = JSONLines.isBlank(out[first...])
+                        out.removeSubrange(first...)
+                    }
                     if dropped {
                         if droppedBlank { droppedBlank = JSONLines.isBlank(piece) }
                     } else {
                         out.append(contentsOf: piece)
                     }
+                    return newline
                 }
                 start = newline.map { $0 + 1 } ?? end
                 if newline != nil { break }
