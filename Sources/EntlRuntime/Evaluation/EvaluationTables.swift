@@ -36,6 +36,9 @@ final class EvaluationTables: @unchecked Sendable {
     /// with it). They count, with a warning.
     @exclusivity(unchecked) var conflicts: [(record: Int, first: Int)] = []
     @exclusivity(unchecked) var usageResolved = false
+    /// Whether a purchase of the evaluated environment may have a warning (`Evaluation.mayWarn`):
+    /// when none may, the warnings do not look at the purchases again.
+    @exclusivity(unchecked) private(set) var purchasesMayWarn = false
     /// Where each credit component's replay starts, set by `Evaluator.consume`'s session before any
     /// query (nil: from the state's ledger snapshot, if any, else from nothing).
     @exclusivity(unchecked) var positions: [ComponentPosition?]?
@@ -144,6 +147,7 @@ final class EvaluationTables: @unchecked Sendable {
             products.slot(p).pointee.override = value
         }
         var matchedCount = 0
+        var mayWarn = false
         // Purchases read in place (an array element read by subscript is a copy: a retain of each
         // of its strings).
         try state.purchases.withUnsafeBufferPointer { (purchases) throws(EvaluationError) in
@@ -156,6 +160,7 @@ final class EvaluationTables: @unchecked Sendable {
                 switch try OwnershipResolver.product(of: purchase, index: j, in: g) {
                 case .none(let why):
                     standings[j] = .ignored(why)
+                    mayWarn = mayWarn || Evaluation.mayWarn(purchase, kind: nil)
                 case .product(let p):
                     purchaseProduct[j] = Int32(p)
                     // The few matched purchases, by product then state order (insertion sort: stable).
@@ -167,6 +172,7 @@ final class EvaluationTables: @unchecked Sendable {
                     matched[k] = Int32(j)
                     matchedCount += 1
                     let kind = g.products[p].kind, duration = g.products[p].duration
+                    mayWarn = mayWarn || Evaluation.mayWarn(purchase, kind: kind)
                     let standing = OwnershipResolver.standing(purchase, kind, duration, at: at, past: past)
                     standings[j] = standing
                     let end = OwnershipResolver.accessEnd(purchase, kind, duration)
@@ -203,6 +209,7 @@ final class EvaluationTables: @unchecked Sendable {
             }
         }
 
+        purchasesMayWarn = mayWarn
         products.placeRuns()
 
         let entitlements = (storage + entitlementsAt).bindMemory(to: (Truth, End)?.self, capacity: g.entitlements.count)

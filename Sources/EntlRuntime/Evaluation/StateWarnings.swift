@@ -65,6 +65,7 @@ extension Evaluation {
     /// Purchases are read in place (an element read by subscript is a copy: a retain of each of
     /// its strings); most have no warning, and no place is formed for them.
     private func purchaseWarnings(into found: inout [StateError]) {
+        guard tables.purchasesMayWarn else { return }  // most states: the purchases not read again
         tables.state.purchases.withUnsafeBufferPointer { purchases in
             for j in purchases.indices where purchases[j].environment == environment {
                 let purchase = purchases.baseAddress! + j
@@ -97,6 +98,21 @@ extension Evaluation {
                 }
             }
         }
+    }
+
+    /// Whether `purchaseWarnings` may find something to say of a purchase of the evaluated
+    /// environment, matched to a product of `kind` (nil: matched to none): a store named, dates in
+    /// the wrong order, a subscription without the date that ends it. Asked by `fill`, which reads
+    /// each purchase anyway; it may say yes when there is nothing to say, never the reverse.
+    @inline(__always)
+    static func mayWarn(_ purchase: UnsafePointer<Purchase>, kind: ProductKind?) -> Bool {
+        if kind == nil, purchase.pointee.store != nil { return true }
+        if let bought = purchase.pointee.purchasedAt, let expiry = purchase.pointee.expiresAt, bought > expiry {
+            return true
+        }
+        guard kind == .subscription else { return false }
+        return purchase.pointee.expiresAt == nil
+            || (purchase.pointee.status == .pastDue && purchase.pointee.graceUntil == nil)
     }
 
     /// Records are read in place (as purchases are); retries and conflicts come in record order,

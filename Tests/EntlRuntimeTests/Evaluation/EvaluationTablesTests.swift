@@ -1,5 +1,6 @@
 @testable import EntlRuntime
 import EntlTestSupport
+import Foundation
 import Testing
 
 /// The tables an evaluation resolves once, in one allocation.
@@ -89,5 +90,44 @@ import Testing
             return all
         }
         for a in answers { #expect(a == [.allowed, .undetermined, .undetermined]) }
+    }
+
+    /// `fill` tells whether any purchase may warn, and the warnings read the purchases again only
+    /// then. Over generated purchases (every status; stores known, unknown and none; dates missing,
+    /// in order and not): the warnings of a state are those of the same state with a last purchase
+    /// that surely warns (a store the rules name no id of, so the purchases are read again), less
+    /// that purchase's own.
+    @Test func noPurchaseWarningIsLostByTheFlagFromFill() throws {
+        let graph = compileGraph(EvaluationTablesTests.rules)
+        let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
+        var random = SeededRandom(seed: 2026_11_26)
+        let statuses = ["active", "trialing", "past_due", "canceled", "expired", "billing_retry", "revoked", "unknown"]
+        let dates = [nil, "2026-01-01T00:00:00Z", "2026-01-10T00:00:00Z", "2026-02-01T00:00:00Z"]
+        var (warned, silent) = (0, 0)
+        for k in 0..<cases {
+            let purchases = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                var fields = [#""product": "\#(random.pick(["a", "a_id", "b", "c", "c", "nothing"]))""#,
+                              #""status": "\#(random.pick(statuses))""#]
+                if let store = random.pick([nil, nil, "stripe", "nowhere", "app_store"]) {
+                    fields.append(#""store": "\#(store)""#)
+                }
+                for key in ["purchased_at", "expires_at", "grace_until"] {
+                    if let date = random.pick(dates) { fields.append(#""\#(key)": "\#(date)""#) }
+                }
+                return "{" + fields.joined(separator: ", ") + "}"
+            }
+            let sentinel = #"{"product": "nothing", "store": "nowhere"}"#
+            let plain = try evaluate(graph, state(#"{"purchases": [\#(purchases.joined(separator: ", "))]}"#),
+                                     at: "2026-01-15T00:00:00Z")
+            let flagged = try evaluate(graph, state(#"{"purchases": [\#((purchases + [sentinel]).joined(separator: ", "))]}"#),
+                                       at: "2026-01-15T00:00:00Z")
+            let own = "purchases[\(purchases.count)]"
+            #expect(flagged.warnings.contains { $0.path.hasPrefix(own) }, "case \(k): the sentinel warns")
+            #expect(plain.warnings == flagged.warnings.filter { !$0.path.hasPrefix(own) },
+                    "case \(k): \(purchases)")
+            if plain.warnings.isEmpty { silent += 1 } else { warned += 1 }
+        }
+        // Both kinds of state came up: the comparison is not of empty lists alone.
+        #expect(warned > cases / 5 && silent > cases / 10, "\(warned) warned, \(silent) silent")
     }
 }
