@@ -14,8 +14,11 @@
 /// table (so the first 0 byte is where the parts meet).
 struct NameTable: Sendable {
     private struct Slot {
-        /// The key's first 16 bytes, zero-padded: all of a short key, compared without `bytes`.
+        /// The key's first 16 bytes, zero-padded: all of a short key, compared without `bytes`. A
+        /// pair's first part instead, and `tail` its second, when neither is longer than 16 bytes
+        /// (`tail` is all ones otherwise, which no part of a query is).
         var head: (UInt64, UInt64) = (0, 0)
+        var tail: (UInt64, UInt64) = (~0, ~0)
         var start: UInt32 = 0
         var length: UInt32 = 0
         var hash: UInt32 = 0
@@ -78,9 +81,16 @@ struct NameTable: Sendable {
             }
             var i = Int(h.value) & (count - 1)
             while slots[i].value >= 0 { i = (i + 1) & (count - 1) }
-            let head = key.withUnsafeBytes { ByteBuffer.paddedWords($0.baseAddress, min($0.count, 16)) }
-            slots[i] = Slot(head: head, start: UInt32(bytes.count), length: UInt32(key.count), hash: h.value,
-                            value: Int32(value))
+            var head = key.withUnsafeBytes { ByteBuffer.paddedWords($0.baseAddress, min($0.count, 16)) }
+            var tail: (UInt64, UInt64) = (~0, ~0)
+            if case .pairs = fallback, let zero = key.firstIndex(of: 0), zero <= 16, key.count - zero - 1 <= 16 {
+                key.withUnsafeBytes { key in
+                    head = ByteBuffer.paddedWords(key.baseAddress, zero)
+                    tail = ByteBuffer.paddedWords(key.baseAddress.map { $0 + zero + 1 }, key.count - zero - 1)
+                }
+            }
+            slots[i] = Slot(head: head, tail: tail, start: UInt32(bytes.count), length: UInt32(key.count),
+                            hash: h.value, value: Int32(value))
             bytes.append(contentsOf: key)
         }
         self.bytes = bytes
@@ -155,11 +165,7 @@ struct NameTable: Sendable {
         h.combine(first, count: m)
         h.combine(second, count: n)
         let found = probe(h.value) { slot in
-            Int(slot.length) == m &+ 1 &+ n && bytes.withUnsafeBufferPointer { all in
-                let key = UnsafeRawPointer(all.baseAddress.unsafelyUnwrapped + Int(slot.start))
-                return ByteBuffer.paddedWords(key, m) == first && key.load(fromByteOffset: m, as: UInt8.self) == 0
-                    && ByteBuffer.paddedWords(key + m + 1, n) == second
-            }
+            Int(slot.length) == m &+ 1 &+ n && slot.head == first && slot.tail == second
         }
         return found != nil || complete ? .some(found) : nil
     }
