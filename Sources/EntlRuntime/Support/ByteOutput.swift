@@ -125,18 +125,41 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     /// hashed and compared a word at a time.
     @inline(__always)
     static func paddedWord(_ source: UnsafeRawPointer, _ n: Int) -> UInt64 {
+        #if _endian(little)
+        // Built in a register from two overlapping loads, the second shifted past what the first
+        // holds (copied into a word in memory, a copy of a length known only at run time was a
+        // call to `memcpy`).
+        @inline(__always) func load<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> UInt64 {
+            UInt64(truncatingIfNeeded: source.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+        switch n {
+        case 8...: return load(UInt64.self, 0)
+        case 4..<8: return load(UInt32.self, 0) | (load(UInt32.self, n &- 4) &>> (8 &* (8 &- n))) &<< 32
+        case 2..<4: return load(UInt16.self, 0) | (load(UInt16.self, n &- 2) &>> (8 &* (4 &- n))) &<< 16
+        case 1: return load(UInt8.self, 0)
+        default: return 0
+        }
+        #else
         var word: UInt64 = 0
         withUnsafeMutableBytes(of: &word) { copy(source, n, to: $0.baseAddress!) }
         return word
+        #endif
     }
 
     /// The `n` bytes (at most sixteen) at `source` as two words, zero-padded (`paddedWord`).
     @inline(__always)
     static func paddedWords(_ source: UnsafeRawPointer?, _ n: Int) -> (UInt64, UInt64) {
+        guard let source else { return (0, 0) }
+        #if _endian(little)
+        guard n > 8 else { return (paddedWord(source, n), 0) }
+        // Bytes 8 ..< n: the last eight bytes, shifted past those the first word holds.
+        let last = source.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+        return (source.loadUnaligned(as: UInt64.self), last &>> (8 &* (16 &- n)))
+        #else
         var words: (UInt64, UInt64) = (0, 0)
-        guard let source else { return words }
         withUnsafeMutableBytes(of: &words) { copy(source, n, to: $0.baseAddress!) }
         return words
+        #endif
     }
 
     /// `"bytes"` when no byte needs an escape in a JSON string (a quote, a backslash, a control
