@@ -15,6 +15,14 @@ extension Evaluation {
     /// The envelope, with `results` writing the elements of its `results` array.
     private func encodeEnvelope<S: JSONSink & ~Copyable>(warnings: [StateError], to s: inout S,
                                                          results: (inout S) -> Void) {
+        beginEnvelope(warnings: warnings, to: &s)
+        results(&s)
+        s.endArray()
+        s.endObject()
+    }
+
+    /// The envelope up to its `results` array, opened.
+    private func beginEnvelope<S: JSONSink & ~Copyable>(warnings: [StateError], to s: inout S) {
         s.beginObject()
         s.key("at")
         s.instant(at)
@@ -30,9 +38,6 @@ extension Evaluation {
         }
         s.key("results")
         s.beginArray()
-        results(&s)
-        s.endArray()
-        s.endObject()
     }
 
     public func json(_ results: [EvaluationResult]) -> JSONValue {
@@ -70,7 +75,11 @@ extension Evaluation {
     /// Specialized here for each kind of result (a public generic would not be, across modules).
     private func writeJSONLine(one result: some EncodableResult, warnings: [StateError],
                                into sink: inout JSONBytes) {
-        encodeEnvelope(warnings: warnings, to: &sink) { result.encode(to: &$0) }
+        // The envelope around the result without a closure (one capturing the result copied it).
+        beginEnvelope(warnings: warnings, to: &sink)
+        result.encode(to: &sink)
+        sink.endArray()
+        sink.endObject()
         sink.endLine()
     }
 }
