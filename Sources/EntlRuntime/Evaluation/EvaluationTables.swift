@@ -140,11 +140,15 @@ final class EvaluationTables: @unchecked Sendable {
         let usageFeature = (storage + usageFeatureAt).bindMemory(to: Int32.self, capacity: usageCount)
         usageFeature.initialize(repeating: -1, count: usageCount)
 
-        for (product, value) in state.overrides {
-            guard let p = g.productNames[product] else {
-                throw EvaluationError("overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
+        // Most states have none: no iterator over the dictionary set up (it retains the storage).
+        if !state.overrides.isEmpty {
+            for (product, value) in state.overrides {
+                guard let p = g.productNames[product] else {
+                    throw EvaluationError(
+                        "overrides.\(product): no product `\(product)` in environment \(env.rawValue)")
+                }
+                products.slot(p).pointee.override = value
             }
-            products.slot(p).pointee.override = value
         }
         var matchedCount = 0
         var mayWarn = false
