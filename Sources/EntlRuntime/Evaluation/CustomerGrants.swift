@@ -19,6 +19,7 @@ extension Evaluation {
     /// Entitlement `e`'s value with its state grants: `EXPR or grant` (§3), ending at the later of
     /// the two when both hold.
     func withStateGrants(_ e: Int, _ value: (Truth, End)) -> (Truth, End) {
+        guard !state.grants.isEmpty else { return value }  // most states: no list made and released
         let grants = coveringGrants(ofEntitlement: e)
         guard !grants.isEmpty else { return value }
         let end = grants.map { state.grants[$0].until.map(End.at) ?? .never }.max()!
