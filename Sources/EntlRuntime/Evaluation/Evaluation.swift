@@ -77,7 +77,7 @@ public struct Evaluation: Sendable {
 
     /// The usage records of feature `f`, in state order.
     func usage(of f: Int) -> [Int] {
-        let feature = Int32(f), usageFeature = tables.usage(in: graph).features
+        let feature = Int32(f), usageFeature = tables.usageFeatures(in: graph)
         return usageFeature.indices.filter { usageFeature[$0] == feature }
     }
 

@@ -17,7 +17,7 @@ extension Evaluation {
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
     /// with certain and uncertain ones (`high`).
     func replayComponent(_ c: Int) -> ComponentReplays {
-        let usageFeature = tables.usage(in: graph).features
+        let usageFeature = tables.usageFeatures(in: graph)
         // The uses, gathered on the stack when few.
         return withUnsafeTemporaryAllocation(of: UseEvent.self, capacity: usageFeature.count) { buffer in
             replayComponent(c, usageFeature: usageFeature, events: buffer)

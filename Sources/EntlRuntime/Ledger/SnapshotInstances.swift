@@ -160,7 +160,7 @@ extension Evaluation {
             found.append(StateError(path: "ledger.overage.\(o.feature)",
                                     message: "no single-use feature or credit system `\(o.feature)` in the rules"))
         }
-        let features = tables.usage(in: graph).features
+        let features = tables.usageFeatures(in: graph)
         for i in state.usage.indices where features[i] >= 0 && graph.componentOf[Int(features[i])] >= 0 {
             guard case .amount = state.usage[i].kind, let when = state.usage[i].at, when < ledger.before else {
                 continue

@@ -7,6 +7,21 @@ extension EvaluationTables {
                                            conflicts: [(record: Int, first: Int)]) {
         lock.lock()
         defer { lock.unlock() }
+        resolveUsage(in: g)
+        return (UnsafeBufferPointer(usageFeature), retries, conflicts)
+    }
+
+    /// `usage(in:).features` alone: what a replay reads (the lists of retries and conflicts not
+    /// copied out, a retain and a release each).
+    func usageFeatures(in g: EnvironmentGraph) -> UnsafeBufferPointer<Int32> {
+        lock.lock()
+        defer { lock.unlock() }
+        resolveUsage(in: g)
+        return UnsafeBufferPointer(usageFeature)
+    }
+
+    /// Resolves the usage records on first use; the lock is held.
+    private func resolveUsage(in g: EnvironmentGraph) {
         if !usageResolved {
             // §5: a record names a feature by name or event (`feature`), or by event only
             // (`event`). Ids are unique per customer: a record repeating the `id` of the first
@@ -49,7 +64,6 @@ extension EvaluationTables {
             }
             usageResolved = true
         }
-        return (UnsafeBufferPointer(usageFeature), retries, conflicts)
     }
 }
 
