@@ -80,7 +80,9 @@ extension Evaluation {
             lapsed.past!.until = earliest(lapsed.past!.until, lapses)
             found(lapsed)
         }
-        for g in graph.features[f].grants {
+        // By index: each grant read where the graph holds it (iterating the array would retain it).
+        for i in graph.features[f].grants.indices {
+            let g = graph.features[f].grants[i]
             switch g.source {
             case .product(let p):
                 let consumable = graph.products[p].kind == .consumable
