@@ -78,7 +78,7 @@ final class EvaluationTables: @unchecked Sendable {
     /// the usage records' features, the positions.
     private func forgetLazies() {
         if componentsReady {
-            for c in components.indices { components[c] = nil }
+            for c in components.indices where components[c] != nil { components[c] = nil }
             componentsReady = false
         }
         usageResolved = false
