@@ -144,6 +144,11 @@ extension Evaluation {
     }
 
     private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {
+        // The fields written in place, made the result's own once (not checked at every write).
+        result.update { result in decideMetered(f, required: required, &result) }
+    }
+
+    private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult.Fields) {
         let direct = meteredBalance(f)
         result.required = required
         result.balance = direct.low

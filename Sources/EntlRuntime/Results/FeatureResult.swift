@@ -49,6 +49,9 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
         }
     }
 
+    /// Runs `body` on the fields, made this result's own once for all its writes.
+    mutating func update<T>(_ body: (inout Fields) -> T) -> T { body(&unique.pointee) }
+
     public var name: String {
         get { storage.fields.pointee.name }
         _modify { yield &unique.pointee.name }
