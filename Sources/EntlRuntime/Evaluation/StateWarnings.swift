@@ -10,7 +10,9 @@ extension Evaluation {
     /// The state's decoding warnings (unknown keys), then what the rule set cannot make sense of.
     public var warnings: [StateError] {
         let ruleSet = ruleSetWarnings
-        return ruleSet.isEmpty ? state.warnings : state.warnings + ruleSet
+        // None (most states): the empty array, not the state's (a retain and a release of its storage).
+        if ruleSet.isEmpty { return state.warnings.isEmpty ? [] : state.warnings }
+        return state.warnings + ruleSet
     }
 
     /// The warnings that depend on the rule set, in state order: purchases, then usage records.
