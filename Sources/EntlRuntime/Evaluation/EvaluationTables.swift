@@ -258,15 +258,15 @@ final class EvaluationTables: @unchecked Sendable {
     /// Keeps `replays` as those of credit component `c`, computed without the lock held (a replay
     /// asks for entitlement values): two threads asking at once may both replay, with the same
     /// outcome, and the one kept last is kept.
-    func keep(_ replays: ComponentReplays, component c: Int) -> ComponentReplays {
+    func keep(_ replays: consuming ComponentReplays, component c: Int) -> ComponentReplays {
         lock.lock()
         defer { lock.unlock() }
         if !componentsReady {
             components.initialize(repeating: nil)
             componentsReady = true
         }
-        components[c] = replays
-        return replays
+        components[c] = copy replays
+        return replays  // the caller's reference, handed back (one retain, for the table's)
     }
 
     /// Per product of the graph, its standing: a table of every product, or, when few of many are
