@@ -51,6 +51,13 @@ public struct EvaluationScratch: ~Copyable, Sendable {
     public mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default)
         throws(StateError)
     {
+        try bytes.withUnsafeBufferPointer { (bytes) throws(StateError) in try read(json: bytes, options: options) }
+    }
+
+    /// `read(json:options:)` of bytes that stay valid while it runs (a batch's line in its block).
+    package mutating func read(json bytes: UnsafeBufferPointer<UInt8>, options: StateDecodingOptions = .default)
+        throws(StateError)
+    {
         if tables == nil || !isKnownUniquelyReferenced(&tables!) || tables!.keptBytes > Self.keptBytesLimit {
             tables = EvaluationTables(state: PurchaseState())
         }

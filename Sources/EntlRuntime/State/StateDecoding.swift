@@ -52,6 +52,14 @@ extension PurchaseState {
     /// Decodes state JSON from part of a buffer (a JSONL line) without copying it.
     public init(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions = .default) throws(StateError) {
         self.init()
+        try bytes.withUnsafeBufferPointer { (bytes) throws(StateError) in try read(json: bytes, options: options) }
+    }
+
+    /// Decodes state JSON from bytes that stay valid while it runs (a batch's line in its block).
+    package init(json bytes: UnsafeBufferPointer<UInt8>, options: StateDecodingOptions = .default)
+        throws(StateError)
+    {
+        self.init()
         try read(json: bytes, options: options)
     }
 
@@ -60,24 +68,24 @@ extension PurchaseState {
     /// state of the line before, emptied but for its purchases and usage records
     /// (`clear(keepingPlaces:)`: the common-form decoder reads into their places, and removes
     /// those it did not fill).
-    package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions) throws(StateError) {
+    package mutating func read(json bytes: UnsafeBufferPointer<UInt8>, options: StateDecodingOptions)
+        throws(StateError)
+    {
         var order = KeyOrder()
         try read(json: bytes, options: options, order: &order)
     }
 
     /// `read(json:options:)`, with the order of keys of the states read before (`KeyOrder`).
-    package mutating func read(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions,
+    package mutating func read(json bytes: UnsafeBufferPointer<UInt8>, options: StateDecodingOptions,
                                order: inout KeyOrder) throws(StateError) {
         // The common form first: anything else is read from the start by the general decoder.
-        if bytes.withUnsafeBufferPointer({ StateLineReader.read($0, into: &self, options: options, order: &order) }) {
-            return
-        }
+        if StateLineReader.read(bytes, into: &self, options: options, order: &order) { return }
         try readInFull(json: bytes, options: options)
     }
 
     /// The general decoder alone: every problem explained, unknown keys warned of. The reference
     /// that `StateLineReader`, the common form's decoder, is tested against.
-    package mutating func readInFull(json bytes: ArraySlice<UInt8>, options: StateDecodingOptions)
+    package mutating func readInFull<Bytes: Collection<UInt8>>(json bytes: Bytes, options: StateDecodingOptions)
         throws(StateError)
     {
         do {

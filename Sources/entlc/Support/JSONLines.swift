@@ -23,10 +23,11 @@ enum JSONLines {
     static let blockLines = 512
     static let blockBytes = 1 << 20
 
-    /// One line as read: its bytes, and its length (larger than `bytes` for a line over
-    /// `maxLineLength`, whose bytes were dropped).
+    /// One line as read: its bytes, valid while the line is handed over (they are in the block's
+    /// buffer, which is not retained and released for each line), and its length (larger than
+    /// `bytes` for a line over `maxLineLength`, whose bytes were dropped).
     struct Line {
-        var bytes: ArraySlice<UInt8>
+        var bytes: UnsafeBufferPointer<UInt8>
         var length: Int
     }
 
@@ -64,8 +65,11 @@ enum JSONLines {
                 let process = { @Sendable (i: Int) in
                     let result = outputs.slots.baseAddress! + i
                     if i < made { reset(&result.pointee) } else { result.initialize(to: initial()) }
-                    for l in batch[i].lines where !l.blank {
-                        line(Line(bytes: batch[i].bytes[l.range], length: l.length), l.number, &result.pointee)
+                    batch[i].bytes.withUnsafeBufferPointer { bytes in
+                        for l in batch[i].lines where !l.blank {
+                            line(Line(bytes: UnsafeBufferPointer(rebasing: bytes[l.range]), length: l.length), l.number,
+                                 &result.pointee)
+                        }
                     }
                 }
                 if jobs > 1, blocks.count > 1 {
