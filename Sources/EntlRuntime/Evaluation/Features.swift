@@ -159,8 +159,9 @@ extension Evaluation {
         // §6: the inputs of the feature's balance, and those of every credit system that can pay
         // for it (whether or not it is needed now).
         result.validUntil = earliest(result.validUntil, direct.inputsChange)
-        for route in graph.features[f].creditRoutes {
-            result.validUntil = earliest(result.validUntil, meteredInputsChange(route.system))
+        for r in graph.features[f].creditRoutes.indices {  // by index, as `forEachCandidate` reads grants
+            let system = graph.features[f].creditRoutes[r].system
+            result.validUntil = earliest(result.validUntil, meteredInputsChange(system))
         }
         var trail: [String] = []
         if explains {
@@ -197,7 +198,8 @@ extension Evaluation {
         var asked: BalanceReason.Credits?  // the credit system the result reports, for the reason
         // §4.6 (not allowed): the most units one credit system could pay, and all of them together.
         var payable: Int64 = 0, spill: Int64 = 0
-        for route in graph.features[f].creditRoutes {
+        for r in graph.features[f].creditRoutes.indices {
+            let route = graph.features[f].creditRoutes[r]
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
             let system = meteredBalance(route.system, sources: false)
             let units = (system.low ?? .max).multipliedDividedRoundingDown(by: route.amount,
