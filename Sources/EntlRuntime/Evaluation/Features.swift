@@ -13,10 +13,12 @@ extension Evaluation {
     /// to line, written in place, and empties it once the line is written (its reason may hold this
     /// evaluation, and with it the tables the next line is read into).
     package func feature(_ f: Int, required: Int64, into result: inout FeatureResult) {
-        result.name = graph.features[f].name
-        result.kind = graph.features[f].kind
-        result.displayName = graph.features[f].displayName
-        result.validUntil = earliest(nextChange(watching: graph.features[f].watchedProducts), nextStateGrantChange)
+        result.update { result in
+            result.name = graph.features[f].name
+            result.kind = graph.features[f].kind
+            result.displayName = graph.features[f].displayName
+            result.validUntil = earliest(nextChange(watching: graph.features[f].watchedProducts), nextStateGrantChange)
+        }
         if graph.features[f].kind == .boolean {
             decideBoolean(f, &result)
         } else {

@@ -22,6 +22,8 @@ extension EvaluationTables {
 
     /// Resolves the usage records on first use; the lock is held.
     private func resolveUsage(in g: EnvironmentGraph) {
+        // No records and no folded uses (most short states): nothing to resolve, no index set up.
+        if !usageResolved, state.usage.isEmpty, state.ledger == nil { usageResolved = true }
         if !usageResolved {
             // §5: a record names a feature by name or event (`feature`), or by event only
             // (`event`). Ids are unique per customer: a record repeating the `id` of the first
