@@ -145,15 +145,18 @@ public struct Lexer {
         }
     }
 
-    /// `// …` to the end of the line; `/// …` (exactly three slashes) is a doc comment.
+    /// `// …` to the end of the line; `/// …` (exactly three slashes) on a line of its own is a doc
+    /// comment (after code or a block comment on its line, it is an ordinary one: not a line above
+    /// the next declaration).
     private mutating func lexLineComment() {
         let start = location
         let startIndex = index
+        let ownLine = currentLineBlank
         while let b = peekByte(), b != UInt8(ascii: "\n") { advance() }
         var end = index
         if end > startIndex, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let text = String(decoding: bytes[startIndex..<end], as: UTF8.self)
-        let isDoc = text.hasPrefix("///") && !text.hasPrefix("////")
+        let isDoc = ownLine && text.hasPrefix("///") && !text.hasPrefix("////")
         comments.append(Comment(kind: isDoc ? .doc : .line, text: text,
                                 range: SourceRange(start: start, end: location)))
         if isDoc {

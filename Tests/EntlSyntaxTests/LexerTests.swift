@@ -76,6 +76,15 @@ private func kinds(_ text: String) -> [TokenKind] {
         #expect(tokens[2].docs == [])
     }
 
+    /// A `///` after code on its line is an ordinary comment, not the next declaration's
+    /// documentation: it is not a line above it (found by the round-trip fuzzer: `fmt` keeps it
+    /// after its code and puts a blank line before the next declaration, which then lost the doc).
+    @Test func aDocCommentAfterCodeIsAnOrdinaryComment() {
+        let (tokens, lexer) = lex("a/// trailing\nb /* x */ /// after a block\nc\n  /// own line\nd")
+        #expect(tokens.map(\.docs) == [[], [], [], ["own line"], []])
+        #expect(lexer.comments.map(\.kind) == [.line, .block, .line, .doc])
+    }
+
     @Test func columnsCountCharactersNotBytes() {
         let (tokens, _) = lex("\"é💎\" x")
         #expect(tokens[1].range.start == EntlSyntax.SourceLocation(line: 1, column: 6, offset: 9))
