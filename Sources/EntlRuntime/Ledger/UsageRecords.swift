@@ -22,49 +22,48 @@ extension EvaluationTables {
 
     /// Resolves the usage records on first use; the lock is held.
     private func resolveUsage(in g: EnvironmentGraph) {
+        guard !usageResolved else { return }
+        defer { usageResolved = true }
         // No records and no folded uses (most short states): nothing to resolve, no index set up.
-        if !usageResolved, state.usage.isEmpty, state.ledger == nil { usageResolved = true }
-        if !usageResolved {
-            // §5: a record names a feature by name or event (`feature`), or by event only
-            // (`event`). Ids are unique per customer: a record repeating the `id` of the first
-            // record with it is a retry (counted once) when it names the same feature with the
-            // same amount, else a conflict, which counts.
-            var ids = IDIndex()
-            func isID(_ id: String) -> (Int) -> Bool { { self.state.id(atPlace: $0) == id } }
-            // The folded uses of a compacted state come before every record (-1 - their place).
-            let folded = state.ledger?.ids ?? []
-            for (k, use) in folded.enumerated() {
-                _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k, isID: isID(use.id))
-            }
-            state.usage.withUnsafeBufferPointer { usage in
-                // The last record looked up: a log names a few features over and over, often in
-                // runs, and comparing two names costs less than a lookup.
-                var last: (record: Int, feature: Int32)?
-                for i in usage.indices {
-                    if let l = last, usage[l.record].isEvent == usage[i].isEvent,
-                       usage[l.record].name == usage[i].name {
-                        usageFeature[i] = l.feature
-                    } else {
-                        let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
-                        usageFeature[i] = Int32(f ?? -1)
-                        last = (i, usageFeature[i])
-                    }
-                    guard let id = usage[i].id,
-                          let first = ids.first(hash: IDIndex.hash(id), elseNote: i, isID: isID(id))
-                    else { continue }
-                    let same = first >= 0
-                        ? usageFeature[i] == usageFeature[first] && usage[i].kind == usage[first].kind
-                        : usageFeature[i] >= 0 && g.features[Int(usageFeature[i])].name == folded[-1 - first].feature
-                            && usage[i].kind == folded[-1 - first].kind
-                    if same {
-                        retries.append((i, first))
-                        usageFeature[i] = -1
-                    } else {
-                        conflicts.append((i, first))
-                    }
+        guard !state.usage.isEmpty || state.ledger != nil else { return }
+        // §5: a record names a feature by name or event (`feature`), or by event only
+        // (`event`). Ids are unique per customer: a record repeating the `id` of the first
+        // record with it is a retry (counted once) when it names the same feature with the
+        // same amount, else a conflict, which counts.
+        var ids = IDIndex()
+        func isID(_ id: String) -> (Int) -> Bool { { self.state.id(atPlace: $0) == id } }
+        // The folded uses of a compacted state come before every record (-1 - their place).
+        let folded = state.ledger?.ids ?? []
+        for (k, use) in folded.enumerated() {
+            _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k, isID: isID(use.id))
+        }
+        state.usage.withUnsafeBufferPointer { usage in
+            // The last record looked up: a log names a few features over and over, often in
+            // runs, and comparing two names costs less than a lookup.
+            var last: (record: Int, feature: Int32)?
+            for i in usage.indices {
+                if let l = last, usage[l.record].isEvent == usage[i].isEvent,
+                   usage[l.record].name == usage[i].name {
+                    usageFeature[i] = l.feature
+                } else {
+                    let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
+                    usageFeature[i] = Int32(f ?? -1)
+                    last = (i, usageFeature[i])
+                }
+                guard let id = usage[i].id,
+                      let first = ids.first(hash: IDIndex.hash(id), elseNote: i, isID: isID(id))
+                else { continue }
+                let same = first >= 0
+                    ? usageFeature[i] == usageFeature[first] && usage[i].kind == usage[first].kind
+                    : usageFeature[i] >= 0 && g.features[Int(usageFeature[i])].name == folded[-1 - first].feature
+                        && usage[i].kind == folded[-1 - first].kind
+                if same {
+                    retries.append((i, first))
+                    usageFeature[i] = -1
+                } else {
+                    conflicts.append((i, first))
                 }
             }
-            usageResolved = true
         }
     }
 }
