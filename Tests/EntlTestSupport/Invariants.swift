@@ -123,6 +123,11 @@ public func stateProblem(_ bytes: [UInt8]) -> String? {
         var bytes: [UInt8] = []
         e.writeJSONLine(e.all(), into: &bytes)
         if String(decoding: bytes, as: UTF8.self) != first { return "the two JSON renderings differ" }
+        var streamed = JSONBytes(), feature = FeatureResult()
+        e.writeAllJSONLine(warnings: e.warnings, feature: &feature, into: &streamed)
+        if streamed.withBytes({ String(decoding: $0, as: UTF8.self) }) != first + "\n" {
+            return "the batch's --all line differs from the line of all()"
+        }
         for amount: Int64 in [1, 7, 1_000_000_000_000_000] {
             _ = e.feature(0, required: amount)
         }

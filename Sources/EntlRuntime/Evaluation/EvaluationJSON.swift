@@ -72,6 +72,30 @@ extension Evaluation {
         writeJSONLine(one: result, warnings: warnings, into: &sink)
     }
 
+    /// The compact JSON of one product's result and a newline (as above).
+    public func writeJSONLine(_ result: ProductResult, warnings: [StateError], into sink: inout JSONBytes) {
+        writeJSONLine(one: result, warnings: warnings, into: &sink)
+    }
+
+    /// The line `writeJSONLine(all(), warnings:into:)` writes, each result written as it is
+    /// answered (the batch's `--all`): no array of results, no result copied into an
+    /// `EvaluationResult`, and one feature's result answered into from feature to feature
+    /// (`feature`, emptied after each: its reason may hold this evaluation).
+    public func writeAllJSONLine(warnings: [StateError], feature result: inout FeatureResult,
+                                 into sink: inout JSONBytes) {
+        beginEnvelope(warnings: warnings, to: &sink)
+        for p in graph.products.indices { product(p).encode(to: &sink) }
+        for e in graph.entitlements.indices { entitlement(e).encode(to: &sink) }
+        for f in graph.features.indices {
+            feature(f, required: 1, into: &result)
+            result.encode(to: &sink)
+            result.reset()
+        }
+        sink.endArray()
+        sink.endObject()
+        sink.endLine()
+    }
+
     /// Specialized here for each kind of result (a public generic would not be, across modules).
     private func writeJSONLine(one result: some EncodableResult, warnings: [StateError],
                                into sink: inout JSONBytes) {

@@ -223,10 +223,11 @@ final class LockedBox<T>: @unchecked Sendable {
         #expect(String(decoding: bytes, as: UTF8.self) == e.json(results).compact)
     }
 
-    /// The batch's line of one entitlement or feature (no array, no `EvaluationResult`) is the
-    /// line of that result alone in an array, warnings and all.
+    /// The batch's line of one product, entitlement or feature (no array, no `EvaluationResult`) is
+    /// the line of that result alone in an array, warnings and all; its `--all` line, each result
+    /// written as it is answered, is the line of the array `all()`.
     @Test(arguments: ["photos", "api", "subscriptions", "crossplatform"])
-    func oneResultLineEqualsTheArrayLine(_ name: String) throws {
+    func batchLinesEqualTheArrayLines(_ name: String) throws {
         let graph = compileGraph(try readRepoFile("examples/\(name).entl"))
         let s = try PurchaseState(json: Array(try readRepoFile("examples/\(name).state.json").utf8))
         let e = try Evaluation(graph: graph, state: s, at: s.now!, explain: true)
@@ -236,7 +237,7 @@ final class LockedBox<T>: @unchecked Sendable {
             switch result {
             case .entitlement(let r): e.writeJSONLine(r, warnings: e.warnings, into: &one)
             case .feature(let r): e.writeJSONLine(r, warnings: e.warnings, into: &one)
-            case .product: continue
+            case .product(let r): e.writeJSONLine(r, warnings: e.warnings, into: &one)
             }
             e.writeJSONLine([result], warnings: e.warnings, into: &array)
             let (a, b) = (one.withBytes { Array($0) }, array.withBytes { Array($0) })
@@ -244,6 +245,10 @@ final class LockedBox<T>: @unchecked Sendable {
             #expect(a.last == UInt8(ascii: "\n"))
             checked += 1
         }
-        #expect(checked >= 2)
+        #expect(checked >= 3)
+        var streamed = JSONBytes(), array = JSONBytes(), feature = FeatureResult()
+        e.writeAllJSONLine(warnings: e.warnings, feature: &feature, into: &streamed)
+        e.writeJSONLine(e.all(), warnings: e.warnings, into: &array)
+        #expect(streamed.withBytes { Array($0) } == array.withBytes { Array($0) })
     }
 }

@@ -25,8 +25,9 @@ import Testing
     /// One scratch through generated cases in a row (rule sets of each focus, states of every
     /// size, with usage, grants and unknown names, strict or not): each line is decoded into the
     /// scratch and evaluated there, and answers as a fresh evaluation of its own decoding does.
-    /// Every seventh evaluation is kept past its `recycle`; at the end each kept one still
-    /// answers as it did (its tables were left to it, not refilled by later lines).
+    /// The batch's `--all` line is the line of `all()`. Every seventh evaluation is kept past its
+    /// `recycle`; at the end each kept one still answers as it did (its tables were left to it,
+    /// not refilled by later lines).
     @Test func aScratchEvaluationAnswersAsAFreshOne() throws {
         var scratch = EvaluationScratch()
         let focuses: [DifferentialCase.Focus] = [.general, .credits, .purchaseDates, .history, .commercial]
@@ -74,6 +75,13 @@ import Testing
                 if (k + f) % 5 == 0 { copies.append((answer, evaluation.feature(f, required: 1))) }
                 answer.reset()
             }
+            // The batch's `--all` line, each result written as it is answered (the features into
+            // that one result), is the line of the array `all()`, warnings and all.
+            var streamed = JSONBytes(), array = JSONBytes()
+            evaluation.writeAllJSONLine(warnings: evaluation.warnings, feature: &answer, into: &streamed)
+            evaluation.writeJSONLine(evaluation.all(), warnings: evaluation.warnings, into: &array)
+            #expect(streamed.withBytes { Array($0) } == array.withBytes { Array($0) }, "case \(k): the --all line")
+            #expect(answer == FeatureResult(), "case \(k): the result is left empty")
             let tables = ObjectIdentifier(evaluation.tables)
             if tables == held { reused += 1 }
             held = k % 7 == 0 ? nil : tables

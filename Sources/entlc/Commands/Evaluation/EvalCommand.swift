@@ -397,9 +397,12 @@ enum EvalCommand {
             case .entitlement(let e):
                 let result = if let index { evaluation.entitlement(index) } else { try evaluation.entitlement(e) }
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
-            case .product, .all:
-                let results = try answer(options.query, evaluation)
-                warnings = write(evaluation) { evaluation.writeJSONLine(results, warnings: $0, into: &out) }
+            case .product(let p):
+                let result = try evaluation.product(p)
+                warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
+            case .all:
+                // Each result written as it is answered, the features into `result`.
+                warnings = write(evaluation) { evaluation.writeAllJSONLine(warnings: $0, feature: &result, into: &out) }
             }
             scratch.recycle(consume evaluation)
             return .evaluated(warnings)
