@@ -78,11 +78,17 @@ extension Evaluation {
     }
 
     /// The line `writeJSONLine(all(), warnings:into:)` writes, each result written as it is
-    /// answered (the batch's `--all`): no array of results, no result copied into an
-    /// `EvaluationResult`, and one feature's result answered into from feature to feature
-    /// (`feature`, emptied after each: its reason may hold this evaluation).
-    public func writeAllJSONLine(warnings: [StateError], feature result: inout FeatureResult,
-                                 into sink: inout JSONBytes) {
+    /// answered: no array of results, no result copied into an `EvaluationResult`.
+    public func writeAllJSONLine(warnings: [StateError], into sink: inout JSONBytes) {
+        var result = FeatureResult()
+        writeAllJSONLine(warnings: warnings, feature: &result, into: &sink)
+    }
+
+    /// `writeAllJSONLine(warnings:into:)` with the features answered into `result`, a result the
+    /// caller keeps from line to line (the batch's `--all`), emptied after each feature (its reason
+    /// may hold this evaluation).
+    package func writeAllJSONLine(warnings: [StateError], feature result: inout FeatureResult,
+                                  into sink: inout JSONBytes) {
         beginEnvelope(warnings: warnings, to: &sink)
         for p in graph.products.indices { product(p).encode(to: &sink) }
         for e in graph.entitlements.indices { entitlement(e).encode(to: &sink) }

@@ -246,8 +246,8 @@ final class LockedBox<T>: @unchecked Sendable {
             checked += 1
         }
         #expect(checked >= 3)
-        var streamed = JSONBytes(), array = JSONBytes(), feature = FeatureResult()
-        e.writeAllJSONLine(warnings: e.warnings, feature: &feature, into: &streamed)
+        var streamed = JSONBytes(), array = JSONBytes()
+        e.writeAllJSONLine(warnings: e.warnings, into: &streamed)
         e.writeJSONLine(e.all(), warnings: e.warnings, into: &array)
         #expect(streamed.withBytes { Array($0) } == array.withBytes { Array($0) })
     }
