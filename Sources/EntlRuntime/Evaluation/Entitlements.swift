@@ -20,7 +20,8 @@ extension Evaluation {
             if let b = best, !Evaluation.ranksBefore(key, b.key) { return }
             best = (rep, key)
         }
-        for behind in graph.entitlements[e].behind {
+        for i in graph.entitlements[e].behind.indices {
+            let behind = graph.entitlements[e].behind[i]  // read where the graph holds it: not retained
             let p = behind.product
             switch products[p].override {
             case .purchased?:
@@ -51,8 +52,9 @@ extension Evaluation {
     /// Whether a purchase behind entitlement `e` (§3) has `status` (one dated after `t` is behind
     /// nothing yet, §2 rule 11).
     func anyPurchaseBehind(_ e: Int, withStatus status: PurchaseStatus) -> Bool {
-        graph.entitlements[e].behind.contains { b in
-            purchases(of: b.product).contains { j in
+        graph.entitlements[e].behind.indices.contains { i in
+            let b = graph.entitlements[e].behind[i]
+            return purchases(of: b.product).contains { j in
                 state.purchases[j].status == status && !isDatedLater(j) && admits(b.date, j)
             }
         }
@@ -121,7 +123,8 @@ extension Evaluation {
     /// (one its status ended without an access end by its `purchased_at`).
     func mostRecentlyEnded(_ e: Int) -> Int? {
         var best: (index: Int, end: Instant?, bought: Instant?)?
-        for behind in graph.entitlements[e].behind {
+        for i in graph.entitlements[e].behind.indices {
+            let behind = graph.entitlements[e].behind[i]
             for j in purchases(of: behind.product) where admits(behind.date, j) && hasEnded(j) {
                 let bought = state.purchases[j].purchasedAt  // the field alone, not the purchase copied
                 let end = accessEnd(j).instant ?? bought
@@ -152,7 +155,8 @@ extension Evaluation {
     /// that ends (it is then the one that ended, with its date).
     func changeBehind(_ e: Int, _ truth: Truth) -> Instant? {
         var next: Instant?
-        for behind in graph.entitlements[e].behind {
+        for i in graph.entitlements[e].behind.indices {
+            let behind = graph.entitlements[e].behind[i]
             for j in purchases(of: behind.product) where admits(behind.date, j) {
                 if isDatedLater(j) {
                     next = earliest(next, state.purchases[j].purchasedAt)
@@ -212,12 +216,15 @@ extension Evaluation {
         // What the purchases behind it say (a billing retry, a revocation, a change, the one that
         // ended last) is looked for only when it has some: most customers have none behind most
         // entitlements.
-        let purchased = graph.entitlements[e].behind.contains { !purchases(of: $0.product).isEmpty }
+        let purchased = graph.entitlements[e].behind.indices.contains {
+            !purchases(of: graph.entitlements[e].behind[$0].product).isEmpty
+        }
         result.inBillingRetry = purchased && anyPurchaseBehind(e, withStatus: .billingRetry)
         result.validUntil = earliest(earliest(nextChange(watching: graph.entitlements[e].watchedProducts),
                                               purchased ? changeBehind(e, truth) : nil), nextStateGrantChange)
-        let anyOwned = purchased && graph.entitlements[e].behind.contains { b in
-            (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
+        let anyOwned = purchased && graph.entitlements[e].behind.indices.contains { i in
+            let b = graph.entitlements[e].behind[i]
+            return (b.date.map { qualified(b.product, $0).0 } ?? products[b.product].truth) == .true
         }
         result.isRevoked = purchased && !anyOwned && anyPurchaseBehind(e, withStatus: .revoked)
 
@@ -270,7 +277,8 @@ extension Evaluation {
         switch truth {
         case .true:
             let product = result.product, until = result.expiresAt
-            let everyone = graph.entitlements[e].constraint.mentionsEveryone
+            // Read only when no product is behind it (the constraint's tree is walked, its nodes retained).
+            let everyone = product == nil && graph.entitlements[e].constraint.mentionsEveryone
             if case .stateGrant(let i)? = rep {
                 let name = stateGrantName(i), why = state.grants[i].reason
                 result.why = Reason { text in
