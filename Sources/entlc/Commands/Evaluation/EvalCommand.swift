@@ -307,8 +307,8 @@ enum EvalCommand {
         var out: JSONBytes
         var lines = 0, errors = 0, warnings = 0
         var scratch = EvaluationScratch()
-        /// The result of a `--feature` query, answered into line after line and emptied after each
-        /// (`Evaluation.feature(_:required:into:)`).
+        /// The result of a `--feature` query, and of each feature of an `--all` line, answered into
+        /// line after line and emptied after each (`Evaluation.feature(_:required:into:)`).
         var feature = FeatureResult()
     }
 
