@@ -49,6 +49,15 @@ final class EvaluationTables: @unchecked Sendable {
     /// is initialized at the first replay (`componentsReady`).
     @exclusivity(unchecked) private var components: UnsafeMutableBufferPointer<ComponentReplays?>
     @exclusivity(unchecked) private var componentsReady = false
+    /// The replays of credit components that had no candidate grant, no use and no starting
+    /// position (§5: nothing to replay), kept from one `fill` to the next: those are the same for
+    /// every state evaluated at `emptyAt` in `emptyGraph` (with `emptyExplain`), and most customers
+    /// have no grant in most components. Read and written under `lock`; started again when the
+    /// graph, the instant or the explaining changes.
+    @exclusivity(unchecked) private var emptyReplays: [ComponentReplays?] = []
+    @exclusivity(unchecked) private var emptyGraph: EnvironmentGraph?
+    @exclusivity(unchecked) private var emptyAt = Instant(seconds: 0)
+    @exclusivity(unchecked) private var emptyExplain = false
     /// Every table, the lock first; nil until the first `fill`.
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer?
     /// `storage`'s size in bytes.
@@ -267,6 +276,27 @@ final class EvaluationTables: @unchecked Sendable {
         }
         components[c] = copy replays
         return replays  // the caller's reference, handed back (one retain, for the table's)
+    }
+
+    /// The replays of credit component `c` kept as empty (`keepEmpty`) for graph `g` at `at`.
+    func emptyReplays(_ c: Int, graph g: EnvironmentGraph, at: Instant, explain: Bool) -> ComponentReplays? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard emptyGraph === g, emptyAt == at, emptyExplain == explain else { return nil }
+        return emptyReplays[c]
+    }
+
+    /// Keeps `replays`, found empty (no candidate grant, no use, no starting position), as credit
+    /// component `c`'s for every later state evaluated in `g` at `at`.
+    func keepEmpty(_ replays: ComponentReplays, component c: Int, graph g: EnvironmentGraph, at: Instant,
+                   explain: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !(emptyGraph === g) || emptyAt != at || emptyExplain != explain {
+            emptyReplays = Array(repeating: nil, count: g.components.count)
+            (emptyGraph, emptyAt, emptyExplain) = (g, at, explain)
+        }
+        emptyReplays[c] = replays
     }
 
     /// Per product of the graph, its standing: a table of every product, or, when few of many are

@@ -49,6 +49,12 @@ extension Evaluation {
         let readings = pastReadings(of: sorting, component: c)
         let events = UnsafeBufferPointer(sorting)
         let position = startingPosition(of: c)
+        // No use at all and no starting position: with no candidate grant either, the replays are
+        // the empty ones, the same for every state at `t` (kept from an earlier state, if any).
+        let quiet = count == 0 && inputsChange == nil && position == nil
+        if quiet, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains), !hasCandidate(c) {
+            return empty
+        }
 
         let members = graph.components[c]
         let replays = ComponentReplays.allocate(
@@ -125,7 +131,18 @@ extension Evaluation {
         inputsChange = earliest(inputsChange, grantsChange(candidates, all))
         replays.finish(candidates: candidates, low: certain, high: all, uncertain: uncertain,
                        inputsChange: inputsChange, trails: trails)
+        if quiet, foundCount == 0 { tables.keepEmpty(replays, component: c, graph: graph, at: at, explain: explains) }
         return replays
+    }
+
+    /// Whether a member of credit component `c` has a candidate grant at `t`.
+    private func hasCandidate(_ c: Int) -> Bool {
+        var last: EntitlementSource?
+        var found = false
+        for m in graph.components[c].indices where !found {
+            forEachCandidate(of: graph.components[c][m], last: &last) { _ in found = true }
+        }
+        return found
     }
 
     /// §6: when a grant's balance changes by itself after `t`: a grant no purchase is behind starts

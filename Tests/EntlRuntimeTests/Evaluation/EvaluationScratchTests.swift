@@ -11,12 +11,13 @@ import Testing
 @Suite struct EvaluationScratchTests {
     static let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
 
-    /// What an evaluation answers: every result (explained), its warnings, or the error that
+    /// What an evaluation answers: every result as its JSON (every field, the reason and the
+    /// explanation: a feature's result prints none of them), its warnings, or the error that
     /// refused it.
     static func answers(_ make: () throws(EvaluationError) -> Evaluation) -> String {
         do throws(EvaluationError) {
             let e = try make()
-            return "\(e.all())\n\(e.warnings)"
+            return "\(e.json(e.all()).compact)\n\(e.warnings)"
         } catch {
             return "error: \(error)"
         }
