@@ -76,12 +76,15 @@ import Testing
     /// eleventh a day later, and in runs of ten with and without explaining — answer as a fresh
     /// evaluation of the same state does; kept replays are handed out again (so the comparison
     /// covers them), and never at another instant. Then the same over generated rule sets with
-    /// credit systems, each with the states of fifty other generated cases (their names are the
-    /// rule set's own), two in three without their uses and one in three without purchases.
+    /// credit systems, in the same scratch and at the same instant (replays kept for one rule set
+    /// are not another's), each with the states of fifty other generated cases (their names are
+    /// the rule set's own), two in three without their uses and one in three without purchases.
     @Test func keptEmptyReplaysAnswerAsFreshOnes() throws {
         let graph = try #require(Compiler.compile([SourceFile(path: "e.entl", text: Self.rules)], lint: false).graph)
         var r = SeededRandom(seed: 2026_11_27)
-        let reused = try Self.compare(graph, .live, (0..<Self.cases).map { _ in Array(Self.state(&r).utf8) }, Self.at)
+        var scratch = EvaluationScratch()
+        let reused = try Self.compare(graph, .live, (0..<Self.cases).map { _ in Array(Self.state(&r).utf8) }, Self.at,
+                                      in: &scratch)
         #expect(reused > Self.cases / 5, "kept replays handed out again \(reused) times in \(Self.cases) states")
 
         let focuses: [DifferentialCase.Focus] = [.general, .credits, .history, .commercial]
@@ -96,16 +99,14 @@ import Testing
                 if i % 3 == 2 { state.purchases = [] }
                 return Array(stateJSON(state).utf8)
             }
-            _ = try Self.compare(graph, base.environment, states, base.at)
+            _ = try Self.compare(graph, base.environment, states, Self.at, in: &scratch)
         }
     }
 
-    /// Compares each of `states` evaluated in one scratch with a fresh evaluation (see above); the
-    /// number of replays handed out again from the state before.
-    static func compare(_ graph: RuleGraph, _ environment: Environment, _ states: [[UInt8]], _ t: Instant) throws
-        -> Int
-    {
-        var scratch = EvaluationScratch()
+    /// Compares each of `states` evaluated in `scratch` with a fresh evaluation (see above); the
+    /// number of replays handed out again.
+    static func compare(_ graph: RuleGraph, _ environment: Environment, _ states: [[UInt8]], _ t: Instant,
+                        in scratch: inout EvaluationScratch) throws -> Int {
         var reused = 0
         /// Every replays handed out, held (so that no later object can take the address of one
         /// released), and the instant each was first handed out at.
