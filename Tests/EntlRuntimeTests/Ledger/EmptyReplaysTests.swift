@@ -73,7 +73,8 @@ import Testing
     }
 
     /// States of `rules` read one after the other into one scratch and evaluated at `at` — every
-    /// eleventh a day later, and in runs of ten with and without explaining — answer as a fresh
+    /// eleventh a day later, every fourth unlocking, in runs of ten with and without explaining —
+    /// answer (every result, and every feature for 3 and for 150) as a fresh
     /// evaluation of the same state does; kept replays are handed out again (so the comparison
     /// covers them), and never at another instant. Then the same over generated rule sets with
     /// credit systems, in the same scratch and at the same instant (replays kept for one rule set
@@ -103,8 +104,23 @@ import Testing
         }
     }
 
-    /// Compares each of `states` evaluated in `scratch` with a fresh evaluation (see above); the
-    /// number of replays handed out again.
+    /// What an evaluation answers (`EvaluationScratchTests.answers`), and every feature asked for
+    /// 3 and for 150.
+    static func answers(_ make: () throws(EvaluationError) -> Evaluation) -> String {
+        var evaluation: Evaluation?
+        let all = EvaluationScratchTests.answers { () throws(EvaluationError) in
+            let e = try make()
+            evaluation = e
+            return e
+        }
+        guard let e = evaluation else { return all }
+        return e.graph.features.indices.reduce(all) { text, f in
+            text + "\n" + e.json([3, 150].map { .feature(e.feature(f, required: $0)) }).compact
+        }
+    }
+
+    /// Compares each of `states` evaluated in `scratch` with a fresh evaluation (see above), with and
+    /// without unlocking; the number of replays handed out again.
     static func compare(_ graph: RuleGraph, _ environment: Environment, _ states: [[UInt8]], _ t: Instant,
                         in scratch: inout EvaluationScratch) throws -> Int {
         var reused = 0
@@ -114,15 +130,16 @@ import Testing
         var first: [ObjectIdentifier: Instant] = [:]
         for (k, json) in states.enumerated() {
             let at = k % 11 == 10 ? Instant(seconds: t.seconds + 86_400) : t
-            let explain = (k / 10) % 2 == 1
-            let fresh = EvaluationScratchTests.answers { () throws(EvaluationError) in
+            let (explain, unlock) = ((k / 10) % 2 == 1, k % 4 == 3)
+            let fresh = answers { () throws(EvaluationError) in
                 try Evaluation(graph: graph, state: try! PurchaseState(json: json), environment: environment, at: at,
-                               explain: explain)
+                               explain: explain, unlock: unlock)
             }
             try scratch.read(json: json[...])
             var made: Evaluation?
-            let answers = EvaluationScratchTests.answers { () throws(EvaluationError) in
-                let e = try scratch.evaluation(graph: graph, environment: environment, at: at, explain: explain)
+            let answers = answers { () throws(EvaluationError) in
+                let e = try scratch.evaluation(graph: graph, environment: environment, at: at, explain: explain,
+                                               unlock: unlock)
                 made = e
                 return e
             }
