@@ -52,8 +52,8 @@ final class EvaluationTables: @unchecked Sendable {
     /// The replays of credit components that had no candidate grant, no use and no starting
     /// position (§5: nothing to replay), kept from one `fill` to the next: those are the same for
     /// every state evaluated at `emptyAt` in `emptyGraph` (with `emptyExplain`), and most customers
-    /// have no grant in most components. Read and written under `lock`; started again when the
-    /// graph, the instant or the explaining changes.
+    /// have no grant in most components. Read and written under `lock`; emptied when the graph,
+    /// the instant or the explaining changes, and filled again from the next state on (`keepEmpty`).
     @exclusivity(unchecked) private var emptyReplays: [ComponentReplays?] = []
     @exclusivity(unchecked) private var emptyGraph: EnvironmentGraph?
     @exclusivity(unchecked) private var emptyAt = Instant(seconds: 0)
@@ -287,14 +287,22 @@ final class EvaluationTables: @unchecked Sendable {
     }
 
     /// Keeps `replays`, found empty (no candidate grant, no use, no starting position), as credit
-    /// component `c`'s for every later state evaluated in `g` at `at`.
+    /// component `c`'s for every later state evaluated in `g` at `at` — unless `at` or `explain`
+    /// is new, which is only noted.
     func keepEmpty(_ replays: ComponentReplays, component c: Int, graph g: EnvironmentGraph, at: Instant,
                    explain: Bool) {
         lock.lock()
         defer { lock.unlock() }
-        if !(emptyGraph === g) || emptyAt != at || emptyExplain != explain {
+        if !(emptyGraph === g) {
             emptyReplays = Array(repeating: nil, count: g.components.count)
             (emptyGraph, emptyAt, emptyExplain) = (g, at, explain)
+        } else if emptyAt != at || emptyExplain != explain {
+            // A new instant is only noted: replays are kept from the second state at it on (states
+            // each read at their own `now` change the instant every line, and keeping the replays of
+            // each would cost more than it saves). Emptied in place.
+            for i in emptyReplays.indices where emptyReplays[i] != nil { emptyReplays[i] = nil }
+            (emptyAt, emptyExplain) = (at, explain)
+            return
         }
         emptyReplays[c] = replays
     }
