@@ -55,6 +55,18 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     }
 
     public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
+
+    /// What names a balance reason's text (`JSONSink.string(keptAs:of:)`): the graph, whose names
+    /// and units it reads, and its parts. Nil for other forms (a fixed text costs nothing to write,
+    /// and a formed one's parts are not known).
+    var key: (EnvironmentGraph, TextKey)? {
+        guard case .balance(let graph, let r) = form else { return nil }
+        let credits = r.credits ?? .init(system: 0, need: 0, balance: 0)
+        let flags = (r.left == nil ? 1 : 0) | (r.credits == nil ? 2 : 0) | (credits.balance == nil ? 4 : 0)
+        let ids = UInt64(UInt32(bitPattern: r.feature)) | UInt64(UInt32(bitPattern: credits.system)) << 32
+        return (graph, (ids, UInt64(bitPattern: r.left ?? 0), UInt64(bitPattern: r.required),
+                        UInt64(bitPattern: credits.need), UInt64(bitPattern: credits.balance ?? 0), UInt64(flags)))
+    }
 }
 
 /// The parts of a metered feature's reason that its balance gives (`Reason(_:of:)`).

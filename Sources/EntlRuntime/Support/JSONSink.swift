@@ -17,7 +17,18 @@ public protocol JSONSink: ~Copyable {
     mutating func instant(_ value: Instant?)
     /// A string given as its UTF-8 bytes.
     mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>)
+    /// Writes the string an earlier `string(utf8:keepingAs:of:)` gave for `key` and `owner`, and
+    /// returns true, when this sink kept it (`JSONBytes` keeps some written lately); else writes
+    /// nothing and returns false. A key names its text: the same key and owner, the same bytes.
+    mutating func string(keptAs key: TextKey, of owner: AnyObject) -> Bool
+    /// `string(utf8:)`, which this sink may keep for `key` and `owner` (a text that costs more to
+    /// form than to find again: a reason).
+    mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingAs key: TextKey, of owner: AnyObject)
 }
+
+/// What names a text a sink may keep (`JSONSink.string(keptAs:of:)`): six words, which with an
+/// object (immutable, whose parts the text reads) decide the text.
+public typealias TextKey = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
 extension JSONSink where Self: ~Copyable {
     public mutating func word(_ value: StaticString) { string(value.description) }
@@ -26,6 +37,12 @@ extension JSONSink where Self: ~Copyable {
 
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         string(String(decoding: bytes, as: UTF8.self))
+    }
+
+    public mutating func string(keptAs key: TextKey, of owner: AnyObject) -> Bool { false }
+
+    public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingAs key: TextKey, of owner: AnyObject) {
+        string(utf8: bytes)
     }
 }
 
@@ -85,6 +102,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
     private var comma = false
     /// Instants written lately, with their text.
     private var instants = RecentInstants()
+    private var texts = RecentTexts()
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
         buffer = ByteBuffer(capacity: bytes.count + capacity)
@@ -202,6 +220,20 @@ public struct JSONBytes: ~Copyable, JSONSink {
     }
 
     /// A JSON string: in one pass when no byte needs an escape (names, words, most reasons).
+    public mutating func string(keptAs key: TextKey, of owner: AnyObject) -> Bool {
+        guard let (text, count) = texts.text(key, of: owner) else { return false }
+        beginValue(reserving: count)
+        buffer.reserved(text, count: count)
+        return true
+    }
+
+    public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingAs key: TextKey, of owner: AnyObject) {
+        separate()
+        let start = buffer.count
+        JSONBytes.writeString(bytes, to: &buffer)
+        texts.remember(key, of: owner, text: UnsafeBufferPointer(rebasing: buffer.bytes[start...]))
+    }
+
     @inline(__always)
     private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
         if !buffer.writeQuoted(ifPlain: bytes) { JSONValue.writeString(utf8: bytes, to: &buffer) }
@@ -291,5 +323,60 @@ struct RecentInstants: ~Copyable {
         slot.pointee.instant = instant
         slot.pointee.count = text.count
         withUnsafeMutableBytes(of: &slot.pointee.text) { ByteBuffer.copy(start, text.count, to: $0.baseAddress!) }
+    }
+}
+
+/// JSON strings written lately (quotes and escapes included), each under its key and owner in a
+/// slot the key chooses: a batch writes the same few reasons on line after line ("0 calls left, 1
+/// needed"), each of which costs more to form than to compare six words. A slot holds its owner, so
+/// an owner compared by identity is never another that took a freed one's address.
+struct RecentTexts: ~Copyable {
+    private struct Slot {
+        var key: TextKey = (0, 0, 0, 0, 0, 0)
+        var owner: AnyObject?
+        var identity: ObjectIdentifier?
+        /// The text's length (0: nothing kept).
+        var count = 0
+    }
+
+    /// The longest text kept.
+    static let width = 160
+    private static let slotCount = 16
+    private let slots = UnsafeMutablePointer<Slot>.allocate(capacity: RecentTexts.slotCount)
+    private let texts = UnsafeMutablePointer<UInt8>.allocate(capacity: RecentTexts.slotCount * RecentTexts.width)
+
+    init() { slots.initialize(repeating: Slot(), count: RecentTexts.slotCount) }
+
+    deinit {
+        slots.deinitialize(count: RecentTexts.slotCount)
+        slots.deallocate()
+        texts.deallocate()
+    }
+
+    @inline(__always)
+    private func index(_ key: TextKey) -> Int {
+        let m: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var h = key.0 &* m
+        h = (h ^ key.1 ^ key.2 &<< 1) &* m
+        h = (h ^ key.3 ^ key.4 &<< 1 ^ key.5 &<< 2) &* m
+        return Int(truncatingIfNeeded: h >> 60)
+    }
+
+    /// The text kept for `key` and `owner`, if any.
+    @inline(__always)
+    func text(_ key: TextKey, of owner: AnyObject) -> (UnsafeRawPointer, Int)? {
+        let i = index(key)
+        let slot = slots + i
+        guard slot.pointee.count != 0, slot.pointee.identity == ObjectIdentifier(owner), slot.pointee.key == key
+        else { return nil }
+        return (UnsafeRawPointer(texts + i &* RecentTexts.width), slot.pointee.count)
+    }
+
+    /// Keeps `text` for `key` and `owner`, when it is not longer than `width`.
+    func remember(_ key: TextKey, of owner: AnyObject, text: UnsafeBufferPointer<UInt8>) {
+        guard text.count <= RecentTexts.width, let start = text.baseAddress else { return }
+        let i = index(key)
+        slots[i] = Slot(key: key, owner: owner, identity: ObjectIdentifier(owner), count: text.count)
+        (texts + i &* RecentTexts.width).initialize(from: start, count: text.count)
     }
 }

@@ -34,6 +34,7 @@ import Testing
         let focuses: [DifferentialCase.Focus] = [.general, .credits, .purchaseDates, .history, .commercial]
         var kept: [(evaluation: Evaluation, answers: String)] = []
         var answer = FeatureResult()
+        var streamed = JSONBytes()
         var copies: [(copy: FeatureResult, fresh: FeatureResult)] = []
         var (compared, refused, reused) = (0, 0, 0)
         /// The tables the scratch holds now, when known (those of the evaluation given back last).
@@ -77,11 +78,17 @@ import Testing
                 answer.reset()
             }
             // The batch's `--all` line, each result written as it is answered (the features into
-            // that one result), is the line of the array `all()`, warnings and all.
-            var streamed = JSONBytes(), array = JSONBytes()
-            evaluation.writeAllJSONLine(warnings: evaluation.warnings, feature: &answer, into: &streamed)
+            // that one result), is the line of the array `all()`, warnings and all. The line is
+            // written twice into bytes kept from case to case, as the batch's are, with the texts
+            // they keep (reasons of earlier lines and of other rule sets, then of this line's).
+            var array = JSONBytes()
             evaluation.writeJSONLine(evaluation.all(), warnings: evaluation.warnings, into: &array)
-            #expect(streamed.withBytes { Array($0) } == array.withBytes { Array($0) }, "case \(k): the --all line")
+            for time in 1...2 {
+                streamed.removeAll()
+                evaluation.writeAllJSONLine(warnings: evaluation.warnings, feature: &answer, into: &streamed)
+                #expect(streamed.withBytes { Array($0) } == array.withBytes { Array($0) },
+                        "case \(k): the --all line, written a time \(time)")
+            }
             #expect(answer == FeatureResult(), "case \(k): the result is left empty")
             let tables = ObjectIdentifier(evaluation.tables)
             if tables == held { reused += 1 }

@@ -80,6 +80,38 @@ import Testing
         #expect(graph.features[try #require(graph.featureIndex["seats"])].amount(1) == "1 unit")
     }
 
+    /// Balance reasons written in a row into one sink, as a batch writes them, read as their texts:
+    /// the texts kept for reasons written before are written again only for the same reason of the
+    /// same rules. The reasons come from few values, so most are written again and many differ
+    /// from one kept in the same place by one part only (an amount, unlimited against 0, another
+    /// credit system); and from two rule sets whose features share indices and units differ.
+    @Test func balanceReasonsWrittenInARowReadAsTheirTexts() throws {
+        let graphs = [compileGraph(Self.rules)[.live],
+                      compileGraph(Self.rules.replacingOccurrences(of: "\"call\" / \"calls\"",
+                                                                   with: "\"ping\" / \"pings\""))[.live]]
+        var random = SeededRandom(seed: 13)
+        var sink = JSONBytes()
+        var expected: [JSONValue] = []
+        sink.beginArray()
+        for _ in 0..<5_000 {
+            let graph = random.pick(graphs)
+            let f = try #require(graph.featureIndex[random.pick(["calls", "seats"])])
+            let left: Int64? = random.chance(0.2) ? nil : random.int64(0...2)
+            var credits: BalanceReason.Credits?
+            if random.chance(0.6) {
+                let system = try #require(graph.featureIndex[random.pick(["coins", "gold"])])
+                credits = .init(system: Int32(system), need: random.int64(0...2),
+                                balance: random.chance(0.3) ? nil : random.int64(0...1))
+            }
+            let reason = Reason(BalanceReason(feature: Int32(f), left: left, required: random.int64(0...2),
+                                              credits: credits), of: graph)
+            sink.reason(reason)
+            expected.append(.string(reason.description))
+        }
+        sink.endArray()
+        #expect(try JSONParser.parse(sink.bytes) == .array(expected))
+    }
+
     /// The reason of a feature result as the batch path writes it (compact bytes), read back; the
     /// bytes are the tree's rendering too.
     static func jsonReason(_ why: Reason) throws -> String? {

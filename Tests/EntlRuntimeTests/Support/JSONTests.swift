@@ -163,5 +163,43 @@ import Testing
         #expect(String(decoding: sink.bytes, as: UTF8.self) == text)
         #expect(try JSONParser.parse(sink.bytes) != .null)
     }
-}
 
+    /// Texts a sink keeps (`string(utf8:keepingAs:of:)`) are written again only for the same key
+    /// and the same owner: over many picks of keys that share slots, owners that share keys, texts
+    /// with escapes and texts too long to keep, every string reads as written the first time.
+    @Test func keptTextsAreWrittenAgainOnlyForTheirKeyAndOwner() throws {
+        final class Owner {}
+        var random = SeededRandom(seed: 20_261_127)
+        let owners = [Owner(), Owner(), Owner()]
+        // A text per (key, owner): the same key names another text for another owner.
+        func text(_ key: Int, _ owner: Int) -> String {
+            key % 7 == 0 ? String(repeating: "long \(key)/\(owner) ", count: 20) : "t\"\(key)\\\(owner)\u{1}é"
+        }
+        var sink = JSONBytes()
+        var expected: [String] = []
+        sink.beginArray()
+        for _ in 0..<3_000 {
+            let (k, o) = (random.int(0...40), random.int(0...2))
+            let key: TextKey = (UInt64(k), 0, 0, 0, UInt64(k % 3), 1)
+            if !sink.string(keptAs: key, of: owners[o]) {
+                Array(text(k, o).utf8).withUnsafeBufferPointer { sink.string(utf8: $0, keepingAs: key, of: owners[o]) }
+            }
+            expected.append(text(k, o))
+        }
+        sink.endArray()
+        #expect(try JSONParser.parse(sink.bytes) == .array(expected.map { .string($0) }))
+        // A kept text is found again, and a sink that keeps none finds none.
+        let key: TextKey = (1, 2, 3, 4, 5, 6)
+        var again = JSONBytes()
+        again.beginArray()
+        let before = again.string(keptAs: key, of: owners[0])
+        Array("x".utf8).withUnsafeBufferPointer { again.string(utf8: $0, keepingAs: key, of: owners[0]) }
+        let found = again.string(keptAs: key, of: owners[0]), other = again.string(keptAs: key, of: owners[1])
+        #expect(!before && found && !other)
+        again.endArray()
+        #expect(String(decoding: again.bytes, as: UTF8.self) == "[\"x\",\"x\"]")
+        var tree = JSONTree()
+        let inTree = tree.string(keptAs: key, of: owners[0])
+        #expect(!inTree)
+    }
+}
