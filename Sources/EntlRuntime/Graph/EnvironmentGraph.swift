@@ -34,6 +34,9 @@ public final class EnvironmentGraph: Sendable {
     /// stood at a use's instant decides which entitlement grants paid for it; a product-level
     /// grant's purchase is read on its own, `Candidate.past`).
     let componentEntitlementProducts: [[Int]]
+    /// Per component: the products and the entitlements its members' grants come from, each once,
+    /// in index order (where a candidate grant can come from, `Evaluation.mayHaveCandidate`).
+    let componentGrantProducts: [[Int]], componentGrantEntitlements: [[Int]]
 
     /// A credit system that can pay for a member of a credit component, as a member of it:
     /// `amount` of the member cost `credits` (where `ComponentReplay` spills a use's rest).
@@ -140,6 +143,20 @@ public final class EnvironmentGraph: Sendable {
             }
             return behind.sorted()
         }
+        var grantSources = components.map { _ in (products: Set<Int>(), entitlements: Set<Int>()) }
+        for (c, members) in components.enumerated() {
+            for f in members {
+                for g in features[f].grants {
+                    switch g.source {
+                    case .product(let p): grantSources[c].products.insert(p)
+                    case .entitlement(let e): grantSources[c].entitlements.insert(e)
+                    case .state: break
+                    }
+                }
+            }
+        }
+        componentGrantProducts = grantSources.map { $0.products.sorted() }
+        componentGrantEntitlements = grantSources.map { $0.entitlements.sorted() }
         for i in features.indices {
             var set = own[i]
             if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }

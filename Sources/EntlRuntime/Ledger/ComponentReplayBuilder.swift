@@ -52,7 +52,7 @@ extension Evaluation {
         // No use at all and no starting position: with no candidate grant either, the replays are
         // the empty ones, the same for every state at `t` (kept from an earlier state, if any).
         let quiet = count == 0 && inputsChange == nil && position == nil
-        if quiet, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains), !hasCandidate(c) {
+        if quiet, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains), !mayHaveCandidate(c) {
             return empty
         }
 
@@ -135,14 +135,24 @@ extension Evaluation {
         return replays
     }
 
-    /// Whether a member of credit component `c` has a candidate grant at `t`.
-    private func hasCandidate(_ c: Int) -> Bool {
-        var last: EntitlementSource?
-        var found = false
-        for m in graph.components[c].indices where !found {
-            forEachCandidate(of: graph.components[c][m], last: &last) { _ in found = true }
+    /// Whether a member of credit component `c` may have a candidate grant at `t` (`forEachCandidate`):
+    /// false only when none has. None has when no product its members' grants come from has a
+    /// purchase owned or not known, no entitlement they come from holds or may, and the state has
+    /// no grant and no override; a grant whose lot lapsed is not a candidate, but counts here.
+    private func mayHaveCandidate(_ c: Int) -> Bool {
+        guard state.grants.isEmpty, state.overrides.isEmpty else { return true }
+        // By index: each list read where the graph holds it (iterating one would retain it).
+        for i in graph.componentGrantProducts[c].indices {
+            for j in purchases(of: graph.componentGrantProducts[c][i])
+            where standings[j] == .owned || standings[j] == .unknown {
+                return true
+            }
         }
-        return found
+        for i in graph.componentGrantEntitlements[c].indices
+        where entitlementValue(graph.componentGrantEntitlements[c][i]).0 != .false {
+            return true
+        }
+        return false
     }
 
     /// §6: when a grant's balance changes by itself after `t`: a grant no purchase is behind starts

@@ -18,6 +18,7 @@ import Testing
         product pro: subscription { period month }
         product team: subscription { period year }
         product pack: consumable
+        product boost: consumable { grants calls 20 }
         credits tokens { calls 1 = 2  exports 1 = 5 }
         feature calls: metered { usage single_use }
         feature exports: metered { usage single_use }
@@ -32,18 +33,19 @@ import Testing
         """
 
     /// A customer of `rules`: often none of its plans, sometimes one (active, lapsed or of unknown
-    /// status), uses now and then (some, or the only one, dated after `t`), a state grant or a
-    /// ledger (a compacted state) now and then.
+    /// status; a plan, a pack or a product that grants a feature itself), uses now and then (some,
+    /// or the only one, dated after `t`), a state grant, an override or a ledger (a compacted
+    /// state) now and then.
     static func state(_ r: inout SeededRandom) -> String {
         let day: Int64 = 86_400
         func instant(_ days: ClosedRange<Int64>) -> String { "\(Instant(seconds: at.seconds + r.int64(days) * day))" }
         var purchases: [String] = []
         for _ in 0..<(r.chance(0.6) ? 0 : r.int(1...2)) {
-            let product = r.pick(["pro", "team", "pack", "price_x"])
+            let product = r.pick(["pro", "team", "pack", "boost", "price_x"])
             let status = r.pick(["active", "expired", "canceled", "unknown", "trialing", "revoked"])
             purchases.append("{\"product\": \"\(product)\", \"status\": \"\(status)\", \"purchased_at\": \"\(instant(-90...(-1)))\""
                              + (r.chance(0.7) ? ", \"expires_at\": \"\(instant(-20...40))\"" : "")
-                             + (product == "pack" ? ", \"quantity\": \(r.int(0...3))" : "") + "}")
+                             + (product == "pack" || product == "boost" ? ", \"quantity\": \(r.int(0...3))" : "") + "}")
         }
         var usage: [String] = []
         for _ in 0..<(r.chance(0.7) ? 0 : r.int(1...3)) {
@@ -61,6 +63,10 @@ import Testing
             members[2] = "\"usage\": [\(usage[0])]"
         }
         if r.chance(0.05) { members.append("\"customer_since\": \"\(instant(-400...3))\"") }
+        if r.chance(0.06) {
+            let value = r.pick(["purchased", "unknown", "not_purchased"])
+            members.append("\"overrides\": {\"\(r.pick(["boost", "pro"]))\": \"\(value)\"}")
+        }
         if r.chance(0.08) {  // a compacted state: the ledger starts the replay of `tokens` (a position)
             let zero = String(repeating: "0", count: 64)
             members.append("\"ledger\": {\"before\": \"\(instant(-3...(-1)))\", \"rules\": \"\(zero)\", \"grants\": "
@@ -86,7 +92,7 @@ import Testing
         var scratch = EvaluationScratch()
         let reused = try Self.compare(graph, .live, (0..<Self.cases).map { _ in Array(Self.state(&r).utf8) }, Self.at,
                                       in: &scratch)
-        #expect(reused > Self.cases / 5, "kept replays handed out again \(reused) times in \(Self.cases) states")
+        #expect(reused > Self.cases / 7, "kept replays handed out again \(reused) times in \(Self.cases) states")
 
         let focuses: [DifferentialCase.Focus] = [.general, .credits, .history, .commercial]
         for k in 0..<max(2, Self.cases / 50) {
