@@ -329,7 +329,8 @@ struct RecentInstants: ~Copyable {
 /// JSON strings written lately (quotes and escapes included), each under its key and owner in a
 /// slot the key chooses: a batch writes the same few reasons on line after line ("0 calls left, 1
 /// needed"), each of which costs more to form than to compare six words. A slot holds its owner, so
-/// an owner compared by identity is never another that took a freed one's address.
+/// an owner compared by identity is never another that took a freed one's address. The slots are
+/// allocated when a first text is kept (a sink that writes no balance reason allocates none).
 struct RecentTexts: ~Copyable {
     private struct Slot {
         var key: TextKey = (0, 0, 0, 0, 0, 0)
@@ -342,15 +343,15 @@ struct RecentTexts: ~Copyable {
     /// The longest text kept.
     static let width = 160
     private static let slotCount = 16
-    private let slots = UnsafeMutablePointer<Slot>.allocate(capacity: RecentTexts.slotCount)
-    private let texts = UnsafeMutablePointer<UInt8>.allocate(capacity: RecentTexts.slotCount * RecentTexts.width)
+    private var slots: UnsafeMutablePointer<Slot>?
+    private var texts: UnsafeMutablePointer<UInt8>?
 
-    init() { slots.initialize(repeating: Slot(), count: RecentTexts.slotCount) }
+    init() {}
 
     deinit {
-        slots.deinitialize(count: RecentTexts.slotCount)
-        slots.deallocate()
-        texts.deallocate()
+        slots?.deinitialize(count: RecentTexts.slotCount)
+        slots?.deallocate()
+        texts?.deallocate()
     }
 
     @inline(__always)
@@ -365,6 +366,7 @@ struct RecentTexts: ~Copyable {
     /// The text kept for `key` and `owner`, if any.
     @inline(__always)
     func text(_ key: TextKey, of owner: AnyObject) -> (UnsafeRawPointer, Int)? {
+        guard let slots, let texts else { return nil }
         let i = index(key)
         let slot = slots + i
         guard slot.pointee.count != 0, slot.pointee.identity == ObjectIdentifier(owner), slot.pointee.key == key
@@ -373,10 +375,15 @@ struct RecentTexts: ~Copyable {
     }
 
     /// Keeps `text` for `key` and `owner`, when it is not longer than `width`.
-    func remember(_ key: TextKey, of owner: AnyObject, text: UnsafeBufferPointer<UInt8>) {
+    mutating func remember(_ key: TextKey, of owner: AnyObject, text: UnsafeBufferPointer<UInt8>) {
         guard text.count <= RecentTexts.width, let start = text.baseAddress else { return }
+        if slots == nil {
+            let made = UnsafeMutablePointer<Slot>.allocate(capacity: RecentTexts.slotCount)
+            made.initialize(repeating: Slot(), count: RecentTexts.slotCount)
+            (slots, texts) = (made, .allocate(capacity: RecentTexts.slotCount * RecentTexts.width))
+        }
         let i = index(key)
-        slots[i] = Slot(key: key, owner: owner, identity: ObjectIdentifier(owner), count: text.count)
-        (texts + i &* RecentTexts.width).initialize(from: start, count: text.count)
+        slots.unsafelyUnwrapped[i] = Slot(key: key, owner: owner, identity: ObjectIdentifier(owner), count: text.count)
+        (texts.unsafelyUnwrapped + i &* RecentTexts.width).initialize(from: start, count: text.count)
     }
 }
