@@ -102,6 +102,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
     private var comma = false
     /// Instants written lately, with their text.
     private var instants = RecentInstants()
+    /// Strings written lately under a key and an owner (a balance reason's), with their text.
     private var texts = RecentTexts()
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
@@ -219,7 +220,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
         JSONBytes.writeString(bytes, to: &buffer)
     }
 
-    /// A JSON string: in one pass when no byte needs an escape (names, words, most reasons).
+    /// The string kept for `key` and `owner` (`RecentTexts`), as the next value, when there is one.
     public mutating func string(keptAs key: TextKey, of owner: AnyObject) -> Bool {
         guard let (text, count) = texts.text(key, of: owner) else { return false }
         beginValue(reserving: count)
@@ -227,6 +228,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
         return true
     }
 
+    /// `string(utf8:)`, its bytes (quotes and escapes, not the comma before) kept for `key` and `owner`.
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingAs key: TextKey, of owner: AnyObject) {
         separate()
         let start = buffer.count
@@ -234,6 +236,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
         texts.remember(key, of: owner, text: UnsafeBufferPointer(rebasing: buffer.bytes[start...]))
     }
 
+    /// A JSON string: in one pass when no byte needs an escape (names, words, most reasons).
     @inline(__always)
     private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
         if !buffer.writeQuoted(ifPlain: bytes) { JSONValue.writeString(utf8: bytes, to: &buffer) }
