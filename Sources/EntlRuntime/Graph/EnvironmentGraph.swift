@@ -134,15 +134,8 @@ public final class EnvironmentGraph: Sendable {
             }
         }
         let componentProducts = components.map { members in members.reduce(into: Set<Int>()) { $0.formUnion(own[$1]) } }
-        componentEntitlementProducts = components.map { members in
-            var behind = Set<Int>()
-            for f in members {
-                for g in features[f].grants {
-                    if case .entitlement(let e) = g.source { behind.formUnion(named[e].all) }
-                }
-            }
-            return behind.sorted()
-        }
+        // Per component, the products and entitlements its members' grants come from; the products
+        // behind those entitlements are what decides which of them paid for a use.
         var grantSources = components.map { _ in (products: Set<Int>(), entitlements: Set<Int>()) }
         for (c, members) in components.enumerated() {
             for f in members {
@@ -157,6 +150,9 @@ public final class EnvironmentGraph: Sendable {
         }
         componentGrantProducts = grantSources.map { $0.products.sorted() }
         componentGrantEntitlements = grantSources.map { $0.entitlements.sorted() }
+        componentEntitlementProducts = grantSources.map { sources in
+            sources.entitlements.reduce(into: Set<Int>()) { $0.formUnion(named[$1].all) }.sorted()
+        }
         for i in features.indices {
             var set = own[i]
             if componentOf[i] >= 0 { set.formUnion(componentProducts[componentOf[i]]) }
