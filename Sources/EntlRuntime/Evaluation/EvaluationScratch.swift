@@ -61,10 +61,7 @@ public struct EvaluationScratch: ~Copyable, Sendable {
         if tables == nil || !isKnownUniquelyReferenced(&tables!) || tables!.keptBytes > Self.keptBytesLimit {
             tables = EvaluationTables(state: PurchaseState())
         }
-        // Through the stored reference, not a copy of it (a copy is a retain and a release), and
-        // so with the order in a local (`self` modified during the call would need the copy).
-        var order = self.order
-        defer { self.order = order }
+        // Through the stored reference, not a copy of it (a copy is a retain and a release).
         tables!.state.clear(keepingPlaces: true)
         try tables!.state.read(json: bytes, options: options, order: &order)
     }

@@ -17,30 +17,6 @@ extension StateReader {
                 Array(names[i].utf8).withUnsafeBufferPointer { (i, ByteBuffer.paddedWords($0.baseAddress, $0.count)) }
             }
             starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
-            quoted = names.map { name in
-                let n = name.utf8.count + 1  // the key and its closing quote
-                guard n <= 16 else { return ((0, 0), (0, 0), 0) }  // never matched: the mask is 0
-                let words = Array(name.utf8 + [UInt8(ascii: "\"")]).withUnsafeBufferPointer {
-                    ByteBuffer.paddedWords($0.baseAddress, n)
-                }
-                let ones = [UInt8](repeating: 0xFF, count: n)
-                let mask = ones.withUnsafeBufferPointer { ByteBuffer.paddedWords($0.baseAddress, n) }
-                return (words, mask, n)
-            }
-        }
-
-        /// Per key, its bytes and closing quote as two zero-padded words, the mask of those bytes
-        /// and their number; a key of 16 bytes has a mask of 0 (its quote is past two words).
-        private let quoted: [(words: (UInt64, UInt64), mask: (UInt64, UInt64), count: Int)]
-
-        /// Whether key `k` is the key whose opening quote is followed by `words` (the next 16
-        /// bytes): they start with its bytes and closing quote. Then the bytes from the opening
-        /// quote to past the closing one; else nil.
-        @inline(__always)
-        func matches(_ k: Int, _ words: (UInt64, UInt64)) -> Int? {
-            let q = quoted[k]
-            guard q.mask.0 != 0, words.0 & q.mask.0 == q.words.0, words.1 & q.mask.1 == q.words.1 else { return nil }
-            return q.count + 1
         }
 
         /// The index in `names` of a key read by `scanner`.

@@ -2,7 +2,8 @@
 /// batch's hot path). It reads the state a tracker usually writes — `customer`, `customer_since`,
 /// `now`, `environment`, purchases and usage records with any of their keys — when every string is
 /// ASCII with no escape, every instant has the whole-second UTC form (`2026-11-22T12:00:00Z`),
-/// every integer is plain digits, and keys are matched from their bytes (`KeySet.match`). Anything
+/// every integer is plain digits, and keys are matched from their bytes (`KeySet.match`, or the
+/// bytes that came before them in earlier states, `KeyOrder`). Anything
 /// else — another key, a repeated one, an escape, a byte past ASCII, `1e3`, an offset, any syntax
 /// error — makes it give up, with the state left blank, and the general decoder (`StateReader`)
 /// reads the input from its start: that one explains every problem, warns of unknown keys and is
@@ -21,10 +22,10 @@ package struct StateLineReader {
     private var s: JSONScanner
     private let base: UnsafePointer<UInt8>
     private let names: StateNames.View?
-    private var order: KeyOrder
+    private let order: KeyOrder.View
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames.View?,
-                 order: KeyOrder) {
+                 order: KeyOrder.View) {
         s = JSONScanner(bytes)
         self.base = base
         self.names = names
@@ -32,7 +33,7 @@ package struct StateLineReader {
     }
 
     /// Decodes `bytes` into `state`, a blank state, when it is of the common form; else leaves
-    /// `state` blank and returns false. `order`: the order of keys seen in earlier states, tried
+    /// `state` blank and returns false. `order`: the bytes before each key in earlier states, tried
     /// first, and learned from this one.
     package static func read(_ bytes: UnsafeBufferPointer<UInt8>, into state: inout PurchaseState,
                              options: StateDecodingOptions, order: inout KeyOrder) -> Bool {
@@ -40,13 +41,11 @@ package struct StateLineReader {
         do {
             if let names = options.names {
                 try names.withView { (view) throws(Declined) in
-                    var reader = StateLineReader(bytes, base: base, names: view, order: order)
-                    defer { order = reader.order }
+                    var reader = StateLineReader(bytes, base: base, names: view, order: order.view)
                     try reader.state(into: &state, limits: options.limits)
                 }
             } else {
-                var reader = StateLineReader(bytes, base: base, names: nil, order: order)
-                defer { order = reader.order }
+                var reader = StateLineReader(bytes, base: base, names: nil, order: order.view)
                 try reader.state(into: &state, limits: options.limits)
             }
             return true
@@ -60,34 +59,30 @@ package struct StateLineReader {
     /// (`clear(keepingPlaces:)`): each is read into the next of their places, and those left over
     /// are removed.
     private mutating func state(into state: inout PurchaseState, limits: StateLimits) throws(Declined) {
-        var members = Members()
         var (purchases, records) = (0, 0)
-        if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
-            repeat {
-                let known = try key(StateReader.stateKeys, .state, &members)
-                switch known {
-                case 4:
-                    try elements(limit: limits.purchases) { (r, k) throws(Declined) in
-                        if k < state.purchases.count {
-                            state.purchases[k].reset()
-                        } else {
-                            if k == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
-                            state.purchases.append(StateReader.blankPurchase)
-                        }
-                        try r.purchase(into: &state.purchases[k])
-                        purchases = k + 1
+        try members(StateReader.stateKeys, .state) { (r, known) throws(Declined) in
+            switch known {
+            case 4:
+                try r.elements(limit: limits.purchases) { (r, k) throws(Declined) in
+                    if k < state.purchases.count {
+                        state.purchases[k].reset()
+                    } else {
+                        if k == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
+                        state.purchases.append(StateReader.blankPurchase)
                     }
-                case 5:
-                    try elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
-                        if k == 0 { state.usage.reserveCapacity(8) }
-                        try r.usage(into: &state.usage, at: k)
-                        records = k + 1
-                    }
-                default:
-                    // `overrides`, `grants` and `ledger` are read by the general decoder.
-                    guard try StateReader.stateField(known, &self, &state) else { throw Declined() }
+                    try r.purchase(into: &state.purchases[k])
+                    purchases = k + 1
                 }
-            } while try more(UInt8(ascii: "}"))
+            case 5:
+                try r.elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
+                    if k == 0 { state.usage.reserveCapacity(8) }
+                    try r.usage(into: &state.usage, at: k)
+                    records = k + 1
+                }
+            default:
+                // `overrides`, `grants` and `ledger` are read by the general decoder.
+                guard try StateReader.stateField(known, &r, &state) else { throw Declined() }
+            }
         }
         guard s.peek() == nil else { throw Declined() }
         if state.purchases.count > purchases { state.purchases.removeSubrange(purchases...) }
@@ -95,26 +90,18 @@ package struct StateLineReader {
     }
 
     private mutating func purchase(into p: inout Purchase) throws(Declined) {
-        var members = Members()
         var product: String?
-        if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
-            repeat {
-                let known = try key(StateReader.purchaseKeys, .purchase, &members)
-                guard try StateReader.purchaseField(known, &self, &p, &product) else { throw Declined() }
-            } while try more(UInt8(ascii: "}"))
+        try members(StateReader.purchaseKeys, .purchase) { (r, known) throws(Declined) in
+            guard try StateReader.purchaseField(known, &r, &p, &product) else { throw Declined() }
         }
         guard let product else { throw Declined() }
         p.product = product
     }
 
     private mutating func usage(into records: inout [UsageRecord], at k: Int) throws(Declined) {
-        var members = Members()
         var fields = UsageFields()
-        if try open(UInt8(ascii: "{"), UInt8(ascii: "}")) {
-            repeat {
-                let known = try key(StateReader.usageKeys, .usage, &members)
-                guard try StateReader.usageField(known, &self, &fields) else { throw Declined() }
-            } while try more(UInt8(ascii: "}"))
+        try members(StateReader.usageKeys, .usage) { (r, known) throws(Declined) in
+            guard try StateReader.usageField(known, &r, &fields) else { throw Declined() }
         }
         do {
             try fields.place(in: &records, at: k)
@@ -169,42 +156,52 @@ package struct StateLineReader {
         return false
     }
 
-    /// The keys of an object read so far: a bit per key, and the last one (`KeyOrder.start`
-    /// before the first).
-    private struct Members {
+    /// The object at the cursor, each member's key given to `body` (by its index in `keys`, with
+    /// the cursor on its value), each key at most once. The bytes before a key are first compared
+    /// with those that came after the same key (or the start) in earlier objects of `set`
+    /// (`KeyOrder`); when they differ, they are read, and learned.
+    @inline(__always)
+    private mutating func members(_ keys: StateReader.KeySet, _ set: KeyOrder.Set,
+                                  _ body: (inout StateLineReader, Int) throws(Declined) -> Void) throws(Declined)
+    {
         var seen: UInt64 = 0
         var last = KeyOrder.start
+        while true {
+            let start = s.index
+            let known: Int
+            if let (k, length) = order.template(after: last, in: set, at: UnsafeRawPointer(base + start),
+                                                available: s.bytes.count &- start) {
+                known = k
+                s.index = start &+ length
+            } else {
+                if last == KeyOrder.start {
+                    guard try open(UInt8(ascii: "{"), UInt8(ascii: "}")) else { return }
+                } else {
+                    guard try more(UInt8(ascii: "}")) else { return }
+                }
+                known = try key(keys)
+                order.learn(known, after: last, in: set, UnsafeRawPointer(base + start), count: s.index - start)
+            }
+            guard seen & (1 &<< known) == 0 else { throw Declined() }
+            seen |= 1 &<< known
+            last = known
+            try body(&self, known)
+        }
     }
 
-    /// A key of `keys` not seen before in this object, and its colon: the key's index. The key
-    /// that followed the last one in earlier objects (`order`) is tried first, as two words.
+    /// A key of `keys` and its colon: the key's index.
     @inline(__always)
-    private mutating func key(_ keys: StateReader.KeySet, _ set: KeyOrder.Set, _ members: inout Members)
-        throws(Declined) -> Int
-    {
+    private mutating func key(_ keys: StateReader.KeySet) throws(Declined) -> Int {
         guard try next() == UInt8(ascii: "\"") else { throw Declined() }
-        var found: Int?
-        if s.index + 17 <= s.bytes.count, let k = order.next(after: members.last, in: set) {
-            let raw = UnsafeRawPointer(base + s.index + 1)
-            if let length = keys.matches(k, (raw.loadUnaligned(as: UInt64.self),
-                                             raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) {
-                found = k
-                s.index += length
-            }
+        let found: Int?
+        if let (index, length) = keys.match(at: s.index, in: s.bytes) {
+            found = index
+            s.index += length + 2
+        } else {
+            // Within 17 bytes of the end (`"usage": []}`): the key is scanned first.
+            found = keys.index(try plainString())
         }
-        if found == nil {
-            if let (index, length) = keys.match(at: s.index, in: s.bytes) {
-                found = index
-                s.index += length + 2
-            } else {
-                // Within 17 bytes of the end (`"usage": []}`): the key is scanned first.
-                found = keys.index(try plainString())
-            }
-            if let found { order.learn(found, after: members.last, in: set) }
-        }
-        guard let found, members.seen & (1 &<< found) == 0 else { throw Declined() }
-        members.seen |= 1 &<< found
-        members.last = found
+        guard let found else { throw Declined() }
         if pair(UInt8(ascii: ":"), UInt8(ascii: " ")) { return found }  // the common `": "`
         guard try next() == UInt8(ascii: ":") else { throw Declined() }
         s.index += 1
@@ -310,52 +307,88 @@ extension StateLineReader: StateValueReader {
     }
 }
 
-/// The order in which a batch's states give their keys, learned state after state: per kind of
+/// The bytes in which a batch's states give their keys, learned state after state: per kind of
 /// object (the state, a purchase, a usage record) and per key (and the start of an object), the
-/// key that followed it last time. Trackers write every object alike, so the key predicted is
-/// nearly always the next one, and checking it costs two words compared (`KeySet.matches`)
-/// instead of a key's length found and its candidates searched. A wrong prediction costs that
-/// check, and the key is read as without one: what is decoded is the same either way.
-package struct KeyOrder: Sendable {
+/// bytes that led to the next key's value last time — the comma or the opening brace, the
+/// whitespace, the quoted key and its colon (`, "store": `), at most 24 of them. Trackers write
+/// every object alike, so those bytes nearly always come again, and checking them costs three
+/// words compared instead of the separator, the key's length, its candidates and the colon each
+/// read. The bytes were read by the reader itself when learned, so reading them again would end
+/// the same way, at the same key; a template that does not match costs its check, and the bytes
+/// are read as without one: what is decoded is the same either way. It cannot be copied (its
+/// slots are its own).
+package struct KeyOrder: ~Copyable, @unchecked Sendable {
     package enum Set: Int { case state, purchase, usage }
 
     /// The slot of an object's start (keys are 0 ..< 15).
     static let start = 15
 
-    /// Per kind of object, sixteen slots of four bits: 0, nothing learned, else the key + 1.
-    private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    /// The longest template (three words).
+    static let width = 24
 
-    package init() {}
+    /// A template: its bytes in memory order, zero-padded, the masks of those bytes, the key they
+    /// lead to and their number (0: nothing learned).
+    struct Slot {
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var masks: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var key: Int32 = 0
+        var length: Int32 = 0
+    }
 
-    @inline(__always)
-    private func word(_ set: Set) -> UInt64 {
-        switch set {
-        case .state: words.0
-        case .purchase: words.1
-        case .usage: words.2
+    /// Sixteen slots per kind of object: one per key before 15, and the start's.
+    private let slots: UnsafeMutablePointer<Slot>
+
+    package init() {
+        slots = .allocate(capacity: 48)
+        slots.initialize(repeating: Slot(), count: 48)
+    }
+
+    deinit { slots.deallocate() }
+
+    /// The slots, for a reader that lives while this order is borrowed.
+    var view: View { View(slots: slots) }
+
+    struct View {
+        let slots: UnsafeMutablePointer<Slot>
+
+        @inline(__always)
+        private func slot(after last: Int, in set: Set) -> UnsafeMutablePointer<Slot>? {
+            guard last & ~15 == 0 else { return nil }
+            return slots + (set.rawValue &* 16 &+ last)
         }
-    }
 
-    /// The key that followed key `last` (or the start) last time, if any (none after a key of 16
-    /// and above: its slot would be past the word).
-    @inline(__always)
-    func next(after last: Int, in set: Set) -> Int? {
-        let slot = Int(truncatingIfNeeded: word(set) >> (UInt64(last) &* 4) & 0xF)
-        return slot == 0 ? nil : slot - 1
-    }
+        /// When the `available` bytes at `p` start with those learned after key `last` (or the
+        /// start) in `set`: the key they lead to and their number.
+        @inline(__always)
+        func template(after last: Int, in set: Set, at p: UnsafeRawPointer, available: Int)
+            -> (key: Int, length: Int)?
+        {
+            guard let slot = slot(after: last, in: set), slot.pointee.length != 0 else { return nil }
+            var words: (UInt64, UInt64, UInt64)
+            if available >= KeyOrder.width {
+                words = (p.loadUnaligned(as: UInt64.self), p.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                         p.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            } else {
+                // Near the end (`, "usage": []}`): the bytes there, zero-padded.
+                guard Int(slot.pointee.length) <= available else { return nil }
+                words = (0, 0, 0)
+                withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: p, byteCount: available) }
+            }
+            let w = slot.pointee.words, m = slot.pointee.masks
+            guard (words.0 ^ w.0) & m.0 | (words.1 ^ w.1) & m.1 | (words.2 ^ w.2) & m.2 == 0 else { return nil }
+            return (Int(slot.pointee.key), Int(slot.pointee.length))
+        }
 
-    /// Notes that `key` followed `last`. Keys of 15 and above are not kept, nor what follows a key
-    /// past 15; what follows key 15 shares the start's slot (no key set has more than 11 keys, and
-    /// a prediction that misses costs only its check).
-    @inline(__always)
-    mutating func learn(_ key: Int, after last: Int, in set: Set) {
-        guard key < KeyOrder.start, last <= KeyOrder.start else { return }
-        let shift = UInt64(last) &* 4
-        let updated = word(set) & ~(0xF &<< shift) | UInt64(key + 1) &<< shift
-        switch set {
-        case .state: words.0 = updated
-        case .purchase: words.1 = updated
-        case .usage: words.2 = updated
+        /// Notes that the `count` bytes at `bytes` led from key `last` (or the start) in `set` to
+        /// `key`'s value (none kept past `width` bytes).
+        func learn(_ key: Int, after last: Int, in set: Set, _ bytes: UnsafeRawPointer, count: Int) {
+            guard let slot = slot(after: last, in: set), count > 0, count <= KeyOrder.width else { return }
+            var t = Slot(key: Int32(key), length: Int32(count))
+            withUnsafeMutableBytes(of: &t.words) { $0.baseAddress!.copyMemory(from: bytes, byteCount: count) }
+            withUnsafeMutableBytes(of: &t.masks) {
+                $0.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0xFF, count: count)
+            }
+            slot.pointee = t
         }
     }
 }

@@ -110,9 +110,10 @@ import Testing
         #expect(try PurchaseState(json: line) == s)
     }
 
-    /// A learned order only makes a key be tried first: a key that starts like the one predicted
-    /// (`customer_since` after `customer`), one near the end of the input, keys in another order
-    /// or unknown ones are read as they are without a prediction.
+    /// The bytes learned before each key (`KeyOrder`) only make that key be tried first: a key
+    /// that starts like the one predicted (`customer_since` after `customer`), one near the end of
+    /// the input or cut short there, other whitespace, keys in another order or unknown ones are
+    /// read as they are without a prediction.
     @Test func aLearnedOrderNeverMisreadsAKey() {
         var order = KeyOrder()
         let taught = #"{"customer": "c0", "now": "2026-11-22T12:00:00Z", "purchases": [{"product": "p0", "#
@@ -128,6 +129,13 @@ import Testing
             #"{"customer": "c5", "now": "2026-11-22T12:00:00Z", "purchases": [{"product": "p0", "status": "active", "#
                 + #""expires_at": "2026-12-01T00:00:00Z", "expires_at": null}]}"#,
             #"{"customer":"c6","now":"2026-11-22T12:00:00Z","purchases":[{"product":"p0","status":"active"}]}"#,
+            // The learned bytes before `usage` near the end (fewer than three words left), and cut short.
+            #"{"customer": "c7", "now": "2026-11-22T12:00:00Z", "usage": []}"#,
+            #"{"customer": "c8", "now": "2026-11-22T12:00:00Z", "usage"#,
+            #"{"customer": "c9", "now": "2026-11-22T12:00:00Z", "usage": "#,
+            // Other whitespace around learned keys, and a key the learned one is a prefix of.
+            #"{"customer": "c10",  "now": "2026-11-22T12:00:00Z", "purchases": [{ "product": "p0"}]}"#,
+            #"{"customer": "c11", "now" : "2026-11-22T12:00:00Z", "purchases": [{"product": "p0", "statusx": 1}]}"#,
         ]
         for line in lines {
             var fresh = KeyOrder()
