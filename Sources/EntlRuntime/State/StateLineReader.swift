@@ -335,12 +335,13 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
         var length: Int32 = 0
     }
 
-    /// Sixteen slots per kind of object: one per key before 15, and the start's.
+    /// Per kind of object, two slots per key before 15 and two for the start (what follows a key
+    /// may take two forms: a purchase with a `store` and one without).
     private let slots: UnsafeMutablePointer<Slot>
 
     package init() {
-        slots = .allocate(capacity: 48)
-        slots.initialize(repeating: Slot(), count: 48)
+        slots = .allocate(capacity: 96)
+        slots.initialize(repeating: Slot(), count: 96)
     }
 
     deinit { slots.deallocate() }
@@ -351,10 +352,11 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
     struct View {
         let slots: UnsafeMutablePointer<Slot>
 
+        /// The first of the two slots after key `last` (or the start) in `set`.
         @inline(__always)
-        private func slot(after last: Int, in set: Set) -> UnsafeMutablePointer<Slot>? {
+        private func slots(after last: Int, in set: Set) -> UnsafeMutablePointer<Slot>? {
             guard last & ~15 == 0 else { return nil }
-            return slots + (set.rawValue &* 16 &+ last)
+            return slots + (set.rawValue &* 32 &+ last &* 2)
         }
 
         /// When the `available` bytes at `p` start with those learned after key `last` (or the
@@ -363,31 +365,44 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
         func template(after last: Int, in set: Set, at p: UnsafeRawPointer, available: Int)
             -> (key: Int, length: Int)?
         {
-            guard let slot = slot(after: last, in: set), slot.pointee.length != 0 else { return nil }
-            var words: (UInt64, UInt64, UInt64)
+            guard let slot = slots(after: last, in: set), slot.pointee.length != 0 else { return nil }
+            let words = View.words(at: p, available: available)
+            if View.matches(slot, words) { return (Int(slot.pointee.key), Int(slot.pointee.length)) }
+            let other = slot + 1
+            guard other.pointee.length != 0, View.matches(other, words) else { return nil }
+            return (Int(other.pointee.key), Int(other.pointee.length))
+        }
+
+        /// The `width` bytes at `p`; near the end (`, "usage": []}`), the `available` ones there,
+        /// zero-padded (a template has no zero byte, so none matches past them).
+        @inline(__always)
+        private static func words(at p: UnsafeRawPointer, available: Int) -> (UInt64, UInt64, UInt64) {
             if available >= KeyOrder.width {
-                words = (p.loadUnaligned(as: UInt64.self), p.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                         p.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-            } else {
-                // Near the end (`, "usage": []}`): the bytes there, zero-padded.
-                guard Int(slot.pointee.length) <= available else { return nil }
-                words = (0, 0, 0)
-                withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: p, byteCount: available) }
+                return (p.loadUnaligned(as: UInt64.self), p.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                        p.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
             }
-            let w = slot.pointee.words, m = slot.pointee.masks
-            guard (words.0 ^ w.0) & m.0 | (words.1 ^ w.1) & m.1 | (words.2 ^ w.2) & m.2 == 0 else { return nil }
-            return (Int(slot.pointee.key), Int(slot.pointee.length))
+            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: p, byteCount: available) }
+            return words
+        }
+
+        @inline(__always)
+        private static func matches(_ t: UnsafeMutablePointer<Slot>, _ words: (UInt64, UInt64, UInt64)) -> Bool {
+            let w = t.pointee.words, m = t.pointee.masks
+            return (words.0 ^ w.0) & m.0 | (words.1 ^ w.1) & m.1 | (words.2 ^ w.2) & m.2 == 0
         }
 
         /// Notes that the `count` bytes at `bytes` led from key `last` (or the start) in `set` to
-        /// `key`'s value (none kept past `width` bytes).
+        /// `key`'s value (none kept past `width` bytes): into the first slot, the one there moved to
+        /// the second.
         func learn(_ key: Int, after last: Int, in set: Set, _ bytes: UnsafeRawPointer, count: Int) {
-            guard let slot = slot(after: last, in: set), count > 0, count <= KeyOrder.width else { return }
+            guard let slot = slots(after: last, in: set), count > 0, count <= KeyOrder.width else { return }
             var t = Slot(key: Int32(key), length: Int32(count))
             withUnsafeMutableBytes(of: &t.words) { $0.baseAddress!.copyMemory(from: bytes, byteCount: count) }
             withUnsafeMutableBytes(of: &t.masks) {
                 $0.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0xFF, count: count)
             }
+            (slot + 1).pointee = slot.pointee
             slot.pointee = t
         }
     }
