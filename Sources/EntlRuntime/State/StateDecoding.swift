@@ -71,8 +71,14 @@ extension PurchaseState {
     package mutating func read(json bytes: UnsafeBufferPointer<UInt8>, options: StateDecodingOptions)
         throws(StateError)
     {
-        var order = KeyOrder()
-        try read(json: bytes, options: options, order: &order)
+        var order = KeyOrder.reused()
+        do {
+            try read(json: bytes, options: options, order: &order)
+        } catch {
+            order.recycle()
+            throw error
+        }
+        order.recycle()
     }
 
     /// `read(json:options:)`, with the order of keys of the states read before (`KeyOrder`).

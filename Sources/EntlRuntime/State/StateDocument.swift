@@ -1,10 +1,11 @@
 /// docs/state.md: the state object, its purchases and usage records, read into their slots.
 extension StateReader {
-    static let stateKeys = KeySet(["customer", "customer_since", "now", "environment", "purchases", "usage",
-                                   "overrides", "$schema", "grants", "ledger"])
-    static let purchaseKeys = KeySet(["product", "store", "status", "purchased_at", "period_start", "expires_at",
-                                      "grace_until", "will_renew", "ownership", "quantity", "environment"])
-    static let usageKeys = KeySet(["feature", "event", "amount", "level", "at", "id"])
+    static let stateKeys = KeySet(objectKeys: ["customer", "customer_since", "now", "environment", "purchases",
+                                               "usage", "overrides", "$schema", "grants", "ledger"])
+    static let purchaseKeys = KeySet(objectKeys: ["product", "store", "status", "purchased_at", "period_start",
+                                                  "expires_at", "grace_until", "will_renew", "ownership", "quantity",
+                                                  "environment"])
+    static let usageKeys = KeySet(objectKeys: ["feature", "event", "amount", "level", "at", "id"])
     /// An object whose keys are names (overrides): none is known.
     static let noKeys = KeySet([])
 

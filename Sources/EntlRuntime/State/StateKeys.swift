@@ -19,6 +19,13 @@ extension StateReader {
             starts = (0...17).map { n in sorted.firstIndex { names[$0].utf8.count >= n } ?? sorted.count }
         }
 
+        /// The keys of an object the common-form decoder reads (`StateLineReader`): fewer than
+        /// `KeyOrder.start`, whose slots are an object's start's.
+        init(objectKeys names: [String]) {
+            precondition(names.count <= KeyOrder.keysPerObject && KeyOrder.keysPerObject <= KeyOrder.start)
+            self.init(names)
+        }
+
         /// The index in `names` of a key read by `scanner`.
         @inline(__always)
         func index(_ key: JSONScanner.StringBytes, in scanner: JSONScanner) -> Int? {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The common state, decoded straight from its bytes: what `PurchaseState.read` tries first (the
 /// batch's hot path). It reads the state a tracker usually writes — `customer`, `customer_since`,
 /// `now`, `environment`, purchases and usage records with any of their keys — when every string is
@@ -22,14 +24,15 @@ package struct StateLineReader {
     private var s: JSONScanner
     private let base: UnsafePointer<UInt8>
     private let names: StateNames.View?
-    private let order: KeyOrder.View
+    /// The templates tried before each key, and learned.
+    private let templates: KeyOrder.View
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, names: StateNames.View?,
-                 order: KeyOrder.View) {
+                 templates: KeyOrder.View) {
         s = JSONScanner(bytes)
         self.base = base
         self.names = names
-        self.order = order
+        self.templates = templates
     }
 
     /// Decodes `bytes` into `state`, a blank state, when it is of the common form; else leaves
@@ -38,14 +41,15 @@ package struct StateLineReader {
     package static func read(_ bytes: UnsafeBufferPointer<UInt8>, into state: inout PurchaseState,
                              options: StateDecodingOptions, order: inout KeyOrder) -> Bool {
         guard let base = bytes.baseAddress else { return false }
+        let templates = order.view
         do {
             if let names = options.names {
                 try names.withView { (view) throws(Declined) in
-                    var reader = StateLineReader(bytes, base: base, names: view, order: order.view)
+                    var reader = StateLineReader(bytes, base: base, names: view, templates: templates)
                     try reader.state(into: &state, limits: options.limits)
                 }
             } else {
-                var reader = StateLineReader(bytes, base: base, names: nil, order: order.view)
+                var reader = StateLineReader(bytes, base: base, names: nil, templates: templates)
                 try reader.state(into: &state, limits: options.limits)
             }
             return true
@@ -169,8 +173,8 @@ package struct StateLineReader {
         while true {
             let start = s.index
             let known: Int
-            if let (k, length) = order.template(after: last, in: set, at: UnsafeRawPointer(base + start),
-                                                available: s.bytes.count &- start) {
+            if let (k, length) = templates.template(after: last, in: set, at: UnsafeRawPointer(base + start),
+                                                    available: s.bytes.count &- start) {
                 known = k
                 s.index = start &+ length
             } else {
@@ -180,7 +184,8 @@ package struct StateLineReader {
                     guard try more(UInt8(ascii: "}")) else { return }
                 }
                 known = try key(keys)
-                order.learn(known, after: last, in: set, UnsafeRawPointer(base + start), count: s.index - start)
+                templates.learn(known, after: last, in: set, UnsafeRawPointer(base + start), count: s.index &- start,
+                                available: s.bytes.count &- start)
             }
             guard seen & (1 &<< known) == 0 else { throw Declined() }
             seen |= 1 &<< known
@@ -320,8 +325,10 @@ extension StateLineReader: StateValueReader {
 package struct KeyOrder: ~Copyable, @unchecked Sendable {
     package enum Set: Int { case state, purchase, usage }
 
-    /// The slot of an object's start (keys are 0 ..< 15).
-    static let start = 15
+    /// The slot of what comes before an object's first key. An object's keys are 0 ..< 15
+    /// (`keysPerObject`), so the start's slot is no key's.
+    package static let start = 15
+    package static let keysPerObject = 15
 
     /// The longest template (three words).
     static let width = 24
@@ -337,19 +344,49 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
 
     /// Per kind of object, two slots per key before 15 and two for the start (what follows a key
     /// may take two forms: a purchase with a `store` and one without).
+    static let count = 96
     private let slots: UnsafeMutablePointer<Slot>
 
+    /// The order of a batch, whose lines repeat one another, in slots of its own (all empty).
     package init() {
-        slots = .allocate(capacity: 96)
-        slots.initialize(repeating: Slot(), count: 96)
+        slots = .allocate(capacity: KeyOrder.count)
+        slots.initialize(repeating: Slot(), count: KeyOrder.count)
     }
+
+    private init(slots: UnsafeMutablePointer<Slot>) { self.slots = slots }
 
     deinit { slots.deallocate() }
 
-    /// The slots, for a reader that lives while this order is borrowed.
-    var view: View { View(slots: slots) }
+    /// The slots that the last state decoded alone left (`recycle`), when another thread is not
+    /// using them: their address, or 0.
+    private static let spare = Atomic<UInt>(0)
 
-    struct View {
+    /// The order for one state decoded alone (`PurchaseState(json:)`): the slots the one before
+    /// left, with what they learned from the states decoded before (any template is safe to try;
+    /// one that does not match costs its check), else new ones. Allocating and emptying slots for
+    /// every such state cost a fifth of decoding a short one.
+    package static func reused() -> KeyOrder {
+        let kept = spare.exchange(0, ordering: .acquiringAndReleasing)
+        guard let slots = UnsafeMutablePointer<Slot>(bitPattern: kept) else { return KeyOrder() }
+        return KeyOrder(slots: slots)
+    }
+
+    /// Leaves the slots for the next state decoded alone (`reused`), unless another thread left
+    /// some first (these are then freed).
+    package consuming func recycle() {
+        let (left, _) = KeyOrder.spare.compareExchange(expected: 0, desired: UInt(bitPattern: slots),
+                                                       ordering: .acquiringAndReleasing)
+        if left {
+            discard self  // not freed: left for the next
+        } else {
+            _ = consume self  // freed (deinit)
+        }
+    }
+
+    /// The slots, for a reader that lives while this order is borrowed.
+    package var view: View { View(slots: slots) }
+
+    package struct View {
         let slots: UnsafeMutablePointer<Slot>
 
         /// The first of the two slots after key `last` (or the start) in `set`.
@@ -362,7 +399,7 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
         /// When the `available` bytes at `p` start with those learned after key `last` (or the
         /// start) in `set`: the key they lead to and their number.
         @inline(__always)
-        func template(after last: Int, in set: Set, at p: UnsafeRawPointer, available: Int)
+        package func template(after last: Int, in set: Set, at p: UnsafeRawPointer, available: Int)
             -> (key: Int, length: Int)?
         {
             guard let slot = slots(after: last, in: set), slot.pointee.length != 0 else { return nil }
@@ -392,16 +429,27 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
             return (words.0 ^ w.0) & m.0 | (words.1 ^ w.1) & m.1 | (words.2 ^ w.2) & m.2 == 0
         }
 
-        /// Notes that the `count` bytes at `bytes` led from key `last` (or the start) in `set` to
-        /// `key`'s value (none kept past `width` bytes): into the first slot, the one there moved to
-        /// the second.
-        func learn(_ key: Int, after last: Int, in set: Set, _ bytes: UnsafeRawPointer, count: Int) {
+        /// Notes that the `count` bytes at `bytes` (`available` of them readable) led from key
+        /// `last` (or the start) in `set` to `key`'s value (none kept past `width` bytes): into the
+        /// first slot, the one there moved to the second.
+        @inline(never)  // the slow path: kept out of the loop that reads keys
+        package func learn(_ key: Int, after last: Int, in set: Set, _ bytes: UnsafeRawPointer, count: Int,
+                           available: Int) {
             guard let slot = slots(after: last, in: set), count > 0, count <= KeyOrder.width else { return }
-            var t = Slot(key: Int32(key), length: Int32(count))
-            withUnsafeMutableBytes(of: &t.words) { $0.baseAddress!.copyMemory(from: bytes, byteCount: count) }
-            withUnsafeMutableBytes(of: &t.masks) {
-                $0.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0xFF, count: count)
+            // Each word's mask: its first bytes in memory that the template holds (a shift by 64
+            // would be one by 0).
+            @inline(__always) func mask(_ word: Int) -> UInt64 {
+                let n = UInt64(truncatingIfNeeded: min(max(count &- 8 &* word, 0), 8))
+                #if _endian(little)
+                return n == 8 ? ~0 : (1 &<< (8 &* n)) &- 1
+                #else
+                return n == 8 ? ~0 : ~(~0 &>> (8 &* n))
+                #endif
             }
+            let words = View.words(at: bytes, available: available)
+            let masks = (mask(0), mask(1), mask(2))
+            let t = Slot(words: (words.0 & masks.0, words.1 & masks.1, words.2 & masks.2), masks: masks,
+                         key: Int32(key), length: Int32(count))
             (slot + 1).pointee = slot.pointee
             slot.pointee = t
         }

@@ -1,6 +1,7 @@
 import EntlRuntime
 import EntlTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `StateLineReader`, the common form's decoder, against the general decoder it stands in for:
@@ -108,6 +109,56 @@ import Testing
             UsageRecord(event: "f7", kind: .level(0)),
         ])
         #expect(try PurchaseState(json: line) == s)
+    }
+
+    /// An object's start has slots of its own: bytes learned before an object's first key are not
+    /// taken for those after any key (an object's keys are fewer than `KeyOrder.start`: its key
+    /// sets are made with `KeySet(objectKeys:)`, which checks it; else what follows the 16th key
+    /// would share the start's slots, and `{"product": ` be read as a key after its value).
+    @Test func anObjectsStartHasSlotsOfItsOwn() {
+        let order = KeyOrder()
+        let view = order.view
+        let bytes = Array(#"{"product": "p0", "store": "s"}"#.utf8) + [UInt8](repeating: 0x20, count: 24)
+        bytes.withUnsafeBytes { raw in
+            let p = raw.baseAddress!
+            view.learn(0, after: KeyOrder.start, in: .purchase, p, count: 12, available: raw.count)
+            let found = view.template(after: KeyOrder.start, in: .purchase, at: p, available: raw.count)
+            #expect(found?.key == 0 && found?.length == 12)
+            for k in 0..<KeyOrder.keysPerObject {
+                #expect(view.template(after: k, in: .purchase, at: p, available: raw.count) == nil, "after key \(k)")
+            }
+            #expect(view.template(after: KeyOrder.start, in: .state, at: p, available: raw.count) == nil)
+            // Fewer bytes left than the template holds: no match.
+            #expect(view.template(after: KeyOrder.start, in: .purchase, at: p, available: 11) == nil)
+        }
+    }
+
+    /// A state decoded alone (`PurchaseState(json:)`) reads with the slots the one before left
+    /// (`KeyOrder.reused`), taken by one thread at a time: states decoded alone on several threads
+    /// at once, each with templates learned from others, decode as the general decoder reads them.
+    @Test func statesDecodedAloneOnManyThreadsDecodeAlike() {
+        let texts = (0..<400).map { k in
+            var g = StateTextGenerator(r: SeededRandom(seed: 2026_11_27_000 + UInt64(k)), oddity: k % 3 == 0 ? 1 : 0)
+            let text = g.state()
+            return k % 2 == 0 ? text : g.mutate(text)
+        }
+        let expected = texts.map { text in
+            Result { () throws(StateError) in
+                var state = PurchaseState()
+                try state.readInFull(json: Array(text.utf8)[...], options: StateDecodingOptions())
+                return state
+            }
+        }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<5 {
+                for k in texts.indices where (k + worker + round) % 2 == 0 {
+                    let decoded = Result { () throws(StateError) in try PurchaseState(json: texts[k]) }
+                    if decoded != expected[k] { mismatches.withLock { $0 += 1 } }
+                }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
     }
 
     /// The bytes learned before each key (`KeyOrder`) only make that key be tried first: a key
