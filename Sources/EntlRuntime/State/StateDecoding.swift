@@ -72,13 +72,9 @@ extension PurchaseState {
         throws(StateError)
     {
         var order = KeyOrder.reused()
-        do {
-            try read(json: bytes, options: options, order: &order)
-        } catch {
-            order.recycle()
-            throw error
-        }
+        let read = Result { () throws(StateError) in try self.read(json: bytes, options: options, order: &order) }
         order.recycle()
+        try read.get()
     }
 
     /// `read(json:options:)`, with the order of keys of the states read before (`KeyOrder`).

@@ -22,7 +22,7 @@ extension StateReader {
         /// The keys of an object the common-form decoder reads (`StateLineReader`): fewer than
         /// `KeyOrder.start`, whose slots are an object's start's.
         init(objectKeys names: [String]) {
-            precondition(names.count <= KeyOrder.keysPerObject && KeyOrder.keysPerObject <= KeyOrder.start)
+            precondition(names.count <= KeyOrder.start)
             self.init(names)
         }
 

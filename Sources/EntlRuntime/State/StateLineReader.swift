@@ -325,10 +325,9 @@ extension StateLineReader: StateValueReader {
 package struct KeyOrder: ~Copyable, @unchecked Sendable {
     package enum Set: Int { case state, purchase, usage }
 
-    /// The slot of what comes before an object's first key. An object's keys are 0 ..< 15
-    /// (`keysPerObject`), so the start's slot is no key's.
+    /// The slot of what comes before an object's first key. An object has fewer keys than this
+    /// (`KeySet(objectKeys:)`), so the start's slot is no key's.
     package static let start = 15
-    package static let keysPerObject = 15
 
     /// The longest template (three words).
     static let width = 24

@@ -124,7 +124,7 @@ import Testing
             view.learn(0, after: KeyOrder.start, in: .purchase, p, count: 12, available: raw.count)
             let found = view.template(after: KeyOrder.start, in: .purchase, at: p, available: raw.count)
             #expect(found?.key == 0 && found?.length == 12)
-            for k in 0..<KeyOrder.keysPerObject {
+            for k in 0..<KeyOrder.start {
                 #expect(view.template(after: k, in: .purchase, at: p, available: raw.count) == nil, "after key \(k)")
             }
             #expect(view.template(after: KeyOrder.start, in: .state, at: p, available: raw.count) == nil)
