@@ -24,12 +24,9 @@ extension Evaluation {
     /// The envelope up to its `results` array, opened.
     private func beginEnvelope<S: JSONSink & ~Copyable>(warnings: [StateError], to s: inout S) {
         s.beginObject()
-        s.key("at")
-        s.instant(at)
-        s.key("environment")
-        s.word(environment.word)
-        s.key("customer")
-        s.string(state.customer)
+        s.field("at", at)
+        s.field("environment", word: environment.word)
+        s.field("customer", state.customer)
         if !warnings.isEmpty {
             s.key("warnings")
             s.beginArray()

@@ -24,6 +24,13 @@ public protocol JSONSink: ~Copyable {
     /// `string(utf8:)`, which this sink may keep for `key` and `owner` (a text that costs more to
     /// form than to find again: a reason).
     mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingAs key: TextKey, of owner: AnyObject)
+    /// A member: `key`, then its value as `bool(_:)` (and the others) write it. `JSONBytes` writes
+    /// both at once, in one reservation for a value of a known size (most of a result's members).
+    mutating func field(_ key: StaticString, _ value: Bool)
+    mutating func field(_ key: StaticString, _ value: Int64?)
+    mutating func field(_ key: StaticString, _ value: String?)
+    mutating func field(_ key: StaticString, _ value: Instant?)
+    mutating func field(_ key: StaticString, word value: StaticString)
 }
 
 /// What names a text a sink may keep (`JSONSink.string(keptAs:of:)`): six words, which with an
@@ -44,6 +51,12 @@ extension JSONSink where Self: ~Copyable {
     public mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>, keepingAs key: TextKey, of owner: AnyObject) {
         string(utf8: bytes)
     }
+
+    public mutating func field(_ key: StaticString, _ value: Bool) { self.key(key); bool(value) }
+    public mutating func field(_ key: StaticString, _ value: Int64?) { self.key(key); int(value) }
+    public mutating func field(_ key: StaticString, _ value: String?) { self.key(key); string(value) }
+    public mutating func field(_ key: StaticString, _ value: Instant?) { self.key(key); instant(value) }
+    public mutating func field(_ key: StaticString, word value: StaticString) { self.key(key); word(value) }
 }
 
 /// Builds a `JSONValue`.
@@ -175,6 +188,70 @@ public struct JSONBytes: ~Copyable, JSONSink {
         buffer.reserved(key.utf8Start, count: n)
         buffer.reserved(word: JSONBytes.quoteColon, count: 2)
         comma = false
+    }
+
+    /// `"key":` after a comma when it needs one, in a reservation that also holds a value of up to
+    /// `value` bytes, written next without a reservation or a comma of its own (`field`).
+    @inline(__always)
+    private mutating func key(_ key: StaticString, reservingValue value: Int) {
+        let n = key.utf8CodeUnitCount
+        buffer.reserve(n &+ 4 &+ value)
+        buffer.reserved(UInt8(ascii: ","), if: comma)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+        buffer.reserved(key.utf8Start, count: n)
+        buffer.reserved(word: JSONBytes.quoteColon, count: 2)
+        comma = true  // the value follows at once
+    }
+
+    // Members whose value has a known size: the key and the value in one reservation.
+    @inline(__always)
+    public mutating func field(_ key: StaticString, _ value: Bool) {
+        self.key(key, reservingValue: 5)
+        buffer.reserved(word: value ? JSONBytes.trueWord : JSONBytes.falseWord, count: value ? 4 : 5)
+    }
+
+    @inline(__always)
+    public mutating func field(_ key: StaticString, _ value: Int64?) {
+        guard let value else { return nullField(key) }
+        // One digit (most counts here) needs no division.
+        guard 0 <= value, value <= 9 else { return wideIntField(key, value) }
+        self.key(key, reservingValue: 1)
+        buffer.reserved(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"), if: true)
+    }
+
+    @inline(__always)
+    public mutating func field(_ key: StaticString, _ value: String?) {
+        guard let value else { return nullField(key) }
+        self.key(key)
+        string(value)
+    }
+
+    @inline(__always)
+    public mutating func field(_ key: StaticString, _ value: Instant?) {
+        guard let value else { return nullField(key) }
+        self.key(key)
+        instant(value)
+    }
+
+    @inline(__always)
+    public mutating func field(_ key: StaticString, word value: StaticString) {
+        let n = value.utf8CodeUnitCount
+        self.key(key, reservingValue: n &+ 2)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+        buffer.reserved(value.utf8Start, count: n)
+        buffer.reserved(UInt8(ascii: "\""), if: true)
+    }
+
+    @inline(never)
+    private mutating func wideIntField(_ key: StaticString, _ value: Int64) {
+        self.key(key)
+        int(value)
+    }
+
+    @inline(__always)
+    private mutating func nullField(_ key: StaticString) {
+        self.key(key, reservingValue: 4)
+        buffer.reserved(word: JSONBytes.nullWord, count: 4)
     }
 
     /// `":` as a word in memory order.
