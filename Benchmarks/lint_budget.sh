@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
-swift build -c release --product entlc >&2
+swift build -c release --product entlc --static-swift-stdlib >&2
 ENTLC=.build/release/entlc
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

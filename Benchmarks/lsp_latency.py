@@ -9,7 +9,7 @@ milliseconds, from writing the request to having read the whole response through
 as a process of its own (start, read, check with the lints, exit), median of N. With FIGURES=FILE,
 the figures also go to FILE as JSON.
 
-    swift build -c release --product entlc && python3 Benchmarks/lsp_latency.py [N]
+    swift build -c release --product entlc --static-swift-stdlib && python3 Benchmarks/lsp_latency.py [N]
 """
 import json
 import os

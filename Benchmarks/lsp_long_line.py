@@ -26,7 +26,7 @@ same declarations one per line.
 The one-per-line shape is the anchor of the one-line shape. With FIGURES=FILE, the medians also go
 to FILE as JSON.
 
-    swift build -c release --product entlc && python3 Benchmarks/lsp_long_line.py [RUNS] [DECLARATIONS]
+    swift build -c release --product entlc --static-swift-stdlib && python3 Benchmarks/lsp_long_line.py [RUNS] [DECLARATIONS]
 """
 import json
 import os

@@ -19,9 +19,9 @@ step() { echo "== $*" >&2; }
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE=$(date -u +%Y-%m-%d)
 
-step "building entlc and entlc-bench (release)"
-(cd .. && swift build -c release --product entlc >&2)
-swift build -c release >&2
+step "building entlc and entlc-bench (release, the Swift runtime linked in: entlc as shipped, docs/scale.md)"
+(cd .. && swift build -c release --product entlc --static-swift-stdlib >&2)
+swift build -c release --static-swift-stdlib >&2
 ENTLC=$PWD/../.build/release/entlc
 BENCH=./.build/release/entlc-bench
 if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import cedarpy, simdjson' 2>/dev/null; then

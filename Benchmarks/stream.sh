@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 size="${1:-2G}"
 bytes=$(numfmt --from=iec "$size")
 [[ -f out/states-4.jsonl ]] || { echo "run Benchmarks/run.sh first (it writes out/states-4.jsonl)" >&2; exit 2; }
-(cd .. && swift build -c release --product entlc >&2)
+(cd .. && swift build -c release --product entlc --static-swift-stdlib >&2)
 entlc=../.build/release/entlc
 
 # Repeats the states file endlessly; `head -c` cuts it at $1 bytes (then at a line end).

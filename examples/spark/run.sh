@@ -18,7 +18,7 @@ if [[ ! -x "$here/.venv/bin/spark-submit" ]]; then
   python3 -m venv "$here/.venv"
   "$here/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 fi
-(cd "$root" && swift build -c release --product entlc >&2)
+(cd "$root" && swift build -c release --product entlc --static-swift-stdlib >&2)
 entlc="$root/.build/release/entlc"
 work="$here/out"
 rm -rf "$work" && mkdir -p "$work"
