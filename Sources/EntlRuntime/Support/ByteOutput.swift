@@ -41,12 +41,25 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// Forgets the bytes written, keeping the capacity.
-    mutating func removeAll() { count = 0 }
+    mutating func removeAll() {
+        count = 0
+        #if DEBUG
+        reservedEnd = 0
+        #endif
+    }
+
+    #if DEBUG
+    /// Where the room the last `reserve` made ends (debug builds: `checkRoom`).
+    private var reservedEnd = 0
+    #endif
 
     /// Makes room for `n` more bytes.
     @inline(__always)
     mutating func reserve(_ n: Int) {
         if capacity &- count < n { grow(to: count + n) }
+        #if DEBUG
+        reservedEnd = count + n
+        #endif
     }
 
     @inline(never)
@@ -76,23 +89,29 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     /// Writes `byte` when `condition`, without a branch (a comma before a value), in room reserved.
     @inline(__always)
     mutating func reserved(_ byte: UInt8, if condition: Bool) {
+        checkRoom(storing: 1)
         base[count] = byte
         count &+= condition ? 1 : 0
+        checkRoom(storing: 0)
     }
 
     /// Writes the first `n` (at most eight) bytes of `word` (in memory order) in room reserved
     /// for them: one store.
     @inline(__always)
     mutating func reserved(word: UInt64, count n: Int) {
+        checkRoom(storing: 8)
         UnsafeMutableRawPointer(base + count).storeBytes(of: word, as: UInt64.self)
         count &+= n
+        checkRoom(storing: 0)
     }
 
     /// Writes the first `n` bytes of `words` (in memory order) in room reserved for all of them.
     @inline(__always)
     mutating func reserved(words: (UInt64, UInt64, UInt64, UInt64), count n: Int) {
+        checkRoom(storing: 32)
         UnsafeMutableRawPointer(base + count).storeBytes(of: words, as: (UInt64, UInt64, UInt64, UInt64).self)
         count &+= n
+        checkRoom(storing: 0)
     }
 
     /// Writes `n` bytes from `source` in room reserved for them.
@@ -100,6 +119,18 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     mutating func reserved(_ source: UnsafeRawPointer, count n: Int) {
         ByteBuffer.copy(source, n, to: UnsafeMutableRawPointer(base + count))
         count &+= n
+        checkRoom(storing: 0)
+    }
+
+    /// In debug builds (the tests), that a store of `n` bytes at the position stays within the room
+    /// the last `reserve` made and the slack past it, and the position within that room once it
+    /// has moved (`storing: 0`): a write that reserved too little traps there, wherever the buffer
+    /// is, instead of writing past it only when it is nearly full.
+    @inline(__always)
+    private func checkRoom(storing n: Int) {
+        #if DEBUG
+        precondition(count + n <= reservedEnd + (n == 0 ? 0 : ByteBuffer.slack), "a write past the room reserved")
+        #endif
     }
 
     /// Copies `n` bytes; up to 16 as two overlapping words (a JSON key, a name, a number),
@@ -168,6 +199,7 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     mutating func writeQuoted(ifPlain bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
         reserve(n &+ 2)
+        checkRoom(storing: n &+ 2)
         let target = UnsafeMutableRawPointer(base + count)
         target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
         if let source = bytes.baseAddress.map(UnsafeRawPointer.init), n > 0 {
