@@ -341,9 +341,10 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
         var length: Int32 = 0
     }
 
-    /// Per kind of object, two slots per key before 15 and two for the start (what follows a key
-    /// may take two forms: a purchase with a `store` and one without).
-    static let count = 96
+    /// Per kind of object, two slots per key before `start` and two for the start (what follows a
+    /// key may take two forms: a purchase with a `store` and one without).
+    static var slotsPerSet: Int { (start + 1) * 2 }
+    static var count: Int { 3 * slotsPerSet }
     private let slots: UnsafeMutablePointer<Slot>
 
     /// The order of a batch, whose lines repeat one another, in slots of its own (all empty).
@@ -391,8 +392,8 @@ package struct KeyOrder: ~Copyable, @unchecked Sendable {
         /// The first of the two slots after key `last` (or the start) in `set`.
         @inline(__always)
         private func slots(after last: Int, in set: Set) -> UnsafeMutablePointer<Slot>? {
-            guard last & ~15 == 0 else { return nil }
-            return slots + (set.rawValue &* 32 &+ last &* 2)
+            guard 0 <= last, last <= KeyOrder.start else { return nil }
+            return slots + (set.rawValue &* KeyOrder.slotsPerSet &+ last &* 2)
         }
 
         /// When the `available` bytes at `p` start with those learned after key `last` (or the

@@ -182,16 +182,13 @@ public struct JSONBytes: ~Copyable, JSONSink {
     /// `"key":`, after a comma when it needs one, in one reservation.
     @inline(__always)  // the key's length is then a constant, and so is the way it is copied
     public mutating func key(_ key: StaticString) {
-        let n = key.utf8CodeUnitCount
-        beginValue(reserving: n &+ 3)
-        buffer.reserved(UInt8(ascii: "\""), if: true)
-        buffer.reserved(key.utf8Start, count: n)
-        buffer.reserved(word: JSONBytes.quoteColon, count: 2)
-        comma = false
+        self.key(key, reservingValue: 0)
+        comma = false  // the value writes its own separator (none)
     }
 
     /// `"key":` after a comma when it needs one, in a reservation that also holds a value of up to
-    /// `value` bytes, written next without a reservation or a comma of its own (`field`).
+    /// `value` bytes, written next without a reservation or a comma of its own (`field`; `key(_:)`
+    /// reserves none).
     @inline(__always)
     private mutating func key(_ key: StaticString, reservingValue value: Int) {
         let n = key.utf8CodeUnitCount
@@ -235,11 +232,8 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
     @inline(__always)
     public mutating func field(_ key: StaticString, word value: StaticString) {
-        let n = value.utf8CodeUnitCount
-        self.key(key, reservingValue: n &+ 2)
-        buffer.reserved(UInt8(ascii: "\""), if: true)
-        buffer.reserved(value.utf8Start, count: n)
-        buffer.reserved(UInt8(ascii: "\""), if: true)
+        self.key(key, reservingValue: value.utf8CodeUnitCount &+ 2)
+        reserved(word: value)
     }
 
     @inline(never)
@@ -270,10 +264,15 @@ public struct JSONBytes: ~Copyable, JSONSink {
 
     @inline(__always)
     public mutating func word(_ value: StaticString) {
-        let n = value.utf8CodeUnitCount
-        beginValue(reserving: n &+ 2)
+        beginValue(reserving: value.utf8CodeUnitCount &+ 2)
+        reserved(word: value)
+    }
+
+    /// `"value"` in room reserved for it.
+    @inline(__always)
+    private mutating func reserved(word value: StaticString) {
         buffer.reserved(UInt8(ascii: "\""), if: true)
-        buffer.reserved(value.utf8Start, count: n)
+        buffer.reserved(value.utf8Start, count: value.utf8CodeUnitCount)
         buffer.reserved(UInt8(ascii: "\""), if: true)
     }
 
