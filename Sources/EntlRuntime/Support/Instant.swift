@@ -9,7 +9,8 @@ import Darwin
 /// A point in time: seconds and nanoseconds since 1970-01-01T00:00:00Z, proleptic Gregorian UTC.
 ///
 /// Parsed from and printed as RFC 3339 (`2026-11-22T12:00:00Z`; fractional seconds printed only
-/// when non-zero). Years 0000 … 9999 parse; arithmetic beyond stays exact in `Int64`.
+/// when non-zero). Years 0000 … 9999 parse (in UTC: an offset does not carry an instant past
+/// them); arithmetic beyond stays exact in `Int64`.
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
     public var seconds: Int64
     /// 0 ..< 1_000_000_000
@@ -117,9 +118,15 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         }
         guard i == b.count else { return nil }
         let days = CivilDate.toDays(year: Int64(year), month: month, day: day)
-        return Instant(seconds: days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds),
-                       nanoseconds: Int32(nanos))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
+        // In UTC too the year is 0000 … 9999: an offset does not carry it past them (it could not
+        // be written back as it is read).
+        guard (Instant.firstParsed...Instant.lastParsed).contains(seconds) else { return nil }
+        return Instant(seconds: seconds, nanoseconds: Int32(nanos))
     }
+
+    /// The first and last second parsed: 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+    static let firstParsed: Int64 = -62_167_219_200, lastParsed: Int64 = 253_402_300_799
 
     /// The common form, `YYYY-MM-DDTHH:MM:SSZ` (20 bytes), read as three words rather than byte by
     /// byte; nil for anything else (the general parser then decides).

@@ -110,5 +110,17 @@ struct ParsedArguments {
                 flags.insert(name)
             }
         }
+        // Standard input is read once: named for two inputs, the first would get all of it and the
+        // second nothing.
+        let dashes = positionals.filter { $0 == "-" }.count
+        let options = Self.inputOptions.flatMap { option in (values[option] ?? []).filter { $0 == "-" }.map { _ in option } }
+        if dashes + options.count > 1 {
+            let arguments = dashes == 0 ? [] : [dashes == 1 ? "an argument" : "\(dashes) arguments"]
+            throw CLIError("standard input (`-`) can be read only once; it is given for "
+                           + (arguments + options).joined(separator: " and "))
+        }
     }
+
+    /// The options that name an input file (`-`: standard input).
+    static let inputOptions = ["--state", "--states", "--graph", "--signature", "--trusted-key", "--rules", "--sign"]
 }

@@ -22,9 +22,18 @@ enum FileSystem {
         }
     }
 
+    /// The last call's `errno` in words; `EFBIG` is `readAll`'s own: more than its limit.
     static func lastError() -> String {
-        String(cString: strerror(errno)).lowercased()
+        errno == EFBIG ? "larger than "
+            + (lastLimit >= 1 << 30 ? "\(lastLimit >> 30) GiB" : "\(lastLimit >> 20) MiB") + ", the most entlc reads from such a file"
+            : String(cString: strerror(errno)).lowercased()
     }
+
+    /// The most bytes read from one file or standard input (a state of a million usage records is
+    /// about 70 MB): a bounded memory, and an end for a file that never ends (`/dev/zero`).
+    static let maxInputBytes = 1 << 30
+    /// The limit of the last read that went past one (for its message).
+    nonisolated(unsafe) private static var lastLimit = maxInputBytes
 
     /// "cannot read `PATH`: REASON", the reason being the last call's `errno`.
     static func readError(_ path: String) -> CLIError {
@@ -63,34 +72,45 @@ enum FileSystem {
         var cliError: CLIError { CLIError("cannot read `\(path)`: \(reason)") }
     }
 
-    /// The bytes of a file, or why not.
-    static func readFile(_ path: String) throws(ReadError) -> [UInt8] {
+    /// The bytes of a file (at most `limit`), or why not.
+    static func readFile(_ path: String, limit: Int = maxInputBytes) throws(ReadError) -> [UInt8] {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw ReadError(path: path, reason: lastError()) }
         defer { close(fd) }
-        guard let bytes = readAll(fd) else { throw ReadError(path: path, reason: lastError()) }
+        guard let bytes = readAll(fd, limit: limit) else { throw ReadError(path: path, reason: lastError()) }
         return bytes
     }
 
-    /// The bytes of a file, or a message saying why not.
-    static func contents(of path: String) throws(CLIError) -> [UInt8] {
+    /// The bytes of a file (at most `limit`), or a message saying why not.
+    static func contents(of path: String, limit: Int = maxInputBytes) throws(CLIError) -> [UInt8] {
         do throws(ReadError) {
-            return try readFile(path)
+            return try readFile(path, limit: limit)
         } catch {
             throw error.cliError
         }
     }
 
-    /// The bytes of an input file, or of standard input for `-`.
-    static func contents(ofInput path: String) throws(CLIError) -> [UInt8] {
-        path == "-" ? Terminal.readStandardInput() : try contents(of: path)
+    /// The bytes of an input file, or of standard input for `-` (at most `limit`).
+    static func contents(ofInput path: String, limit: Int = maxInputBytes) throws(CLIError) -> [UInt8] {
+        guard path == "-" else { return try contents(of: path, limit: limit) }
+        guard let bytes = readAll(STDIN_FILENO, limit: limit) else {
+            throw CLIError("cannot read standard input: \(lastError())")
+        }
+        return bytes
     }
 
-    /// Everything a descriptor yields until its end (nil on a read error, with `errno` set). A
-    /// regular file is read straight into one buffer of its size: no growth, no copies.
-    static func readAll(_ fd: Int32) -> [UInt8]? {
+    /// Everything a descriptor yields until its end; nil on a read error, with `errno` set, or
+    /// past `limit` bytes (`EFBIG`). A regular file is read straight into one buffer of its size:
+    /// no growth, no copies.
+    static func readAll(_ fd: Int32, limit: Int = maxInputBytes) -> [UInt8]? {
         var info = stat()
         let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+        func tooLarge() -> [UInt8]? {
+            lastLimit = limit
+            errno = EFBIG
+            return nil
+        }
+        if size > limit { return tooLarge() }
         var failed = false, filled = false
         // One byte more than the size, so the end of the file is seen without a second buffer.
         var out = [UInt8](unsafeUninitializedCapacity: max(size + 1, 1 << 16)) { buffer, count in
@@ -110,7 +130,8 @@ enum FileSystem {
         while true {
             let n = chunk.withUnsafeMutableBytes { readRetrying(fd, into: $0.baseAddress, count: $0.count) }
             if n < 0 { return nil }
-            if n == 0 { return out }
+            if n == 0 { return out.count > limit ? tooLarge() : out }
+            if out.count + n > limit { return tooLarge() }
             out.append(contentsOf: chunk[0..<n])
         }
     }
@@ -178,57 +199,144 @@ enum FileSystem {
     }
 
     /// Writes `bytes` to `path` atomically, as a careful editor does: a temporary file in the same
-    /// directory, written and flushed to disk, given the original's permission bits (and owner,
-    /// where allowed) or `mode`, then renamed over it, and the directory flushed. A symbolic link
-    /// is followed: its target is replaced and the link stays. With `replace` false, an existing
-    /// file is an error and stays as it was (the new file is linked in, never renamed over).
+    /// directory, written and flushed to disk, given the original's owner (where allowed) and then
+    /// its permission bits — set after the owner, which clears set-user-ID — or `mode`, then renamed
+    /// over it, and the directory flushed. A symbolic link is followed: its target is replaced and
+    /// the link stays. A path that names no regular file (`/dev/stdout`, a FIFO, a device) is
+    /// written through, as a shell's `>` would; a directory is an error. With `replace` false, an
+    /// existing file is an error and stays as it was (the new file is linked in, never renamed over).
     static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil,
                                 replace: Bool = true) throws(CLIError) {
-        let target = resolvingLinks(path)
-        var template = Array((target + ".entlc-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
-        let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var ok = bytes.withUnsafeBytes { writeAll(fd, $0) }
-        // Keep the original file's permissions and owner; a new file gets the usual ones (0666
-        // less the umask).
-        var info = stat()
-        if let mode {
-            fchmod(fd, mode)
-        } else if stat(target, &info) == 0 {
-            fchmod(fd, info.st_mode & 0o7777)
-            _ = fchown(fd, info.st_uid, info.st_gid)
-        } else {
-            let mask = umask(0)
-            umask(mask)
-            fchmod(fd, 0o666 & ~mask)
+        try PreparedWrite(path, bytes, mode: mode, replace: replace).commit()
+    }
+
+    /// A file to write: its path, its bytes, and its permission bits (nil: as `writeAtomically`).
+    typealias NewFile = (path: String, bytes: [UInt8], mode: mode_t?)
+
+    /// Writes several files that belong together (an artifact and its signature, a key pair): every
+    /// one is prepared first (written in full beside its target, flushed), and only when all are
+    /// ready are they put in place, in order; if one cannot be prepared, none is touched. Two paths
+    /// naming the same file are refused.
+    static func writeAtomically(_ files: [NewFile], replace: Bool = true) throws(CLIError) {
+        var prepared: [PreparedWrite] = []
+        defer { for p in prepared { p.discard() } }
+        for (path, bytes, mode) in files {
+            let write = try PreparedWrite(path, bytes, mode: mode, replace: replace)
+            if let same = prepared.first(where: { $0.sameTarget(as: write) }) {
+                write.discard()
+                throw CLIError("`\(same.path)` and `\(path)` are the same file: give each its own path")
+            }
+            prepared.append(write)
         }
-        if fsync(fd) != 0 { ok = false }
-        close(fd)
-        if ok, !replace {
-            let linked = link(temp, target) == 0
-            let reason = linked ? "" : errno == EEXIST ? "it already exists" : lastError()
-            unlink(temp)
-            guard linked else { throw CLIError("cannot write `\(path)`: \(reason)") }
-            return
-        }
-        guard ok, rename(temp, target) == 0 else {
-            let reason = lastError()
-            unlink(temp)
-            throw CLIError("cannot write `\(path)`: \(reason)")
-        }
-        // The rename itself reaches the disk with its directory.
-        let directory = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
-        let dir = open(directory.isEmpty ? "/" : directory, O_RDONLY)
-        if dir >= 0 {
-            _ = fsync(dir)
-            close(dir)
+        var placed: [String] = []
+        while !prepared.isEmpty {
+            let write = prepared.removeFirst()
+            do throws(CLIError) {
+                try write.commit()
+            } catch {
+                // New files (not `replace`) that are not to stay without their companion.
+                if !replace { for p in placed { unlink(p) } }
+                throw error
+            }
+            placed.append(write.target)
         }
     }
 
-    /// Removes a file this command wrote (a write that must not stay without its companion).
-    static func remove(_ path: String) {
-        unlink(path)
+    /// A file written in full beside its target (a temporary file), to be put in place (`commit`)
+    /// or thrown away (`discard`). A target that is not a regular file is written at `commit`.
+    struct PreparedWrite {
+        let path: String
+        /// `path` with symbolic links followed.
+        let target: String
+        /// The temporary file; nil when the target is written through (not a regular file).
+        let temp: String?
+        let bytes: [UInt8]
+        let replace: Bool
+
+        init(_ path: String, _ bytes: [UInt8], mode: mode_t?, replace: Bool) throws(CLIError) {
+            (self.path, self.bytes, self.replace) = (path, bytes, replace)
+            target = resolvingLinks(path)
+            var info = stat()
+            let exists = stat(path, &info) == 0
+            if exists, info.st_mode & S_IFMT == S_IFDIR { throw CLIError("cannot write `\(path)`: it is a directory") }
+            // `/dev/stdout` and its kin name a descriptor: written through, not replaced.
+            let descriptor = ["/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/"].contains { path.hasPrefix($0) }
+            if exists, info.st_mode & S_IFMT != S_IFREG || descriptor {
+                guard replace else { throw CLIError("cannot write `\(path)`: it already exists") }
+                temp = nil
+                return
+            }
+            var template = Array((target + ".entlc-XXXXXX").utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
+            let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // The first failure's reason, before a later call sets `errno` again.
+            var failure = bytes.withUnsafeBytes { writeAll(fd, $0) } ? nil : lastError()
+            // The original file's owner, then its permissions (a change of owner clears set-user-ID);
+            // a new file gets the usual ones (0666 less the umask).
+            if let mode {
+                fchmod(fd, mode)
+            } else if exists {
+                _ = fchown(fd, info.st_uid, info.st_gid)
+                fchmod(fd, info.st_mode & 0o7777)
+            } else {
+                let mask = umask(0)
+                umask(mask)
+                fchmod(fd, 0o666 & ~mask)
+            }
+            if failure == nil, fsync(fd) != 0 { failure = lastError() }
+            close(fd)
+            if let failure {
+                unlink(temp)
+                throw CLIError("cannot write `\(path)`: \(failure)")
+            }
+            self.temp = temp
+        }
+
+        /// Whether `other` would write the same file.
+        func sameTarget(as other: PreparedWrite) -> Bool {
+            var a = stat(), b = stat()
+            if stat(target, &a) == 0, stat(other.target, &b) == 0 { return a.st_dev == b.st_dev && a.st_ino == b.st_ino }
+            return target == other.target
+        }
+
+        /// Puts the file in place: renamed over its target (linked in when not `replace`), the
+        /// directory flushed; or written through.
+        func commit() throws(CLIError) {
+            guard let temp else {
+                let fd = open(path, O_WRONLY | O_TRUNC)
+                guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
+                defer { close(fd) }
+                guard bytes.withUnsafeBytes({ writeAll(fd, $0) }) else {
+                    throw CLIError("cannot write `\(path)`: \(lastError())")
+                }
+                return
+            }
+            if !replace {
+                let linked = link(temp, target) == 0
+                let reason = linked ? "" : errno == EEXIST ? "it already exists" : lastError()
+                unlink(temp)
+                guard linked else { throw CLIError("cannot write `\(path)`: \(reason)") }
+            } else {
+                guard rename(temp, target) == 0 else {
+                    let reason = lastError()
+                    unlink(temp)
+                    throw CLIError("cannot write `\(path)`: \(reason)")
+                }
+            }
+            // The new name reaches the disk with its directory.
+            let directory = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
+            let dir = open(directory.isEmpty ? "/" : directory, O_RDONLY)
+            if dir >= 0 {
+                _ = fsync(dir)
+                close(dir)
+            }
+        }
+
+        /// Throws the prepared file away (nothing when it was put in place or written through).
+        func discard() {
+            if let temp { unlink(temp) }
+        }
     }
 
     /// A command's output: to standard output for `-`, else to the file, atomically.

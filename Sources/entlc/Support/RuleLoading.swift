@@ -17,7 +17,7 @@ enum RuleLoader {
         }
         for argument in arguments {
             if argument == "-" {
-                add("<stdin>", Terminal.readStandardInput())
+                add("<stdin>", try FileSystem.contents(ofInput: "-", limit: Parser.maxFileSize))
                 continue
             }
             switch FileSystem.kind(argument) {
@@ -26,9 +26,9 @@ enum RuleLoader {
             case .directory:
                 let files = try FileSystem.ruleFiles(in: argument)
                 guard !files.isEmpty else { throw CLIError("no `.entl` files in directory `\(argument)`") }
-                for f in files { add(f, try FileSystem.contents(of: f)) }
+                for f in files { add(f, try FileSystem.contents(of: f, limit: Parser.maxFileSize)) }
             case .file, .other:
-                add(argument, try FileSystem.contents(of: argument))
+                add(argument, try FileSystem.contents(of: argument, limit: Parser.maxFileSize))
             }
         }
         return sources

@@ -17,9 +17,10 @@ enum Terminal {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// Writes to standard output.
+    /// Writes to standard output (see `emit(bytes:)` when it cannot).
     static func emit(_ text: String) {
-        writeAll(STDOUT_FILENO, text)
+        var text = text
+        text.withUTF8 { emit(bytes: $0) }
     }
 
     /// Writes to standard error.
@@ -32,18 +33,20 @@ enum Terminal {
         bytes.withUnsafeBufferPointer { emit(bytes: $0) }
     }
 
+    /// Writes bytes to standard output. When it cannot take them (a full disk, an I/O error, a
+    /// closed pipe when `SIGPIPE` is ignored; by default a closed pipe ends the process), what was to
+    /// come out is lost: the command stops there, saying why, with exit 2 — never 0 over a
+    /// truncated output.
     static func emit(bytes: UnsafeBufferPointer<UInt8>) {
-        // A closed pipe ends the output: nothing more to do.
-        FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(bytes))
+        guard FileSystem.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer(bytes)) else {
+            let reason = FileSystem.lastError()
+            emitError("entlc: error: cannot write standard output: \(reason)\n")
+            exit(ExitCode.failure.rawValue)
+        }
     }
 
     private static func writeAll(_ fd: Int32, _ text: String) {
         var text = text
         text.withUTF8 { _ = FileSystem.writeAll(fd, UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Reads all of standard input.
-    static func readStandardInput() -> [UInt8] {
-        FileSystem.readAll(STDIN_FILENO) ?? []
     }
 }

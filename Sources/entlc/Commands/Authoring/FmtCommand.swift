@@ -51,7 +51,8 @@ enum FmtCommand {
             } else if toStdout {
                 Terminal.emit(formatted)
             } else if bytes != source.bytes {
-                try FileSystem.writeAtomically(source.path, bytes)
+                // In place: a regular file this process may replace (not a FIFO, not a read-only file).
+                try FileSystem.writeAtomically(try FileSystem.writableTarget(source.path), bytes)
             }
         }
         if check, !diff { Terminal.emit(changed.map { $0 + "\n" }.joined()) }

@@ -44,18 +44,20 @@ enum BuildCommand {
         }
         let graph = try RuleLoader.compile(args.positionals).graph
         let (bytes, digest) = RuleGraphArtifact.build(graph, compiler: "entlc \(EntlCLI.version)")
-        try FileSystem.writeOutput(output, bytes)
+        let signature = key.map { ArtifactSignature.file(signing: bytes, with: $0) }
+        // Checked before anything is written: a signature that does not verify must never ship.
+        if let key, let signature, (try? TrustedKeys([key.publicKey]).signer(of: bytes, signature: signature)) == nil {
+            throw CLIError("the signature made with `\(args.value("--sign")!)` does not verify; nothing written")
+        }
+        // The artifact and its signature both, or neither (a new artifact beside an old signature
+        // would not verify).
+        var files: [FileSystem.NewFile] = output == "-" ? [] : [(output, bytes, nil)]
+        if let signature, let signaturePath { files.append((signaturePath, signature, nil)) }
+        try FileSystem.writeAtomically(files)
+        if output == "-" { Terminal.emit(bytes: bytes) }
         // The digest, for a release note or a CDN's integrity check.
         Terminal.emitError("built \(output == "-" ? "<stdout>" : output): sha256 \(digest)\n")
-        if let key, let signaturePath {
-            let signature = ArtifactSignature.file(signing: bytes, with: key)
-            // Checked before it is written: a signature that does not verify must never ship.
-            guard (try? TrustedKeys([key.publicKey]).signer(of: bytes, signature: signature)) != nil else {
-                throw CLIError("the signature made with `\(args.value("--sign")!)` does not verify; nothing signed")
-            }
-            try FileSystem.writeAtomically(signaturePath, signature)
-            Terminal.emitError("signed: \(signaturePath)\n")
-        }
+        if let signaturePath, signature != nil { Terminal.emitError("signed: \(signaturePath)\n") }
         return .success
     }
 }

@@ -53,14 +53,10 @@ enum KeygenCommand {
         } catch {
             throw CLIError("cannot make a key: \(error)")
         }
-        try FileSystem.writeAtomically(path, Array(key.pemRepresentation.utf8), mode: 0o600, replace: replace)
-        do throws(CLIError) {
-            try FileSystem.writeAtomically(publicPath, Array(key.publicKey.pemRepresentation.utf8), mode: 0o644,
-                                           replace: replace)
-        } catch {
-            if !replace { FileSystem.remove(path) }  // no private key without its public key
-            throw error
-        }
+        // Both written or neither: a replaced private key never stays without its public key.
+        try FileSystem.writeAtomically([(path, Array(key.pemRepresentation.utf8), 0o600),
+                                        (publicPath, Array(key.publicKey.pemRepresentation.utf8), 0o644)],
+                                       replace: replace)
         Terminal.emitError("wrote private key \(path) (keep it secret) and public key \(publicPath)\n")
         return .success
     }
