@@ -46,7 +46,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try runToFullDevice(arguments, directory: dir)
         #expect(r.status == 2)
-        #expect(r.stderr.hasSuffix("entlc: error: cannot write standard output: no space left on device\n"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("entlc: error: cannot write standard output: no space left on device\n"),
+                "\(r.stderr)")
     }
 
     @Test func aPathThatIsNotARegularFileIsWrittenThroughNotReplaced() throws {
@@ -106,8 +107,8 @@ import Testing
         #expect(r.status == 2)
         #expect(r.stderr == "entlc: error: cannot write `g.json.sig`: it is a directory\n")
         #expect(try String(contentsOfFile: dir + "/g.json", encoding: .utf8) == "old")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["g.json", "g.json.sig", "k", "k.pub",
-                                                                                    "rules.entl", "state.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+                == ["g.json", "g.json.sig", "k", "k.pub", "rules.entl", "state.json"])
         // One path for both is refused before anything is written.
         let same = try runEntlc(["build", "rules.entl", "-o", "a.json", "--sign", "k", "--signature", "a.json"],
                                 directory: dir)
@@ -162,7 +163,8 @@ import Testing
         let state = #"{"purchases": [{"product": "pro", "purchased_at": "0000-01-01T00:30:00+01:00"}]}"#
         let r = try runEntlc(["eval", "rules.entl", "--state", "-", "--entitlement", "e"], stdin: state, directory: dir)
         #expect(r.status == 2)
-        #expect(r.stderr.contains("purchases[0].purchased_at: \"0000-01-01T00:30:00+01:00\" is not an RFC 3339 instant"),
+        #expect(r.stderr.contains(
+            "purchases[0].purchased_at: \"0000-01-01T00:30:00+01:00\" is not an RFC 3339 instant"),
                 "\(r.stderr)")
         let edge = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--entitlement", "e",
                                  "--at", "9999-12-31T23:59:59+00:00", "--format", "json"], directory: dir)

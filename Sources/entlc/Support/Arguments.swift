@@ -113,7 +113,9 @@ struct ParsedArguments {
         // Standard input is read once: named for two inputs, the first would get all of it and the
         // second nothing.
         let dashes = positionals.filter { $0 == "-" }.count
-        let options = Self.inputOptions.flatMap { option in (values[option] ?? []).filter { $0 == "-" }.map { _ in option } }
+        let options = Self.inputOptions.flatMap { option in
+            (values[option] ?? []).filter { $0 == "-" }.map { _ in option }
+        }
         if dashes + options.count > 1 {
             let arguments = dashes == 0 ? [] : [dashes == 1 ? "an argument" : "\(dashes) arguments"]
             throw CLIError("standard input (`-`) can be read only once; it is given for "

@@ -25,7 +25,8 @@ enum FileSystem {
     /// The last call's `errno` in words; `EFBIG` is `readAll`'s own: more than its limit.
     static func lastError() -> String {
         errno == EFBIG ? "larger than "
-            + (lastLimit >= 1 << 30 ? "\(lastLimit >> 30) GiB" : "\(lastLimit >> 20) MiB") + ", the most entlc reads from such a file"
+            + (lastLimit >= 1 << 30 ? "\(lastLimit >> 30) GiB" : "\(lastLimit >> 20) MiB")
+            + ", the most entlc reads from such a file"
             : String(cString: strerror(errno)).lowercased()
     }
 
@@ -296,7 +297,9 @@ enum FileSystem {
         /// Whether `other` would write the same file.
         func sameTarget(as other: PreparedWrite) -> Bool {
             var a = stat(), b = stat()
-            if stat(target, &a) == 0, stat(other.target, &b) == 0 { return a.st_dev == b.st_dev && a.st_ino == b.st_ino }
+            if stat(target, &a) == 0, stat(other.target, &b) == 0 {
+                return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+            }
             return target == other.target
         }
 
