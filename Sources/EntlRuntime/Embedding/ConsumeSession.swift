@@ -9,7 +9,7 @@
 /// whole state once and start again from there. A request the position cannot answer as the whole
 /// state would — a use dated before the latest record, an id seen before whose answer is
 /// forgotten, a tracker that does not count its changes, undated usage records, a purchase whose
-/// status ended it within its dates — is left to `Consumption.decide` (nil).
+/// status ended it within its dates or is unknown — is left to `Consumption.decide` (nil).
 struct ConsumeSession {
     let graph: RuleGraph
     let environment: Environment?
@@ -28,9 +28,10 @@ struct ConsumeSession {
     private var light: Evaluation?
     /// The candidates `light` found hold before this instant (nil: forever).
     private var lightUntil: Instant?
-    /// The purchases whose status ended them (`expired`, `billing_retry`) and their products: read
-    /// at a past instant within their dates they were owned, so a use then is charged otherwise
-    /// later than now.
+    /// The purchases whose status ended them (`expired`, `billing_retry`) or is `unknown`, and their
+    /// products: read at a past instant within their dates the first were owned, so a use then is
+    /// charged otherwise later than now; the second pay in the certain balance (`Consumption`'s
+    /// `unspent` decides those).
     private var ended: [(purchase: Int, product: Int)] = []
     /// The first record with each id (-1 - k: the use at place k of a compacted state's ledger). Its
     /// ids are read from the state of each request: the state of `changes`, which holds every record
@@ -130,7 +131,7 @@ struct ConsumeSession {
         ended = state.purchases.indices.compactMap { j in
             let p = light!.purchaseProduct[j]
             let status = state.purchases[j].status
-            return p >= 0 && (status == .expired || status == .billingRetry) ? (j, Int(p)) : nil
+            return p >= 0 && [.expired, .billingRetry, .unknown].contains(status) ? (j, Int(p)) : nil
         }
         guard safe(start, state) else { return }
         ids = IDIndex(capacity: state.usage.count + (state.ledger?.ids.count ?? 0))
@@ -144,7 +145,8 @@ struct ConsumeSession {
     }
 
     /// Whether a use at `at` is charged later as it is now: no purchase whose status ended it was
-    /// owned then within its dates (a past reading would count it, the check at `at` does not).
+    /// owned then within its dates (a past reading would count it, the check at `at` does not), and
+    /// none whose status is unknown may have been.
     private func safe(_ at: Instant, _ state: PurchaseState) -> Bool {
         guard !ended.isEmpty else { return true }
         let products = light!.graph.products

@@ -81,7 +81,65 @@ public enum Consumption {
             }
             return Decision(result: result, record: nil)
         }
+        if let unspent = try unspent(by: record, check: result, graph: graph, state: state, environment: env,
+                                     feature: f, at: at) {
+            result.decision = .denied
+            result.via = nil
+            (result.creditSystem, result.creditsRequired, result.creditBalance) = (nil, nil, nil)
+            result.why = Reason(formed: { unspent })
+            return Decision(result: result, record: nil)
+        }
         return Decision(result: result, record: record)
+    }
+
+    /// Why recording `record` would not spend what `check` counted on, if it would not. Read just
+    /// after the use, the balance that allowed it — the feature's own, and the credit system's
+    /// that pays the rest — must be lower by what the check takes from it. It is not when, read
+    /// later, the use falls on a grant the check did not count: a purchase whose status has ended
+    /// it before its dates do (`expired` or `billing_retry` with its access end ahead, or none) is
+    /// not owned now, yet at the use's instant, then a past one, it was (§5); a purchase whose
+    /// status is `unknown` pays for it in the certain balance (§4's bounds). Use after use, what
+    /// the check saw would stay unspent.
+    static func unspent(by record: UsageRecord, check: FeatureResult, graph: RuleGraph, state: PurchaseState,
+                        environment: Environment, feature f: Int, at: Instant) throws(EvaluationError) -> String? {
+        guard let balance = check.balance, check.via == .direct || check.via == .credits,
+              case .amount(let amount) = record.kind else { return nil }
+        var with = state
+        with.usage.append(record)
+        let just = Instant(seconds: at.seconds + (at.nanoseconds == 999_999_999 ? 1 : 0),
+                           nanoseconds: at.nanoseconds == 999_999_999 ? 0 : at.nanoseconds + 1)
+        let read = try Evaluation(graph: graph, state: with, environment: environment, at: just)
+        let g = graph[environment]
+        var spent = read.feature(f, required: 1).balance.map { $0 <= max(0, balance - amount) } ?? false
+        if check.via == .credits, let system = check.creditSystem, let s = g.featureNames[system],
+           let credits = check.creditBalance, let cost = check.creditsRequired {
+            spent = spent && read.feature(s, required: 1).balance.map { $0 <= credits - cost } ?? false
+        }
+        guard !spent else { return nil }
+        let units = g.features[f].amount(amount)
+        let cause = state.purchases.indices.first { j in
+            let p = state.purchases[j]
+            if p.status == .unknown { return read.purchaseProduct[j] >= 0 }
+            guard p.status == .expired || p.status == .billingRetry, read.purchaseProduct[j] >= 0 else { return false }
+            if case .at(let end) = read.accessEnd(j) { return end > at }
+            return true
+        }
+        guard let j = cause else {
+            return "recording \(units) at \(at) would not spend what this check counted: read later, the use "
+                + "falls on a grant it did not count"
+        }
+        let p = state.purchases[j]
+        if p.status == .unknown {
+            return "recording \(units) at \(at) would be charged to purchases[\(j)] (`\(p.product)`), whose status "
+                + "is unknown: what the check counted would stay unspent until it is known"
+        }
+        let start = "recording \(units) at \(at) would be charged to purchases[\(j)] (`\(p.product)`): its status "
+            + "`\(p.status.rawValue)` has ended it, but once \(at) is in the past "
+        if g.products[Int(read.purchaseProduct[j])].kind == .consumable {
+            return start + "its units were held then (a consumable's count from its purchased_at on)"
+        }
+        let dates = p.expiresAt.map { "its dates (until \($0))" } ?? "its dates (it has no expires_at)"
+        return start + "it is within \(dates); give it the instant it ended as its expires_at"
     }
 
     /// Checks a request to use `amount` of `feature` at `at`: the environment it is evaluated in and

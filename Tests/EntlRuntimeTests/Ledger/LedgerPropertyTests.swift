@@ -132,6 +132,58 @@ import Testing
         #expect(recorded > Self.cases / 3)
     }
 
+    /// A consume spends what the check saw: read just after a recorded use, the balance that
+    /// allowed it (the feature's own, or the credit system's that pays) is lower by what the check
+    /// said it takes — also when a purchase's status has ended it before its dates do (`expired` or
+    /// `billing_retry` with its `expires_at` ahead, or none), which, read later, was owned at the
+    /// use's instant (§5) and would otherwise pay for use after use.
+    @Test(arguments: foci)
+    func aConsumeSpendsWhatTheCheckSaw(_ focus: DifferentialCase.Focus) throws {
+        var spent = 0
+        for i in 0..<(Self.cases / 3) {
+            let c = DifferentialCase(seed: 90_000 &+ UInt64(i), focus: focus)
+            guard let graph = Self.graph(c) else { continue }
+            let g = graph[c.environment]
+            let features = Self.consumable(g)
+            guard !features.isEmpty else { continue }
+            var r = SeededRandom(seed: UInt64(i) ^ 0xD1CE)
+            var state = c.state
+            state.usage = []
+            for j in state.purchases.indices where r.chance(0.5) {
+                state.purchases[j].status = r.pick([.expired, .billingRetry])
+                state.purchases[j].expiresAt = r.chance(0.3) ? nil
+                    : Instant(seconds: c.at.seconds + r.int64(86_400...(90 * 86_400)))
+            }
+            for _ in 0..<12 {
+                let f = r.pick(features), amount = r.int64(1...30)
+                let at = Instant(seconds: c.at.seconds - r.int64(0...(60 * 86_400)))
+                guard let decision = try? Consumption.decide(graph: graph, state: state, environment: c.environment,
+                                                              feature: g.features[f].name, amount: amount, id: nil, at: at),
+                      let record = decision.record else { continue }
+                state.usage.append(record)
+                let just = Instant(seconds: at.seconds, nanoseconds: 1)
+                let after = try Evaluation(graph: graph, state: state, environment: c.environment, at: just)
+                let check = decision.result
+                switch check.via {
+                case .direct?:
+                    guard let before = check.balance else { continue }
+                    spent += 1
+                    #expect(Self.atMost(after.feature(f, required: 1).balance, before - amount),
+                            "\(c)--- recording \(record) left `\(g.features[f].name)` more than the check's \(before) - \(amount)")
+                case .credits?:
+                    guard let system = check.creditSystem, let s = g.features.firstIndex(where: { $0.name == system }),
+                          let before = check.creditBalance, let cost = check.creditsRequired else { continue }
+                    spent += 1
+                    #expect(Self.atMost(after.feature(s, required: 1).balance, before - cost),
+                            "\(c)--- recording \(record) left `\(system)` more than the check's \(before) - \(cost)")
+                default:
+                    continue
+                }
+            }
+        }
+        #expect(spent > Self.cases / 6)
+    }
+
     /// What paid for a use stays paid: after the last use, plans lapse (their status changes,
     /// dates kept), renew or change (new purchases dated later), and grants are bought; what
     /// each use was charged to (the trail of the replay) never changes.

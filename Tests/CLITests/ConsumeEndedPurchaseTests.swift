@@ -1,0 +1,72 @@
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// A consume never spends a purchase whose status has already ended it before its dates do: read
+/// later, the use's instant is a past one within those dates, when it was owned (what paid for a
+/// use stays paid), so the use would fall on it while the check counted other grants — and those
+/// would stay unspent, use after use (docs/ledger.md, "Recording a use").
+@Suite struct ConsumeEndedPurchaseTests {
+    static let rules = """
+    product pro: subscription { period month }
+    product pack: consumable
+    feature calls: metered { unit "call" / "calls" }
+    entitlement plan = pro { grants calls 100 per month }
+    entitlement packs = pack { grants calls 50 per month }
+    entitlement free = everyone { grants calls 5 per month }
+    """
+
+    func run(_ purchase: String, usage: String = "", times: Int) throws -> (allowed: Int, last: CommandResult) {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let state = #"{"customer": "c", "purchases": [\#(purchase)], "usage": [\#(usage)]}"#
+        try state.write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        var allowed = 0
+        var last: CommandResult?
+        for i in 0..<times {
+            let at = "2026-11-10T00:00:\(10 + i)Z"
+            let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--amount", "5",
+                                  "--consume", "--at", at], directory: dir)
+            #expect(r.status == 0 || r.status == 1, "\(r.stderr)")
+            if r.status == 0 { allowed += 1 }
+            last = r
+        }
+        return (allowed, last!)
+    }
+
+    @Test func anExpiredPlanWithItsDatesAheadPaysForNothingNew() throws {
+        let (allowed, last) = try run(#"{"product": "pro", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z", "#
+                                      + #""expires_at": "2026-12-01T00:00:00Z"}"#, times: 4)
+        // Before: every consume said "5 of 5 left via free" and was charged to the plan (105 calls
+        // in 31 tries). Fail closed: the plan would pay first, so none is recorded.
+        #expect(allowed == 0)
+        #expect(last.stdout.contains("recording 5 calls at 2026-11-10T00:00:13Z would be charged to purchases[0] (`pro`): "
+                                     + "its status `expired` has ended it, but once 2026-11-10T00:00:13Z is in the past "
+                                     + "it is within its dates (until 2026-12-01T00:00:00Z); give it the instant it "
+                                     + "ended as its expires_at"), "\(last.stdout)")
+    }
+
+    @Test func aPlanEndedAtItsInstantLeavesTheFreeAllowance() throws {
+        // The same plan with the instant it ended: the free grant pays, once.
+        let (allowed, _) = try run(#"{"product": "pro", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z", "#
+                                   + #""expires_at": "2026-11-05T00:00:00Z"}"#, times: 3)
+        #expect(allowed == 1)
+    }
+
+    @Test func anExpiredConsumableIsNotSpentAgain() throws {
+        let (allowed, last) = try run(#"{"product": "pack", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z"}"#,
+                                      times: 3)
+        #expect(allowed == 0)
+        #expect(last.stdout.contains("would be charged to purchases[0] (`pack`): its status `expired` has ended it, but "
+                                     + "once 2026-11-10T00:00:12Z is in the past its units were held then"), "\(last.stdout)")
+    }
+
+    /// The overage variant: a use dated before one already recorded, which the ended plan would pay.
+    @Test func aUseBeforeARecordedOneNeverCreatesOverage() throws {
+        let (allowed, _) = try run(#"{"product": "pro", "status": "billing_retry", "#
+                                   + #""purchased_at": "2026-10-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z"}"#,
+                                   usage: #"{"feature": "calls", "amount": 5, "at": "2026-11-20T00:00:00Z"}"#, times: 2)
+        #expect(allowed == 0)
+    }
+}
