@@ -69,7 +69,7 @@ struct ConsumeSession {
         guard usable, frontier.map({ at >= $0 }) ?? true, safe(at, state) else { return nil }
         // The id's hash, taken once: looked up now, noted with the record.
         let hash = id.map(IDIndex.hash)
-        if let id, let hash, let first = ids.first(hash: hash, isID: { state.id(atPlace: $0) == id }) {
+        if let id, let hash, let first = ids.first(hash: hash, isID: { state.hasID(id, atPlace: $0) }) {
             // A retry answered from memory; a conflict, or an answer forgotten, from the whole state.
             guard first >= 0, first < state.usage.count, !answered.isEmpty,
                   answered[first % ConsumeSession.answerLimit] == first, state.usage[first].kind == .amount(amount),
@@ -136,7 +136,7 @@ struct ConsumeSession {
         guard safe(start, state) else { return }
         ids = IDIndex(capacity: state.usage.count + (state.ledger?.ids.count ?? 0))
         func note(_ id: String, _ place: Int) {
-            _ = ids.first(hash: IDIndex.hash(id), elseNote: place, isID: { state.id(atPlace: $0) == id })
+            _ = ids.first(hash: IDIndex.hash(id), elseNote: place, isID: { state.hasID(id, atPlace: $0) })
         }
         for (k, use) in (state.ledger?.ids ?? []).enumerated() { note(use.id, -1 - k) }
         for (i, record) in state.usage.enumerated() { if let id = record.id { note(id, i) } }

@@ -29,11 +29,11 @@ public enum Consumption {
                               unlock: Bool = false) throws(EvaluationError) -> Decision {
         let (env, f) = try request(graph: graph, state: state, environment: environment, feature: feature,
                                    amount: amount, at: at)
-        if let id, let k = state.ledger?.ids.firstIndex(where: { $0.id == id }) {
+        if let id, let k = state.ledger?.ids.firstIndex(where: { $0.id.isSameKey(as: id) }) {
             return try foldedRetry(of: k, graph: graph, state: state, environment: environment, feature: f,
                                    named: feature, amount: amount)
         }
-        if let id, let first = state.usage.firstIndex(where: { $0.id == id }) {
+        if let id, let first = state.usage.firstIndex(where: { $0.id?.isSameKey(as: id) ?? false }) {
             let recorded = state.usage[first]
             let named = recorded.isEvent ? graph[env].eventIndex[recorded.name]
                 : graph[env].featureIndex[recorded.name] ?? graph[env].eventIndex[recorded.name]

@@ -63,6 +63,14 @@ struct IDIndex {
     }
 }
 
+extension String {
+    /// Whether two idempotency keys are one: byte for byte (UTF-8), not as Swift compares strings —
+    /// canonically equivalent ones would be equal (`"caf\u{E9}"` and `"cafe\u{301}"`), and a use sent
+    /// with one key would be taken for a retry of the other, and lost. A payment API's keys compare
+    /// the same way.
+    func isSameKey(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+}
+
 extension PurchaseState {
     /// The id at a place of the ledger's order of uses, as `IDIndex` notes them: the usage record
     /// at `place`, or, at `-1 - k`, the use folded at place `k` of a compacted state's ledger (they
@@ -72,4 +80,7 @@ extension PurchaseState {
         guard let ids = ledger?.ids, -1 - place < ids.count else { return nil }
         return ids[-1 - place].id
     }
+
+    /// Whether the id at `place` (as `id(atPlace:)`) is the key `id` (`isSameKey`).
+    func hasID(_ id: String, atPlace place: Int) -> Bool { self.id(atPlace: place)?.isSameKey(as: id) ?? false }
 }

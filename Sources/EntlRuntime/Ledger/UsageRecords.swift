@@ -31,7 +31,7 @@ extension EvaluationTables {
         // record with it is a retry (counted once) when it names the same feature with the
         // same amount, else a conflict, which counts.
         var ids = IDIndex()
-        func isID(_ id: String) -> (Int) -> Bool { { self.state.id(atPlace: $0) == id } }
+        func isID(_ id: String) -> (Int) -> Bool { { self.state.hasID(id, atPlace: $0) } }
         // The folded uses of a compacted state come before every record (-1 - their place).
         let folded = state.ledger?.ids ?? []
         for (k, use) in folded.enumerated() {

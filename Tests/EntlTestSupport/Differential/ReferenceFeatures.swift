@@ -186,7 +186,7 @@ extension ReferenceEvaluator {
         let record = state.usage[i]
         // §5: a record repeating the `id` of the first record with it, for the same feature and
         // amount, is a retry; for another use it is a conflict and counts.
-        if let id = record.id, let first = state.usage[..<i].firstIndex(where: { $0.id == id }),
+        if let id = record.id, let first = state.usage[..<i].firstIndex(where: { $0.id.map { Array($0.utf8) } == Array(id.utf8) }),
            named(by: first) == named(by: i), state.usage[first].kind == record.kind {
             return nil
         }

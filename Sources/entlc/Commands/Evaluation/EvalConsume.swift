@@ -43,6 +43,13 @@ enum EvalConsume {
             // The use is written before the answer is printed: a caller that reads "allowed" can
             // rely on it being recorded (a write that fails is exit 2 with nothing printed).
             if let record = decision.record {
+                // A record past the limit would leave a state no command reads (compaction included).
+                let limit = options.decoding.limits.usageRecords
+                guard state.usage.count < limit else {
+                    throw CLIError("\(StateFile.name(path)): it holds \(state.usage.count) usage records, the most "
+                                   + "a state may hold; compact it (entlc state compact) to record more; "
+                                   + "nothing recorded")
+                }
                 let updated: [UInt8]
                 do throws(StateError) {
                     updated = try PurchaseState.appendingUsage(record, toJSON: bytes)

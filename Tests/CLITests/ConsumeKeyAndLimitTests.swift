@@ -1,0 +1,48 @@
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// Idempotency keys are compared byte for byte (two spellings of one text are two keys), and a
+/// consume never writes a state past the most a state may hold.
+@Suite struct ConsumeKeyAndLimitTests {
+    static let rules = "feature calls: metered\nentitlement free = everyone { grants calls 10000000 per month }\n"
+
+    func scratch(_ state: String) throws -> String {
+        let dir = try makeTemporaryDirectory()
+        try Self.rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try state.write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func keysThatOnlyLookAlikeAreTwoKeys() throws {
+        // "café" with a precomposed é, then with e and a combining accent: Swift's `==` finds them
+        // equal; the second use was taken for a retry and lost.
+        let dir = try scratch(#"{"usage": [{"feature": "calls", "amount": 1, "at": "2026-11-01T00:00:00Z", "id": "caf\u00e9"}]}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                              "--id", "cafe\u{301}", "--at", "2026-11-10T00:00:00Z"], directory: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("entlc: recorded usage[1] in state.json"), "\(r.stderr)")
+        let check = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls",
+                                  "--at", "2026-11-10T00:00:01Z"], directory: dir)
+        #expect(check.stdout.hasPrefix("calls: allowed — 9,999,998 of 10,000,000 units left this month"), "\(check.stdout)")
+        #expect(check.stderr == "", "\(check.stderr)")
+        // The same bytes again is a retry.
+        let retry = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                                  "--id", "cafe\u{301}", "--at", "2026-11-10T00:00:02Z"], directory: dir)
+        #expect(retry.stderr == "entlc: id \"cafe\u{301}\" is already recorded (usage[1]); nothing recorded\n")
+    }
+
+    @Test func aFullStateIsNotWrittenPastItsLimit() throws {
+        let record = #"{"feature":"calls","amount":1,"at":"2026-11-01T00:00:00Z"}"#
+        let state = #"{"usage":["# + Array(repeating: record, count: 1_000_000).joined(separator: ",") + "]}"
+        let dir = try scratch(state)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                              "--at", "2026-11-10T00:00:00Z"], directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: state.json: it holds 1000000 usage records, the most a state may hold; "
+                + "compact it (entlc state compact) to record more; nothing recorded\n")
+        #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8) == state)
+    }
+}
