@@ -103,7 +103,10 @@ public enum Consumption {
     static func unspent(by record: UsageRecord, check: FeatureResult, graph: RuleGraph, state: PurchaseState,
                         environment: Environment, feature f: Int, at: Instant) throws(EvaluationError) -> String? {
         guard let balance = check.balance, check.via == .direct || check.via == .credits,
-              case .amount(let amount) = record.kind else { return nil }
+              case .amount(let amount) = record.kind,
+              // Without such a purchase, read later the use falls where the check counted it.
+              state.purchases.contains(where: { [.expired, .billingRetry, .unknown].contains($0.status) })
+        else { return nil }
         var with = state
         with.usage.append(record)
         let just = Instant(seconds: at.seconds + (at.nanoseconds == 999_999_999 ? 1 : 0),
