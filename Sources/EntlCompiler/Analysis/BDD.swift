@@ -143,6 +143,13 @@ struct BDD {
         return r
     }
 
+    /// Counts `steps` of a lint's own work on diagrams (arrays of them rebuilt) against the task's
+    /// steps, as if they were operations: work that is not an operation is bounded too.
+    mutating func spend(_ steps: Int) {
+        stepsLeft -= steps
+        if stepsLeft < 0 { exhausted = true }
+    }
+
     /// One step of an operation: false (and `exhausted`) past the depth bound or the task's steps.
     private mutating func enter() -> Bool {
         depth += 1

@@ -68,6 +68,9 @@ final class PurchaseAtoms {
     /// Whether the task under way has spent its budget: what it computes now is meaningless.
     var spent: Bool { bdd.exhausted }
 
+    /// Counts `steps` of a lint's own work against the task under way (`BDD.spend`).
+    func spend(_ steps: Int) { bdd.spend(steps) }
+
     /// The variable of an atom (created on first use; owning the product comes first).
     func variable(_ product: String, _ atom: Atom) -> Int32 {
         if case .purchased = atom { _ = variable(product, .atLeast(1)) }
@@ -307,6 +310,10 @@ final class ConstraintAnalysis {
 
     /// Whether the task under way (`withinBudget`) has spent its budget.
     var spent: Bool { atoms.spent }
+
+    /// Counts `steps` of a lint's own work against the task under way (`withinBudget`): a search
+    /// that rebuilds arrays of diagrams is bounded by the budget as its operations are.
+    func spend(_ steps: Int) { atoms.spend(steps) }
 
     static func atom(_ date: PurchaseDate) -> PurchaseAtoms.Atom? {
         date.filter.map { .purchased(before: $0.before, $0.instant) }
