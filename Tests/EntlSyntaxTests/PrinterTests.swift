@@ -50,6 +50,17 @@ import Testing
         #expect(roundTripProblem(Array(source.utf8)) == nil)
     }
 
+    /// A comment after another on its line stays after it: `///` there is an ordinary comment,
+    /// and on a line of its own it would become the next declaration's documentation.
+    @Test func aCommentAfterABlockCommentStaysOnItsLine() {
+        let source = "product p: non_consumable\n/* x */ /// Doc.\n/* a\n b */ // c\nentitlement e = p\n"
+        let formatted = Printer.format(SourceFile(path: "x", text: source))
+        #expect(formatted == "product p: non_consumable\n\n/* x */ /// Doc.\n/* a\n b */ // c\nentitlement e = p\n")
+        #expect(roundTripProblem(Array(source.utf8)) == nil)
+        let docs = { (text: String) in Parser.parse(SourceFile(path: "x", text: text)).comments.filter { $0.kind == .doc } }
+        #expect(docs(source).isEmpty && docs(formatted ?? "").isEmpty)
+    }
+
     @Test func commentsInsideItemsStayInside() {
         let source = """
             feature calls: metered

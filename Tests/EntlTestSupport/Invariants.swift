@@ -30,6 +30,9 @@ public func roundTripProblem(_ bytes: [UInt8]) -> String? {
     let before = commentPlaces(source, parsed.comments)
     let after = commentPlaces(SourceFile(path: "fuzz.entl", text: formatted), again.comments)
     if before.map(\.text) != after.map(\.text) { return "comments lost or reordered" }
+    if let i = parsed.comments.indices.first(where: { parsed.comments[$0].kind != again.comments[$0].kind }) {
+        return "comment \(before[i].text) became a \(again.comments[i].kind == .doc ? "doc" : "ordinary") comment"
+    }
     if let i = before.indices.first(where: { before[$0].ownLine != after[$0].ownLine }) {
         return "comment \(before[i].text) moved \(before[i].ownLine ? "onto a line with code" : "onto a line of its own")"
     }

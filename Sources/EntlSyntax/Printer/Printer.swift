@@ -111,13 +111,22 @@ public struct Printer {
         out += String(repeating: "  ", count: indent)
     }
 
-    /// Prints the comments that start before `offset` on lines of their own.
+    /// Prints the comments that start before `offset` on lines of their own; one that followed
+    /// another on its source line (`/* x */ // y`) stays after it: moved to a line of its own, a
+    /// `///` there (an ordinary comment) would document the next declaration.
     private mutating func flushOwnLine(before offset: Int) {
+        var previousEnd = -1
         while next < comments.count, comments[next].range.start.offset < offset {
             let c = comments[next]
-            startLine(sourceLine: c.range.start.line)
-            out += c.text + "\n"
+            if c.range.start.line == previousEnd, out.hasSuffix("\n") {
+                out.removeLast()
+                out += " " + c.text + "\n"
+            } else {
+                startLine(sourceLine: c.range.start.line)
+                out += c.text + "\n"
+            }
             lastLine = c.range.end.line
+            previousEnd = c.range.end.line
             next += 1
         }
     }
