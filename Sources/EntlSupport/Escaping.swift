@@ -1,4 +1,14 @@
 extension String {
+    /// The string with each control character (C0 and DEL: escape sequences, `\r`, `\n`) written
+    /// `\u{1B}`: text from an input made safe for a one-line message on a terminal — no escape
+    /// sequence reaches it, no newline forges a line of its own. Itself when it has none.
+    public var withControlsEscaped: String {
+        guard utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return self }
+        return replacingScalars { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : nil
+        }
+    }
+
     /// The string with every scalar `replacement` gives text for replaced by that text: the one
     /// loop behind each escaper (a string literal of Swift or of entl, XML text).
     public func replacingScalars(_ replacement: (Unicode.Scalar) -> String?) -> String {

@@ -151,6 +151,21 @@ import Testing
                 + "such a file\n")
     }
 
+    /// Text from an input reaches a message with its control characters escaped: no escape
+    /// sequence reaches the terminal, no newline forges a line of entlc's own.
+    @Test func controlCharactersInAnInputAreEscapedInMessages() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let state = #"{"usage": [{"feature": "\u001b[2Jx\r\nentlc: fake", "amount": 1}], "\u001b]0;title\u0007": 1}"#
+        let r = try runEntlc(["eval", "rules.entl", "--state", "-", "--entitlement", "e"], stdin: state, directory: dir)
+        #expect(r.stderr == "entlc: warning: <stdin>: \\u{1B}]0;title\\u{7}: unknown key\n"
+                + "entlc: warning: <stdin>: usage[0].feature: no feature, credit system or event "
+                + "\"\\u{1B}[2Jx\\u{D}\\u{A}entlc: fake\" in the rules\n", "\(r.stderr)")
+        let option = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "\u{1B}[31mx"],
+                                  directory: dir)
+        #expect(option.stderr == "entlc: error: unknown feature `\\u{1B}[31mx`\n")
+    }
+
     /// An offset that carries an instant past the year 9999 (or before 0000) in UTC is refused: it
     /// could not be written back (a consume at it would leave a state entlc refuses).
     @Test func anInstantOutsideTheYearsEntlcWritesIsRefused() throws {

@@ -1,3 +1,5 @@
+import EntlSupport
+
 /// An input the runtime refuses, and where: a path into it (`purchases[3].expires_at`,
 /// `live.entitlements[2].constraint[4]`), a `line:column` for JSON syntax, or nothing; and what,
 /// in one line with no final period.
@@ -11,9 +13,11 @@ public struct InputError<Input>: Error, Sendable, Equatable, CustomStringConvert
     public var path: String
     public var message: String
 
+    /// Control characters in either (a key or a name read from the input) are escaped
+    /// (`withControlsEscaped`): the message stays one line and prints as it reads.
     public init(path: String, message: String) {
-        self.path = path
-        self.message = message
+        self.path = path.withControlsEscaped
+        self.message = message.withControlsEscaped
     }
 
     /// An error with no place.

@@ -6,7 +6,8 @@ import EntlSyntax
 /// `entlc: error: …` with exit code 2.
 struct CLIError: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// One line, its control characters escaped (an argument or a file's text may hold them).
+    init(_ message: String) { self.message = message.withControlsEscaped }
 }
 
 /// One `--option` a command accepts.
