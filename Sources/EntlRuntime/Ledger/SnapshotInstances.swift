@@ -86,9 +86,30 @@ extension Evaluation {
         return .instance(c, feature: f)
     }
 
-    /// The state grant an entry names: by its `id`, else by its place (`grants[3]`).
+    /// The state grant an entry names: by its `id`, else by what stays when grants are added or
+    /// removed around it (`snapshotKey`); a snapshot made before those keys named it by its place
+    /// (`grants[3]`).
     func stateGrant(named name: String) -> Int? {
-        state.grants.indices.first { state.grants[$0].name(index: $0) == name }
+        if let i = state.grants.indices.first(where: { state.grants[$0].id == name }) { return i }
+        if let i = state.grants.indices.first(where: { state.grants[$0].id == nil && snapshotKey($0) == name }) {
+            return i
+        }
+        return state.grants.indices.first { state.grants[$0].id == nil && "grants[\($0)]" == name }
+    }
+
+    /// How a snapshot names state grant `i`: its `id`, else its target and start, and which of the
+    /// grants alike (no `id`, same target and start) it is — `feature calls from
+    /// 2026-10-01T00:00:00Z`, then `… #2` — not its place, which a grant added before it would
+    /// hand to another (as a purchase is named by its product, store and `purchased_at`).
+    func snapshotKey(_ i: Int) -> String {
+        let g = state.grants[i]
+        if let id = g.id { return id }
+        let alike = state.grants[..<i].count { $0.id == nil && $0.target == g.target && $0.from == g.from }
+        let target = switch g.target {
+        case .feature(let name): "feature \(name)"
+        case .entitlement(let name): "entitlement \(name)"
+        }
+        return "\(target) from \(g.from)" + (alike > 0 ? " #\(alike + 1)" : "")
     }
 
     /// The purchase of this environment a key names: the `ordinal`-th one alike, in state order.
@@ -107,7 +128,7 @@ extension Evaluation {
                        position: LedgerSnapshot.Position) -> LedgerSnapshot.Entry {
         let name = graph.features[f].name
         if case .state(let i) = instance.grant.source {
-            return LedgerSnapshot.Entry(feature: name, grant: nil, stateGrant: stateGrantName(i), position: position)
+            return LedgerSnapshot.Entry(feature: name, grant: nil, stateGrant: snapshotKey(i), position: position)
         }
         let k = graph.features[f].grants.firstIndex { $0.order == instance.grant.order } ?? 0
         var e = LedgerSnapshot.Entry(feature: name, grant: k, position: position)
@@ -118,7 +139,7 @@ extension Evaluation {
             e.purchase = LedgerSnapshot.PurchaseKey(product: p.product, store: p.store, purchasedAt: p.purchasedAt,
                                                     ordinal: alike)
         } else if instance.stateGrant >= 0 {
-            e.stateGrant = stateGrantName(Int(instance.stateGrant))
+            e.stateGrant = snapshotKey(Int(instance.stateGrant))
         } else if let p = instance.product, !instance.behindNoPurchase {
             e.override = graph.products[p].name
         }

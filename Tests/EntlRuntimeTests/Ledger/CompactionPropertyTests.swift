@@ -103,7 +103,7 @@ import Testing
 
     /// A change to apply to both states: uses at or after `T` (some retrying ids of uses near `T`,
     /// some reusing them for another use), plans that lapse with their dates kept, purchases and
-    /// grants that start after `T`.
+    /// grants that start after `T` (a grant with or without an id, last or before every other).
     static func whatHappensNext(_ c: DifferentialCase, graph: RuleGraph, after before: Instant,
                                 _ r: inout SeededRandom) -> (PurchaseState) -> PurchaseState {
         let g = graph[c.environment]
@@ -143,8 +143,12 @@ import Testing
         if r.chance(0.3), let f = features.randomElement(using: &r) {
             let from = Instant(seconds: before.seconds + r.int64(0...(10 * 86_400)))
             grants.append(StateGrant(target: .feature(f), amount: .count(r.int64(1...50)),
-                                     interval: r.chance(0.5) ? .week : nil, from: from, id: "later-grant"))
+                                     interval: r.chance(0.5) ? .week : nil, from: from,
+                                     id: r.chance(0.5) ? "later-grant" : nil))
         }
+        // A grant added before the others moves them all one place on (a snapshot names a grant
+        // without an id by its target and start, not its place).
+        let first = r.chance(0.5)
         return { state in
             var s = state
             for (j, status) in lapses {
@@ -152,7 +156,7 @@ import Testing
                 s.purchases[j].willRenew = false
             }
             s.purchases += bought
-            s.grants += grants
+            s.grants.insert(contentsOf: grants, at: first ? 0 : s.grants.count)
             s.usage += uses
             return s
         }
