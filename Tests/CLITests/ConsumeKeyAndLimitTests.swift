@@ -33,6 +33,28 @@ import Testing
         #expect(retry.stderr == "entlc: id \"cafe\u{301}\" is already recorded (usage[1]); nothing recorded\n")
     }
 
+    /// A retry sent late with its first instant, which a compaction has since folded: answered
+    /// from what was recorded (it was refused, exit 2, as a use before the ledger); a new use then
+    /// still is.
+    @Test func aLateRetryOfAFoldedUseIsAnsweredAsARetry() throws {
+        let dir = try scratch(#"{"usage": [{"feature": "calls", "amount": 2, "at": "2026-11-09T12:00:00Z", "id": "r1"}]}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let compact = try runEntlc(["state", "compact", "rules.entl", "--state", "state.json",
+                                    "--before", "2026-11-10T00:00:00Z", "-o", "state.json"], directory: dir)
+        #expect(compact.status == 0, "\(compact.stderr)")
+        func consume(_ id: String) throws -> CommandResult {
+            try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--amount", "2",
+                          "--consume", "--id", id, "--at", "2026-11-09T12:00:00Z"], directory: dir)
+        }
+        let retry = try consume("r1")
+        #expect(retry.status == 0)
+        #expect(retry.stderr == "entlc: id \"r1\" is already recorded (folded into the state's ledger); nothing recorded\n")
+        let new = try consume("r2")
+        #expect(new.status == 2)
+        #expect(new.stderr.hasSuffix("a use at 2026-11-09T12:00:00Z can no longer be recorded "
+                                     + "(record it at 2026-11-10T00:00:00Z or later)\n"), "\(new.stderr)")
+    }
+
     @Test func aFullStateIsNotWrittenPastItsLimit() throws {
         let record = #"{"feature":"calls","amount":1,"at":"2026-11-01T00:00:00Z"}"#
         let state = #"{"usage":["# + Array(repeating: record, count: 1_000_000).joined(separator: ",") + "]}"

@@ -64,7 +64,7 @@ struct ConsumeSession {
                           at: Instant) throws(EvaluationError) -> Answered? {
         guard let changes else { return nil }
         let (env, f) = try Consumption.request(graph: graph, state: state, environment: environment,
-                                               feature: feature, amount: amount, at: at)
+                                               feature: feature, amount: amount, id: id, at: at)
         if changes != self.changes { rebuild(state, changes: changes, environment: env, at: at) }
         guard usable, frontier.map({ at >= $0 }) ?? true, safe(at, state) else { return nil }
         // The id's hash, taken once: looked up now, noted with the record.

@@ -28,7 +28,7 @@ public enum Consumption {
                               amount: Int64, id: String?, at: Instant, explain: Bool = false,
                               unlock: Bool = false) throws(EvaluationError) -> Decision {
         let (env, f) = try request(graph: graph, state: state, environment: environment, feature: feature,
-                                   amount: amount, at: at)
+                                   amount: amount, id: id, at: at)
         if let id, let k = state.ledger?.ids.firstIndex(where: { $0.id.isSameKey(as: id) }) {
             return try foldedRetry(of: k, graph: graph, state: state, environment: environment, feature: f,
                                    named: feature, amount: amount)
@@ -149,9 +149,10 @@ public enum Consumption {
     /// the feature's index, or the error that refuses it — not a single-use feature or credit
     /// system, an amount out of range, another environment than the state's (usage records carry
     /// none: a use recorded while evaluating the other would count in the state's own too), an
-    /// instant before a compacted state's ledger.
+    /// instant before a compacted state's ledger — unless it retries a use the state knows by `id`
+    /// (a late retry, sent with its first instant: answered from what was recorded).
     static func request(graph: RuleGraph, state: PurchaseState, environment: Environment?, feature: String,
-                        amount: Int64, at: Instant) throws(EvaluationError) -> (Environment, Int) {
+                        amount: Int64, id: String?, at: Instant) throws(EvaluationError) -> (Environment, Int) {
         let env = environment ?? state.environment ?? .live
         guard let f = graph[env].featureNames[feature] else { throw EvaluationError("unknown feature `\(feature)`") }
         let kind = graph[env].features[f].kind
@@ -169,8 +170,15 @@ public enum Consumption {
                                   + "would count in \(own) too")
         }
         if let ledger = state.ledger, at < ledger.before {
-            throw EvaluationError("the state's uses before \(ledger.before) are folded into its ledger: a use at "
-                                  + "\(at) can no longer be recorded (record it at \(ledger.before) or later)")
+            // A late retry, sent with its first instant: answered from what was recorded.
+            let retry = id.map { id in
+                ledger.ids.contains { $0.id.isSameKey(as: id) }
+                    || state.usage.contains { $0.id?.isSameKey(as: id) ?? false }
+            } ?? false
+            guard retry else {
+                throw EvaluationError("the state's uses before \(ledger.before) are folded into its ledger: a use at "
+                                      + "\(at) can no longer be recorded (record it at \(ledger.before) or later)")
+            }
         }
         return (env, f)
     }

@@ -31,8 +31,10 @@ enum EvalConsume {
             let envelope: Evaluation
             do throws(EvaluationError) {
                 // Under --strict, what the rules cannot make sense of in the state stops it first.
-                envelope = try Evaluation(graph: options.graph, state: state, environment: options.environment, at: at,
-                                          strict: options.decoding.strict)
+                // A compacted state is read from its ledger's instant on (a late retry may come earlier).
+                let readable = state.ledger.map { max(at, $0.before) } ?? at
+                envelope = try Evaluation(graph: options.graph, state: state, environment: options.environment,
+                                          at: readable, strict: options.decoding.strict)
                 decision = try Consumption.decide(graph: options.graph, state: state,
                                                   environment: options.environment, feature: feature,
                                                   amount: amount, id: id, at: at, explain: options.explain,
