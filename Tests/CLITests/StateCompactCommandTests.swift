@@ -311,4 +311,20 @@ import Testing
         #expect(r.status == 2)
         #expect(r.stderr == "entlc: error: cannot read `nope.entl`: no such file or directory\n")
     }
+
+    /// A ledger position holds at most what its window can (the allowance and what was carried
+    /// into it, within the carry's cap): a balance edited to 10^18 reads as the allowance.
+    @Test func aLedgerBalanceIsReadWithinTheRulesBounds() throws {
+        let rules = "feature calls: metered\nentitlement free = everyone { grants calls 10 per month }\n"
+        let state = #"{"usage": [], "ledger": {"before": "2026-11-10T00:00:00Z", "rules": "\#(String(repeating: "0", count: 64))", "grants": [{"feature": "calls", "#
+            + #""grant": 0, "window_start": "2026-11-01T00:00:00Z", "window_end": "2026-12-01T00:00:00Z", "#
+            + #""balance": 1000000000000000000, "carried": 0, "used": 2, "overdrawn": 0}]}}"#
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try state.write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        let check = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls",
+                                  "--at", "2026-11-10T00:00:00Z"], directory: dir)
+        #expect(check.stdout.hasPrefix("calls: allowed — 10 of 10 units left this month (1 needed)\n"), "\(check.stdout)")
+    }
 }

@@ -128,8 +128,15 @@ struct Ledger: Sendable {
             return false
         }
         started = true
-        balance = p.balance
-        opening = allowance.addingSaturating(p.carried)
+        // A window holds at most its allowance and what was carried into it, within the carry's
+        // cap: a ledger edited by hand or damaged is read within the rules' bounds, never as more.
+        let carried = switch carry {
+        case nil: Int64(0)
+        case .uncapped: p.carried
+        case .upTo(let cap): min(p.carried, cap)
+        }
+        opening = allowance.addingSaturating(carried)
+        balance = min(p.balance, opening)
         used = p.used
         overdrawn = p.overdrawn
         return true
