@@ -32,6 +32,8 @@ import Testing
         (["--allow", "W399"], "entlc: error: --allow: unknown code `W399` (did you mean `W309`?); `entlc explain` lists them\n"),
         (["--deny", "X1"], "entlc: error: --deny: unknown code `X1`; `entlc explain` lists them\n"),
         (["--allow", "E201"], "entlc: error: --allow E201: only warnings can be allowed; errors must be fixed\n"),
+        (["--allow", "W301", "--deny", "W301"],
+         "entlc: error: W301 is given to both --allow and --deny: drop it or make it an error, not both\n"),
     ])
     func badCodesExitTwo(_ options: [String], _ message: String) throws {
         let r = try runEntlc(["check", "examples"] + options)

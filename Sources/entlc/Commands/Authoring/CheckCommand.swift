@@ -43,6 +43,9 @@ enum CheckCommand {
         let environments = try args.environmentNames()
         let allow = try codes(args.all("--allow"), option: "--allow", warningsOnly: true)
         let deny = try codes(args.all("--deny"), option: "--deny", warningsOnly: false)
+        if let both = allow.sorted().first(where: deny.contains) {
+            throw CLIError("\(both) is given to both --allow and --deny: drop it or make it an error, not both")
+        }
         let sources = try RuleLoader.load(args.positionals)
         let checked = Compiler.check(sources, environments: environments)
         let diagnostics = checked.sortedDiagnostics.compactMap { d -> Diagnostic? in
