@@ -109,9 +109,7 @@ public enum Consumption {
         else { return nil }
         var with = state
         with.usage.append(record)
-        let just = Instant(seconds: at.seconds + (at.nanoseconds == 999_999_999 ? 1 : 0),
-                           nanoseconds: at.nanoseconds == 999_999_999 ? 0 : at.nanoseconds + 1)
-        let read = try Evaluation(graph: graph, state: with, environment: environment, at: just)
+        let read = try Evaluation(graph: graph, state: with, environment: environment, at: justAfter(at))
         let g = graph[environment]
         var spent = read.feature(f, required: 1).balance.map { $0 <= max(0, balance - amount) } ?? false
         if check.via == .credits, let system = check.creditSystem, let s = g.featureNames[system],
@@ -209,6 +207,12 @@ public enum Consumption {
         return Decision(result: answer, record: nil, retryOf: nil)
     }
 
+    /// The instant a nanosecond after `t`: a use at `t` is then a past one.
+    static func justAfter(_ t: Instant) -> Instant {
+        t.nanoseconds == 999_999_999 ? Instant(seconds: t.seconds + 1)
+            : Instant(seconds: t.seconds, nanoseconds: t.nanoseconds + 1)
+    }
+
     /// A use that recording a new one would push into overage.
     enum Pushed {
         /// A record dated later.
@@ -236,8 +240,7 @@ public enum Consumption {
         /// Whether the overage of some member of `f`'s component, read just after `instant`, is
         /// larger with the record.
         func grows(after instant: Instant) throws(EvaluationError) -> Bool {
-            let just = Instant(seconds: instant.seconds + (instant.nanoseconds == 999_999_999 ? 1 : 0),
-                               nanoseconds: instant.nanoseconds == 999_999_999 ? 0 : instant.nanoseconds + 1)
+            let just = justAfter(instant)
             let before = try Evaluation(graph: graph, state: state, environment: environment, at: just)
             let after = try Evaluation(graph: graph, state: with, environment: environment, at: just)
             for m in members
