@@ -22,7 +22,8 @@ public struct TestRunner {
         public var file: String
         public var location: SourceLocation
         public var failures: [Failure]
-        /// Why the test could not run at all (no instant, unreadable state file …).
+        /// Why the test could not run at all (no instant, unreadable state file …); `location` is then
+        /// where (its `state` line for a state file, else the test).
         public var error: String?
 
         public var passed: Bool { failures.isEmpty && error == nil }
@@ -57,6 +58,7 @@ public struct TestRunner {
             evaluation = try prepare(test, file: file)
         } catch let error as TestError {
             outcome.error = error.message
+            if let place = error.place { outcome.location = place }
             return outcome
         } catch {
             outcome.error = "\(error)"
@@ -73,6 +75,8 @@ public struct TestRunner {
 
     struct TestError: Error {
         var message: String
+        /// The item it is about (a `state` line), when not the test as a whole.
+        var place: SourceLocation?
     }
 
     /// The state and instant of a test, evaluated.
@@ -88,13 +92,13 @@ public struct TestRunner {
                 do {
                     bytes = try loadState(resolved)
                 } catch {
-                    throw TestError(message: "cannot read state file `\(resolved)`: \(error)")
+                    throw TestError(message: "cannot read state file `\(resolved)`: \(error)", place: item.range.start)
                 }
                 // Strict: a misspelled key in a test's state would make the test mean something else.
                 do {
                     state = try PurchaseState(json: bytes, options: StateDecodingOptions(strict: true))
                 } catch {
-                    throw TestError(message: "state file `\(resolved)`: \(error)")
+                    throw TestError(message: "state file `\(resolved)`: \(error)", place: item.range.start)
                 }
             case .at(let instant): at = Instant(rfc3339: instant.value)
             case .env(let e): env = e.value == .test ? .test : .live
