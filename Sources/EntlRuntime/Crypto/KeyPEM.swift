@@ -49,8 +49,10 @@ extension Ed25519.PrivateKey {
 
 /// PEM armour (RFC 7468): `-----BEGIN LABEL-----`, base64 lines, `-----END LABEL-----`.
 enum PEM {
-    /// The DER inside the first block of `text`, which must carry `label`; explanatory text before
-    /// the block is allowed, as RFC 7468 allows it.
+    /// The DER inside the one block of `text` that carries `label`; explanatory text before the
+    /// block is allowed, as RFC 7468 allows it (and other blocks after it: a private key followed
+    /// by its public key). A second block of `label` is refused: a file of two public keys would
+    /// otherwise be read as its first alone, and the second silently not trusted.
     static func body(of text: String, label: String) throws(KeyFormatError) -> [UInt8] {
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             .map { $0.trimmingSpaces }
@@ -61,6 +63,9 @@ enum PEM {
         guard found == label else { throw KeyFormatError(KeyText.wrongLabel(expected: label, found: found)) }
         guard let end = lines[begin...].firstIndex(of: "-----END \(label)-----") else {
             throw KeyFormatError(KeyText.noEnd(label))
+        }
+        if lines[(end + 1)...].contains("-----BEGIN \(label)-----") {
+            throw KeyFormatError(KeyText.secondKey)
         }
         let body = lines[(begin + 1)..<end].joined()
         do throws(Base64Error) {
@@ -151,6 +156,7 @@ private enum KeyText {
 
     static func notPEM(_ label: String) -> String { "not a PEM key: no `-----BEGIN \(label)-----` line" }
     static func noEnd(_ label: String) -> String { "no `-----END \(label)-----` line" }
+    static let secondKey = "more than one key in the file: one key a file (give several keys as several files)"
     static func wrongLabel(expected: String, found: String) -> String {
         switch (expected, found) {
         case ("PUBLIC KEY", "PRIVATE KEY"):

@@ -18,6 +18,8 @@ import Testing
         // Windows line endings, indentation and explanatory text before the block are fine.
         let crlf = "Ed25519 release key\r\n" + publicText.replacingOccurrences(of: "\n", with: "\r\n  ")
         #expect(try Ed25519.PublicKey(pemRepresentation: crlf) == publicKey)
+        // A private key followed by its public key reads as the private key.
+        #expect(try Ed25519.PrivateKey(pemRepresentation: privateText + publicText).publicKey == publicKey)
     }
 
     /// RFC 8410 §10.3's example private key, also in its version 2 form with an attribute and the
@@ -68,6 +70,8 @@ import Testing
              "the private key is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN`)"),
             (publicText.replacingOccurrences(of: "-----END PUBLIC KEY-----\n", with: ""), false,
              "no `-----END PUBLIC KEY-----` line"),
+            (publicText + publicText, false,
+             "more than one key in the file: one key a file (give several keys as several files)"),
             (publicText.replacingOccurrences(of: "MCow", with: "MC!w"), false,
              "the PEM body is not base64: `!` at character 3 is not base64"),
             (try readRepoFile("Tests/Fixtures/keys/p256.pem"), true,
