@@ -29,6 +29,23 @@ import Testing
         """)
     }
 
+    /// One renderer keeps the line it showed last: a diagnostic after others on the same line, on
+    /// another line or in another file with a line of that number, renders as a fresh renderer
+    /// renders it.
+    @Test func aRendererReusesOnlyTheSameLine() {
+        let other = SourceFile(path: "other.entl", text: "feature a: boolean\nfeature b: boolean\nfeature c: boolean\n")
+        let diagnostics = [(source.path, 3, 19, 29), (source.path, 3, 33, 43), (other.path, 3, 9, 10),
+                           (source.path, 1, 9, 20), (other.path, 1, 9, 10), (source.path, 3, 1, 12)]
+            .map { file, line, from, to in
+                Diagnostic(DiagnosticCode("E201", "unknown name"), "m", file: file, range: range(line, from, to))
+            }
+        let shared = DiagnosticRenderer(sources: [source, other])
+        for d in diagnostics {
+            #expect(shared.render(d) == DiagnosticRenderer(sources: [source, other]).render(d))
+        }
+        #expect(shared.render(diagnostics[2]).contains("3 | feature c: boolean"))
+    }
+
     @Test func notesGetTheirOwnSnippetAndTabsAlign() {
         let d = Diagnostic(DiagnosticCode("W399", "x"), "something", file: "rules/photos.entl", range: range(4, 9, 10),
                            notes: [DiagnosticNote(message: "see here", file: "rules/photos.entl", range: range(1, 9, 20))])
