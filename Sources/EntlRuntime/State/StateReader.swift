@@ -230,7 +230,11 @@ struct StateReader {
             let value = token.reduce(Int64(0)) { $0 &* 10 &+ Int64($1 &- 0x30) }
             if total || value <= 1_000_000_000_000_000 { return value }
         }
-        let raw = { String(decoding: token, as: UTF8.self) }
+        // Quoted in a message: a number of thousands of digits shows its first 40 and its length.
+        let raw = {
+            token.count <= 48 ? String(decoding: token, as: UTF8.self)
+                : String(decoding: token.prefix(40), as: UTF8.self) + "… (\(token.count) characters)"
+        }
         let (negative, digits, exponent) = Self.decimal(token)
         if digits.isEmpty { return 0 }
         if negative { throw DecodeError(path: "", message: "\(raw()) is negative") }

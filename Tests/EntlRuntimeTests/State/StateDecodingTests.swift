@@ -75,6 +75,8 @@ import Testing
         (#"{"usage": [{"feature": "a", "amount": 1000000000000001}]}"#, "usage[0].amount: 1000000000000001 is larger than 10^15"),
         (#"{"usage": [{"feature": "a", "amount": 99999999999999999999999}]}"#,
          "usage[0].amount: 99999999999999999999999 is larger than 10^15"),
+        (#"{"usage": [{"feature": "a", "amount": "# + String(repeating: "9", count: 100_000) + "}]}",
+         "usage[0].amount: " + String(repeating: "9", count: 40) + "… (100000 characters) is larger than 10^15"),
         (#"{"purchases": [{"product": "p", "quantity": 1.5}]}"#, "purchases[0].quantity: 1.5 is not a whole number"),
         (#"{"purchases": [{"product": "p", "quantity": "3"}]}"#, "purchases[0].quantity: expected an integer, found a string"),
         (#"{"purchases": [{"store": "x"}]}"#, #"purchases[0]: missing "product""#),
