@@ -69,4 +69,47 @@ import Testing
                                    usage: #"{"feature": "calls", "amount": 5, "at": "2026-11-20T00:00:00Z"}"#, times: 2)
         #expect(allowed == 0)
     }
+
+    /// The guard reads the state a nanosecond later; what it must not refuse there (a review's
+    /// findings): an undated record, which counts at whatever instant a state is read, is read
+    /// where the check read it; a use in the last nanosecond of a window is refused with that
+    /// reason (fail closed at that instant only); a refusal of a use credits would pay says why.
+    @Test func whatTheRereadingMustNotRefuse() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rules = """
+        product pro: subscription { period month }
+        feature calls: metered { unit "call" / "calls" }
+        credits coins { calls 2 = 1 }
+        entitlement plan = pro { grants calls 100 per month }
+        entitlement free = everyone {
+          grants calls 10 per month
+          grants coins 10 per month
+        }
+        """
+        try rules.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        func consume(_ state: String, amount: Int, at: String) throws -> CommandResult {
+            try state.write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+            return try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls",
+                                 "--amount", String(amount), "--consume", "--at", at], directory: dir)
+        }
+        let ended = #"{"product": "pro", "status": "expired", "purchased_at": "2026-08-01T00:00:00Z", "#
+            + #""expires_at": "2026-09-01T00:00:00Z"}"#
+        let undated = try consume(#"{"purchases": [\#(ended)], "usage": [{"feature": "calls", "amount": 11}]}"#,
+                                  amount: 1, at: "2026-11-10T00:00:00Z")
+        #expect(undated.status == 0, "\(undated.stdout)")
+        #expect(undated.stdout.hasPrefix("calls: allowed via credits — 0 of 10 calls left this month (1 needed); "
+                                         + "1 credits from coins (9 held)\n"))
+        let last = try consume(#"{"purchases": [\#(ended)]}"#, amount: 2, at: "2026-11-30T23:59:59.999999999Z")
+        #expect(last.status == 1)
+        #expect(last.stdout.contains("  recording 2 calls at 2026-11-30T23:59:59.999999999Z, a nanosecond before "
+                                     + "2026-12-01T00:00:00Z, where what pays for it cannot be read: record it at "
+                                     + "2026-12-01T00:00:00Z or later\n"), "\(last.stdout)")
+        let running = #"{"product": "pro", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z", "#
+            + #""expires_at": "2026-12-01T00:00:00Z"}"#
+        let credits = try consume(#"{"purchases": [\#(running)]}"#, amount: 12, at: "2026-11-10T00:00:00Z")
+        #expect(credits.status == 1)
+        #expect(credits.stdout.contains("  recording 12 calls at 2026-11-10T00:00:00Z would be charged to "
+                                        + "purchases[0] (`pro`)"), "\(credits.stdout)")
+    }
 }

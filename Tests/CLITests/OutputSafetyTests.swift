@@ -117,6 +117,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/a.json"))
     }
 
+    /// The review's cases: one new file under two spellings; a pair whose second file is written
+    /// through (a link to a device) and fails; a link to `/dev/stdout` appended to by the shell.
+    @Test func pairsAndLinksThatTookTwoTries() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try runEntlc(["keygen", "k"], directory: dir).status == 0)
+        let spelled = try runEntlc(["build", "rules.entl", "-o", "out.bin", "--sign", "k", "--signature", "./out.bin"],
+                                   directory: dir)
+        #expect(spelled.stderr == "entlc: error: `out.bin` and `./out.bin` are the same file: give each its own path\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.bin"))
+        let old = try Data(contentsOf: URL(fileURLWithPath: dir + "/k"))
+        try FileManager.default.removeItem(atPath: dir + "/k.pub")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/k.pub", withDestinationPath: "/dev/full")
+        let full = try runEntlc(["keygen", "k", "--force"], directory: dir)
+        #expect(full.stderr == "entlc: error: cannot write `k.pub`: no space left on device\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/k")) == old)
+        // A link to /dev/stdout writes to the command's own standard output, here a file opened at
+        // its end: appended to, not replaced.
+        try FileManager.default.createSymbolicLink(atPath: dir + "/out", withDestinationPath: "/dev/stdout")
+        try "hello\n".write(toFile: dir + "/log", atomically: false, encoding: .utf8)
+        let log = try #require(FileHandle(forUpdatingAtPath: dir + "/log"))
+        log.seekToEndOfFile()
+        let process = Process()
+        process.executableURL = entlcExecutable
+        process.arguments = ["build", "rules.entl", "-o", "out"]
+        process.currentDirectoryURL = URL(fileURLWithPath: dir)
+        process.standardOutput = log
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let built = try runEntlc(["build", "rules.entl", "-o", "-"], directory: dir).stdout
+        #expect(try String(contentsOfFile: dir + "/log", encoding: .utf8) == "hello\n" + built)
+    }
+
     @Test func aReplacedKeyPairIsReplacedWholeOrNotAtAll() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -107,17 +107,25 @@ public enum Consumption {
               // Without such a purchase, read later the use falls where the check counted it.
               state.purchases.contains(where: { [.expired, .billingRetry, .unknown].contains($0.status) })
         else { return nil }
+        let g = graph[environment], units = g.features[f].amount(amount), just = justAfter(at)
+        // Read a nanosecond later, the balances are the check's unless something changes then (a
+        // window's end): fail closed at that one instant.
+        if let change = check.validUntil, change <= just {
+            return "recording \(units) at \(at), a nanosecond before \(change), where what pays for it cannot be "
+                + "read: record it at \(change) or later"
+        }
         var with = state
+        // An undated record counts at the instant it is read at: pinned where the check read it (at
+        // `at`, before this use), so read later it is replayed as the check replayed it.
+        for k in with.usage.indices where with.usage[k].at == nil { with.usage[k].at = at }
         with.usage.append(record)
-        let read = try Evaluation(graph: graph, state: with, environment: environment, at: justAfter(at))
-        let g = graph[environment]
+        let read = try Evaluation(graph: graph, state: with, environment: environment, at: just)
         var spent = read.feature(f, required: 1).balance.map { $0 <= max(0, balance - amount) } ?? false
         if check.via == .credits, let system = check.creditSystem, let s = g.featureNames[system],
            let credits = check.creditBalance, let cost = check.creditsRequired {
             spent = spent && read.feature(s, required: 1).balance.map { $0 <= credits - cost } ?? false
         }
         guard !spent else { return nil }
-        let units = g.features[f].amount(amount)
         let cause = state.purchases.indices.first { j in
             let p = state.purchases[j]
             if p.status == .unknown { return read.purchaseProduct[j] >= 0 }

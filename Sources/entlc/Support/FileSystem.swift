@@ -160,24 +160,40 @@ enum FileSystem {
 
     /// The file a path names, symbolic links followed (relative targets against the link's
     /// directory; at most 40 links): what a write replaces, so the link stays a link.
-    static func resolvingLinks(_ path: String) -> String {
-        var current = path
+    static func resolvingLinks(_ path: String) -> String { linkChain(path).last! }
+
+    /// `path` and each link target it leads to, in order (the last names no link).
+    static func linkChain(_ path: String) -> [String] {
+        var chain = [path]
         for _ in 0..<40 {
+            let current = chain.last!
             var info = stat()
-            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { break }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let n = readlink(current, &buffer, buffer.count - 1)
-            guard n > 0 else { return current }
+            guard n > 0 else { break }
             let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if target.hasPrefix("/") {
-                current = target
+                chain.append(target)
             } else if let slash = current.lastIndex(of: "/") {
-                current = String(current[...slash]) + target
+                chain.append(String(current[...slash]) + target)
             } else {
-                current = target
+                chain.append(target)
             }
         }
-        return current
+        return chain
+    }
+
+    /// `path` with its directory made canonical (`realpath`; the file itself need not exist), so
+    /// two spellings of one file (`out.bin`, `./out.bin`) compare equal.
+    static func canonical(_ path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let resolved = realpath(directory.isEmpty ? "/" : directory, nil) else { return path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base == "/" ? "" : base) + "/" + name
     }
 
     /// The file `path` names (links followed), once it is known to be one this process may
@@ -229,6 +245,9 @@ enum FileSystem {
             }
             prepared.append(write)
         }
+        // Written-through targets first: they cannot be prepared, so one that fails leaves every
+        // other file as it was.
+        prepared = prepared.filter { $0.temp == nil } + prepared.filter { $0.temp != nil }
         var placed: [String] = []
         while !prepared.isEmpty {
             let write = prepared.removeFirst()
@@ -251,18 +270,21 @@ enum FileSystem {
         let target: String
         /// The temporary file; nil when the target is written through (not a regular file).
         let temp: String?
+        /// A descriptor of this process the path names (`/dev/stdout`: 1, `/dev/fd/3`: 3).
+        let descriptor: Int32?
         let bytes: [UInt8]
         let replace: Bool
 
         init(_ path: String, _ bytes: [UInt8], mode: mode_t?, replace: Bool) throws(CLIError) {
             (self.path, self.bytes, self.replace) = (path, bytes, replace)
-            target = resolvingLinks(path)
+            let chain = linkChain(path)
+            target = chain.last!
+            descriptor = chain.lazy.compactMap(PreparedWrite.descriptor(named:)).first
             var info = stat()
             let exists = stat(path, &info) == 0
             if exists, info.st_mode & S_IFMT == S_IFDIR { throw CLIError("cannot write `\(path)`: it is a directory") }
-            // `/dev/stdout` and its kin name a descriptor: written through, not replaced.
-            let descriptor = ["/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/"].contains { path.hasPrefix($0) }
-            if exists, info.st_mode & S_IFMT != S_IFREG || descriptor {
+            // `/dev/stdout` and its kin (or a link to one) name a descriptor: written through, not replaced.
+            if exists, info.st_mode & S_IFMT != S_IFREG || descriptor != nil {
                 guard replace else { throw CLIError("cannot write `\(path)`: it already exists") }
                 temp = nil
                 return
@@ -294,22 +316,38 @@ enum FileSystem {
             self.temp = temp
         }
 
+        /// The descriptor of this process a path names: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+        /// `/proc/self/fd/N`.
+        static func descriptor(named path: String) -> Int32? {
+            switch path {
+            case "/dev/stdout": return 1
+            case "/dev/stderr": return 2
+            default:
+                for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                    return Int32(path.dropFirst(prefix.count))
+                }
+                return nil
+            }
+        }
+
         /// Whether `other` would write the same file.
         func sameTarget(as other: PreparedWrite) -> Bool {
             var a = stat(), b = stat()
             if stat(target, &a) == 0, stat(other.target, &b) == 0 {
                 return a.st_dev == b.st_dev && a.st_ino == b.st_ino
             }
-            return target == other.target
+            return canonical(target) == canonical(other.target)
         }
 
         /// Puts the file in place: renamed over its target (linked in when not `replace`), the
         /// directory flushed; or written through.
         func commit() throws(CLIError) {
             guard let temp else {
-                let fd = open(path, O_WRONLY | O_TRUNC)
+                // This process's own descriptor as it is (a `>>` keeps appending), else the target
+                // opened for writing (a FIFO, a device).
+                let fd = descriptor ?? open(path, O_WRONLY)
                 guard fd >= 0 else { throw CLIError("cannot write `\(path)`: \(lastError())") }
-                defer { close(fd) }
+                defer { if descriptor == nil { close(fd) } }
                 guard bytes.withUnsafeBytes({ writeAll(fd, $0) }) else {
                     throw CLIError("cannot write `\(path)`: \(lastError())")
                 }

@@ -1,9 +1,10 @@
 import EntlRuntime
+import EntlSupport
 
 /// Reading customer state files for the commands that evaluate them.
 enum StateFile {
-    /// How messages name a state file.
-    static func name(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+    /// How messages name a state file (its control characters escaped, as in every message).
+    static func name(_ path: String) -> String { path == "-" ? "<stdin>" : path.withControlsEscaped }
 
     /// Decodes a state; a decoding error names the file (exit 2). The warnings (unknown keys) go
     /// to standard error, one line each, unless the output carries them (`reportWarnings: false`:

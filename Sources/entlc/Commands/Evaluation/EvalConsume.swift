@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 
 /// `entlc eval RULES --state FILE --feature F --amount N --consume [--id ID]`: check and consume
 /// (`Consumption.decide`). The state file is locked while it is read, checked and rewritten, so
@@ -60,18 +61,21 @@ enum EvalConsume {
                 }
                 try FileSystem.writeAtomically(target, updated)
             }
+            // What was recorded is said first: if the answer cannot be printed (exit 2), standard
+            // error still tells that the use is in the file.
+            if let record = decision.record {
+                Terminal.emitError("entlc: recorded usage[\(state.usage.count)] in \(StateFile.name(path)): "
+                                   + String(decoding: record.json, as: UTF8.self) + "\n")
+            }
             if options.format == "text" { EvalCommand.reportRuleSetWarnings(envelope, path: path) }
             EvalCommand.emit([.feature(decision.result)], envelope, options)
+            let key = "entlc: id \"\((id ?? "").withControlsEscaped)\" is already recorded"
             if let first = decision.retryOf {
-                Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (usage[\(first)]); "
-                                   + "nothing recorded\n")
+                Terminal.emitError("\(key) (usage[\(first)]); nothing recorded\n")
             } else if decision.result.replayed {
-                Terminal.emitError("entlc: id \"\(id ?? "")\" is already recorded (folded into the state's ledger); "
-                                   + "nothing recorded\n")
+                Terminal.emitError("\(key) (folded into the state's ledger); nothing recorded\n")
             }
-            guard let record = decision.record else { return decision.result.allowed ? .success : .no }
-            Terminal.emitError("entlc: recorded usage[\(state.usage.count)] in \(path): "
-                               + String(decoding: record.json, as: UTF8.self) + "\n")
+            guard decision.record != nil else { return decision.result.allowed ? .success : .no }
             return .success
         }
     }

@@ -87,8 +87,11 @@ enum EvalText {
             out += "  \(f.reason[r.lowerBound...])\n"
         }
         if let shortfall = f.shortfall { out += "  short by \(feature.amount(shortfall))\n" }
-        // Denied with enough left: `--consume` refused a use for what it would do to others.
-        if f.decision == .denied, (f.balance ?? .max) >= (f.required ?? 1) { out += "  \(f.reason)\n" }
+        // Denied with enough left, or with credits that would pay (no shortfall): `--consume` refused
+        // a use for what recording it would do.
+        if f.decision == .denied, f.shortfall == nil || (f.balance ?? .max) >= (f.required ?? 1) {
+            out += "  \(f.reason)\n"
+        }
         return out + unlock(f.unlockedBy) + validUntil(f.validUntil)
     }
 
