@@ -112,4 +112,45 @@ import Testing
         #expect(credits.stdout.contains("  recording 12 calls at 2026-11-10T00:00:00Z would be charged to "
                                         + "purchases[0] (`pro`)"), "\(credits.stdout)")
     }
+
+    /// Read at a later record's own instant, that record is a use of now (an ended plan does not pay
+    /// it) while an earlier one is a past use (the plan paid it): a use recorded before it must not
+    /// leave overage there either (a second review's finding: overage 1 at 2026-11-20T00:00:00Z).
+    @Test func aUseBeforeARecordIsReadAtThatRecordsInstantToo() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+        product pro: subscription { period month }
+        feature calls: metered
+        entitlement free = everyone { grants calls 5 }
+        entitlement plan = pro { grants calls 5 priority 1 }
+        """.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let state = #"{"purchases": [{"product": "pro", "status": "expired", "purchased_at": "2026-11-01T00:00:00Z", "#
+            + #""expires_at": "2026-12-01T00:00:00Z"}], "usage": [{"feature": "calls", "amount": 5, "#
+            + #""at": "2026-11-20T00:00:00Z"}]}"#
+        try state.write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                              "--at", "2026-11-10T00:00:00Z"], directory: dir)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("recording 1 unit at 2026-11-10T00:00:00Z would leave usage[0] "
+                                  + "(at 2026-11-20T00:00:00Z) uncovered"), "\(r.stdout)")
+    }
+
+    /// A credit cost past 64 bits (saturated) is paid by no finite balance, even one saturated too.
+    @Test func aCostPast64BitsIsNotPaidByASaturatedBalance() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+        product pack: consumable { grants coins 1_000_000_000_000_000 }
+        feature calls: metered
+        credits coins { calls 1 = 1_000_000_000_000_000 }
+        """.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try #"{"purchases": [{"product": "pack", "purchased_at": "2026-11-01T00:00:00Z", "quantity": 10000}]}"#
+            .write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                              "--amount", "1000000000000000", "--at", "2026-11-10T00:00:00Z"], directory: dir)
+        #expect(r.status == 1, "\(r.stdout)")
+        #expect(r.stdout.hasPrefix("calls: denied"))
+        #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8).contains(#""usage""#) == false)
+    }
 }

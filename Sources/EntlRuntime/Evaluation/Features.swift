@@ -126,13 +126,13 @@ extension Evaluation {
             return optimistic ? b.high : b.low
         }
         for (r, b) in zip(routes, balances)
-        where b.map({ $0 >= rest.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount) }) ?? true {
+        where b.map({ $0.covers(rest.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount)) }) ?? true {
             return 0
         }
         var left = rest
         for (r, b) in zip(routes, balances) where left > 0 {
             let balance = b ?? .max
-            if balance >= left.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount) { return 0 }
+            if balance.covers(left.multipliedDividedRoundingUp(by: r.credits, dividedBy: r.amount)) { return 0 }
             left -= balance.multipliedDividedRoundingDown(by: r.amount, dividedBy: r.credits)
         }
         return left
@@ -208,7 +208,7 @@ extension Evaluation {
                                                                            dividedBy: route.credits)
             (payable, spill) = (max(payable, units), spill.addingSaturating(units))
             let systemName = graph.features[route.system].name
-            let covers = system.low.map { $0 >= need } ?? true
+            let covers = system.low.map { $0.covers(need) } ?? true
             if explains {
                 let feature = graph.features[f]
                 trail.append("  credits `\(systemName)`: \(route.amount) \(feature.unit(route.amount)) = "
@@ -241,7 +241,7 @@ extension Evaluation {
             if let high = direct.high, high < required {
                 let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits,
                                                                                    dividedBy: route.amount)
-                if system.high.map({ $0 >= optimisticNeed }) ?? true { uncertain = true }
+                if system.high.map({ $0.covers(optimisticNeed) }) ?? true { uncertain = true }
             }
         }
         // §5 soft limits: allowed via overage when recording the use now would be covered in full —

@@ -215,7 +215,9 @@ struct ComponentReplay {
         for route in routes {
             advance(route.member, to: instant, reading: reading)
             let need = rest.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-            guard available(route.member, at: instant, reading: reading).map({ $0 >= need }) ?? true else { continue }
+            guard available(route.member, at: instant, reading: reading).map({ $0.covers(need) }) ?? true else {
+                continue
+            }
             pay(need, for: rest, from: route.member)
             return (0, paid)
         }
@@ -224,7 +226,7 @@ struct ComponentReplay {
         for route in routes where left > 0 {
             let balance = available(route.member, at: instant, reading: reading) ?? 0
             let need = left.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-            if balance >= need {
+            if balance.covers(need) {
                 pay(need, for: left, from: route.member)
                 left = 0
             } else if balance > 0 {

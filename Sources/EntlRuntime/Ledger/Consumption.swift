@@ -245,10 +245,10 @@ public enum Consumption {
         with.usage.append(record)
         let g = graph[environment]
         let members = g.componentOf[f] >= 0 ? g.components[g.componentOf[f]] : [f]
-        /// Whether the overage of some member of `f`'s component, read just after `instant`, is
-        /// larger with the record.
-        func grows(after instant: Instant) throws(EvaluationError) -> Bool {
-            let just = justAfter(instant)
+        /// Whether the overage of some member of `f`'s component, read just after `instant` (or at it,
+        /// `exactly`), is larger with the record.
+        func grows(after instant: Instant, exactly: Bool = false) throws(EvaluationError) -> Bool {
+            let just = exactly ? instant : justAfter(instant)
             let before = try Evaluation(graph: graph, state: state, environment: environment, at: just)
             let after = try Evaluation(graph: graph, state: with, environment: environment, at: just)
             for m in members
@@ -257,7 +257,14 @@ public enum Consumption {
             }
             return false
         }
-        guard try grows(after: later.last.map { state.usage[$0].at! } ?? at) else { return nil }
+        guard try grows(after: later.last.map { state.usage[$0].at! } ?? at) else {
+            // Read at a later record's own instant, that record is a use of now, which a purchase
+            // whose status ended it does not pay, while the earlier ones are past uses it paid (§5):
+            // the overage there can differ from a nanosecond later's. Each such instant is read too.
+            guard ended else { return nil }
+            for k in later where try grows(after: state.usage[k].at!, exactly: true) { return .later(k) }
+            return nil
+        }
         if try grows(after: at) { return .itself }
         // The first later record after whose instant the overage has grown (it only grows with time).
         var (low, high) = (0, later.count - 1)

@@ -33,6 +33,11 @@ extension Int64 {
         multipliedDivided(by: factor, dividedBy: divisor, roundingUp: false)
     }
 
+    /// Whether this balance covers a cost of `need` credits. A cost that saturated (`Int64.max`:
+    /// at least 2^63 - 1, a conversion past 64 bits) is covered by no finite balance — a balance
+    /// saturated as well is not known to hold that much.
+    public func covers(_ need: Int64) -> Bool { need < .max && self >= need }
+
     private func multipliedDivided(by factor: Int64, dividedBy divisor: Int64, roundingUp: Bool) -> Int64 {
         precondition(self >= 0 && factor >= 0 && divisor > 0, "amounts are non-negative, divisors positive")
         let product = UInt64(self).multipliedFullWidth(by: UInt64(factor))

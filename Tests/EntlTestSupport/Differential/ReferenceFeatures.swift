@@ -338,7 +338,7 @@ extension ReferenceEvaluator {
                     // As a check would: the first system that covers the rest in full pays it.
                     for (route, s) in systems {
                         let pay = eligible(s, event.at)
-                        guard available(s, pay).map({ $0 >= cost(rest, route) }) ?? true else { continue }
+                        guard available(s, pay).map({ creditsPay($0, cost(rest, route)) }) ?? true else { continue }
                         _ = consume(s, cost(rest, route), pay.instances)
                         rest = 0
                         break
@@ -348,7 +348,7 @@ extension ReferenceEvaluator {
                     for (route, s) in systems where rest > 0 {
                         let pay = eligible(s, event.at)
                         let balance = available(s, pay)!
-                        if balance >= cost(rest, route) {
+                        if creditsPay(balance, cost(rest, route)) {
                             _ = consume(s, cost(rest, route), pay.instances)
                             rest = 0
                         } else {
@@ -494,7 +494,7 @@ extension ReferenceEvaluator {
         // Credits pay the shortfall: the first system whose certain balance covers its cost.
         let shortfall = required - low
         func pays(_ s: (name: String, amount: Int64, credits: Int64, balance: Balance)) -> Bool {
-            s.balance.low.map { $0 >= cost(shortfall, s) } ?? true
+            s.balance.low.map { creditsPay($0, cost(shortfall, s)) } ?? true
         }
         if let paying = systems.first(where: pays) ?? systems.first {
             r.creditSystem = paying.name
@@ -512,11 +512,11 @@ extension ReferenceEvaluator {
             func balance(_ s: (name: String, amount: Int64, credits: Int64, balance: Balance)) -> Int64? {
                 optimistic ? s.balance.high : s.balance.low
             }
-            if systems.contains(where: { s in balance(s).map { $0 >= cost(rest, s) } ?? true }) { return 0 }
+            if systems.contains(where: { s in balance(s).map { creditsPay($0, cost(rest, s)) } ?? true }) { return 0 }
             var left = rest
             for s in systems where left > 0 {
                 let b = balance(s)!
-                if b >= cost(left, s) { return 0 }
+                if creditsPay(b, cost(left, s)) { return 0 }
                 left -= Int64(Int128(b) * Int128(s.amount) / Int128(s.credits))
             }
             return left
@@ -531,7 +531,7 @@ extension ReferenceEvaluator {
         // Undetermined when the optimistic balances could make it.
         var maybe = direct.high.map { $0 >= required } ?? true
         if let high = direct.high, high < required {
-            maybe = maybe || systems.contains { s in s.balance.high.map { $0 >= cost(required - high, s) } ?? true }
+            maybe = maybe || systems.contains { s in s.balance.high.map { creditsPay($0, cost(required - high, s)) } ?? true }
             if direct.hasOverage {
                 maybe = maybe || direct.overdraftHigh.map { $0 >= spillLeft(required - high, optimistic: true) } ?? true
             }
@@ -555,3 +555,7 @@ extension ReferenceEvaluator {
         return r
     }
 }
+
+/// Whether a credit balance pays a cost (docs/ledger.md): a cost of 2^63 - 1 credits or more (past
+/// 64 bits, saturated) is paid by no finite balance, whose own saturation says only "at least".
+func creditsPay(_ balance: Int64, _ cost: Int64) -> Bool { cost < Int64.max && balance >= cost }
