@@ -62,32 +62,30 @@ public enum Consumption {
                                     unlock: unlock).feature(feature, required: amount)
         guard result.allowed else { return Decision(result: result, record: nil) }
         let record = UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id)
-        if let pushed = try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
+        /// The check's answer turned into a refusal, for what recording the use would do.
+        func refused(_ why: @escaping @Sendable () -> String) -> Decision {
             result.decision = .denied
             result.via = nil
             (result.creditSystem, result.creditsRequired, result.creditBalance) = (nil, nil, nil)
-            let units = graph[env].features[f].amount(amount)
-            switch pushed {
-            case .later(let k):
-                let recorded = state.usage[k]
-                result.why = Reason(formed: {
-                    "recording \(units) at \(at) would leave usage[\(k)] (at \(recorded.at ?? at)) uncovered"
-                })
-            case .itself:
-                result.why = Reason(formed: {
-                    "recording \(units) at \(at) would leave it uncovered once \(at) is in the past: a purchase "
-                        + "that pays for it now has ended, and the grants it had then are spent"
-                })
-            }
+            result.why = Reason(formed: why)
             return Decision(result: result, record: nil)
+        }
+        let units = graph[env].features[f].amount(amount)
+        switch try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
+        case .later(let k)?:
+            let recorded = state.usage[k]
+            return refused { "recording \(units) at \(at) would leave usage[\(k)] (at \(recorded.at ?? at)) uncovered" }
+        case .itself?:
+            return refused {
+                "recording \(units) at \(at) would leave it uncovered once \(at) is in the past: a purchase "
+                    + "that pays for it now has ended, and the grants it had then are spent"
+            }
+        case nil:
+            break
         }
         if let unspent = try unspent(by: record, check: result, graph: graph, state: state, environment: env,
                                      feature: f, at: at) {
-            result.decision = .denied
-            result.via = nil
-            (result.creditSystem, result.creditsRequired, result.creditBalance) = (nil, nil, nil)
-            result.why = Reason(formed: { unspent })
-            return Decision(result: result, record: nil)
+            return refused { unspent }
         }
         return Decision(result: result, record: record)
     }
