@@ -4,9 +4,13 @@ extension String {
     /// sequence reaches it, no newline forges a line of its own. Itself when it has none.
     public var withControlsEscaped: String {
         guard utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return self }
-        return replacingScalars { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : nil
-        }
+        return replacingScalars { String.controlEscape($0, uppercaseHex: true) }
+    }
+
+    /// `\u{HEX}` for a control character (C0 or DEL), nil for any other scalar.
+    static func controlEscape(_ scalar: Unicode.Scalar, uppercaseHex: Bool) -> String? {
+        guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
+        return "\\u{\(String(scalar.value, radix: 16, uppercase: uppercaseHex))}"
     }
 
     /// The string with every scalar `replacement` gives text for replaced by that text: the one
@@ -24,9 +28,7 @@ extension String {
     /// (C0 and DEL).
     public func quotedLiteral(escapes: [Unicode.Scalar: String], uppercaseHex: Bool) -> String {
         "\"" + replacingScalars { scalar in
-            if let escape = escapes[scalar] { return escape }
-            guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
-            return "\\u{\(String(scalar.value, radix: 16, uppercase: uppercaseHex))}"
+            escapes[scalar] ?? String.controlEscape(scalar, uppercaseHex: uppercaseHex)
         } + "\""
     }
 }
