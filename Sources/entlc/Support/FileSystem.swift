@@ -22,19 +22,26 @@ enum FileSystem {
         }
     }
 
-    /// The last call's `errno` in words; `EFBIG` is `readAll`'s own: more than its limit.
     static func lastError() -> String {
-        errno == EFBIG ? "larger than "
-            + (lastLimit >= 1 << 30 ? "\(lastLimit >> 30) GiB" : "\(lastLimit >> 20) MiB")
-            + ", the most entlc reads from such a file"
-            : String(cString: strerror(errno)).lowercased()
+        String(cString: strerror(errno)).lowercased()
     }
 
     /// The most bytes read from one file or standard input (a state of a million usage records is
     /// about 70 MB): a bounded memory, and an end for a file that never ends (`/dev/zero`).
     static let maxInputBytes = 1 << 30
-    /// The limit of the last read that went past one (for its message).
-    nonisolated(unsafe) private static var lastLimit = maxInputBytes
+
+    /// Why `readAll` returned nothing: a read error, or an input past its limit.
+    struct ReadFailure: Error {
+        var reason: String
+
+        /// The last call's `errno`.
+        static var lastCall: ReadFailure { ReadFailure(reason: lastError()) }
+
+        static func tooLarge(_ limit: Int) -> ReadFailure {
+            ReadFailure(reason: "larger than " + (limit >= 1 << 30 ? "\(limit >> 30) GiB" : "\(limit >> 20) MiB")
+                        + ", the most entlc reads from such a file")
+        }
+    }
 
     /// "cannot read `PATH`: REASON", the reason being the last call's `errno`.
     static func readError(_ path: String) -> CLIError {
@@ -78,8 +85,11 @@ enum FileSystem {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw ReadError(path: path, reason: lastError()) }
         defer { close(fd) }
-        guard let bytes = readAll(fd, limit: limit) else { throw ReadError(path: path, reason: lastError()) }
-        return bytes
+        do throws(ReadFailure) {
+            return try readAll(fd, limit: limit)
+        } catch {
+            throw ReadError(path: path, reason: error.reason)
+        }
     }
 
     /// The bytes of a file (at most `limit`), or a message saying why not.
@@ -94,24 +104,19 @@ enum FileSystem {
     /// The bytes of an input file, or of standard input for `-` (at most `limit`).
     static func contents(ofInput path: String, limit: Int = maxInputBytes) throws(CLIError) -> [UInt8] {
         guard path == "-" else { return try contents(of: path, limit: limit) }
-        guard let bytes = readAll(STDIN_FILENO, limit: limit) else {
-            throw CLIError("cannot read standard input: \(lastError())")
+        do throws(ReadFailure) {
+            return try readAll(STDIN_FILENO, limit: limit)
+        } catch {
+            throw CLIError("cannot read standard input: \(error.reason)")
         }
-        return bytes
     }
 
-    /// Everything a descriptor yields until its end; nil on a read error, with `errno` set, or
-    /// past `limit` bytes (`EFBIG`). A regular file is read straight into one buffer of its size:
-    /// no growth, no copies.
-    static func readAll(_ fd: Int32, limit: Int = maxInputBytes) -> [UInt8]? {
+    /// Everything a descriptor yields until its end, or why not: a read error, or more than `limit`
+    /// bytes. A regular file is read straight into one buffer of its size: no growth, no copies.
+    static func readAll(_ fd: Int32, limit: Int = maxInputBytes) throws(ReadFailure) -> [UInt8] {
         var info = stat()
         let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
-        func tooLarge() -> [UInt8]? {
-            lastLimit = limit
-            errno = EFBIG
-            return nil
-        }
-        if size > limit { return tooLarge() }
+        if size > limit { throw .tooLarge(limit) }
         var failed = false, filled = false
         // One byte more than the size, so the end of the file is seen without a second buffer.
         var out = [UInt8](unsafeUninitializedCapacity: max(size + 1, 1 << 16)) { buffer, count in
@@ -124,15 +129,16 @@ enum FileSystem {
             }
             filled = true
         }
-        if failed { return nil }
+        if failed { throw .lastCall }
         guard filled else { return out }
         // The buffer filled up (a pipe, or a growing file): read on in chunks.
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { readRetrying(fd, into: $0.baseAddress, count: $0.count) }
-            if n < 0 { return nil }
-            if n == 0 { return out.count > limit ? tooLarge() : out }
-            if out.count + n > limit { return tooLarge() }
+            if n < 0 { throw .lastCall }
+            if n == 0, out.count > limit { throw .tooLarge(limit) }
+            if n == 0 { return out }
+            if out.count + n > limit { throw .tooLarge(limit) }
             out.append(contentsOf: chunk[0..<n])
         }
     }
@@ -153,7 +159,12 @@ enum FileSystem {
             guard fstat(fd, &locked) == 0 else { throw readError(path) }
             guard stat(path, &current) == 0 else { throw readError(path) }
             guard locked.st_ino == current.st_ino, locked.st_dev == current.st_dev else { continue }
-            guard let bytes = readAll(fd) else { throw readError(path) }
+            let bytes: [UInt8]
+            do throws(ReadFailure) {
+                bytes = try readAll(fd)
+            } catch {
+                throw ReadError(path: path, reason: error.reason).cliError
+            }
             return try body(bytes)
         }
     }
