@@ -69,6 +69,9 @@ extension String {
     /// with one key would be taken for a retry of the other, and lost. A payment API's keys compare
     /// the same way.
     func isSameKey(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+
+    /// The key's bytes: what `isSameKey` compares, as a set's element.
+    var keyBytes: [UInt8] { Array(utf8) }
 }
 
 extension PurchaseState {

@@ -75,8 +75,7 @@ enum EvalConsume {
             } else if decision.result.replayed {
                 Terminal.emitError("\(key) (folded into the state's ledger); nothing recorded\n")
             }
-            guard decision.record != nil else { return decision.result.allowed ? .success : .no }
-            return .success
+            return decision.record != nil || decision.result.allowed ? .success : .no
         }
     }
 }
