@@ -18,11 +18,8 @@ import Testing
     func theSessionAnswersAsTheWholeState(_ focus: DifferentialCase.Focus) throws {
         var kept = 0, replayed = 0
         for i in 0..<(Self.cases / 2) {
-            let c = DifferentialCase(seed: 130_000 &+ UInt64(i), focus: focus)
-            guard let graph = LedgerPropertyTests.graph(c) else { continue }
-            let g = graph[c.environment]
-            let features = LedgerPropertyTests.consumable(g)
-            guard !features.isEmpty else { continue }
+            guard let (c, graph, g, features) = LedgerPropertyTests.consumeCase(seed: 130_000 &+ UInt64(i), focus: focus)
+            else { continue }
             var r = SeededRandom(seed: UInt64(i) ^ 0x1DEA)
             var state = c.state
             // Mostly known statuses (a purchase whose status is unknown leaves every use to the whole

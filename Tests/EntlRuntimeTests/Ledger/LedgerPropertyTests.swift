@@ -17,6 +17,18 @@ import Testing
         Compiler.compile([SourceFile(path: "p.entl", text: c.rules)], lint: false).graph
     }
 
+    /// Generated case `seed` for consumes: its graph, its environment's graph and that
+    /// environment's single-use features and credit systems; nil when its rules do not compile or
+    /// it has none of those.
+    static func consumeCase(seed: UInt64, focus: DifferentialCase.Focus)
+        -> (c: DifferentialCase, graph: RuleGraph, g: EnvironmentGraph, features: [Int])?
+    {
+        let c = DifferentialCase(seed: seed, focus: focus)
+        guard let graph = graph(c) else { return nil }
+        let g = graph[c.environment], features = consumable(g)
+        return features.isEmpty ? nil : (c, graph, g, features)
+    }
+
     /// The single-use features and credit systems of the case's environment.
     static func consumable(_ g: EnvironmentGraph) -> [Int] {
         g.features.indices.filter { g.features[$0].kind == .singleUse || g.features[$0].kind == .credits }
@@ -98,16 +110,13 @@ import Testing
 
     /// A consume never creates overage, whatever the order of the instants it is asked at: from a
     /// state without usage, consumes at random instants, each recorded when allowed; replaying
-    /// every record leaves no overage.
+    /// every record leaves no overage, read after the latest and at each record's own instant
+    /// (where that record is a use of now, which a purchase whose status ended it does not pay).
     @Test(arguments: foci)
     func aConsumeNeverCreatesOverage(_ focus: DifferentialCase.Focus) throws {
         var recorded = 0
         for i in 0..<(Self.cases / 3) {
-            let c = DifferentialCase(seed: 70_000 &+ UInt64(i), focus: focus)
-            guard let graph = Self.graph(c) else { continue }
-            let g = graph[c.environment]
-            let features = Self.consumable(g)
-            guard !features.isEmpty else { continue }
+            guard let (c, graph, g, features) = Self.consumeCase(seed: 70_000 &+ UInt64(i), focus: focus) else { continue }
             var r = SeededRandom(seed: UInt64(i) ^ 0xC0DE)
             var state = c.state
             state.usage = []
@@ -122,10 +131,12 @@ import Testing
                 state.usage.append(record)
                 recorded += 1
                 latest = max(latest, at)
-                let replay = try Evaluation(graph: graph, state: state, environment: c.environment, at: latest)
-                for m in features {
-                    #expect(replay.feature(m, required: 1).overage ?? 0 == 0,
-                            "\(c)--- recording \(record) left `\(g.features[m].name)` with overage")
+                for when in Set([latest] + state.usage.compactMap(\.at)) {
+                    let replay = try Evaluation(graph: graph, state: state, environment: c.environment, at: when)
+                    for m in features {
+                        #expect(replay.feature(m, required: 1).overage ?? 0 == 0,
+                                "\(c)--- recording \(record) left `\(g.features[m].name)` with overage at \(when)")
+                    }
                 }
             }
         }
@@ -141,11 +152,7 @@ import Testing
     func aConsumeSpendsWhatTheCheckSaw(_ focus: DifferentialCase.Focus) throws {
         var spent = 0
         for i in 0..<(Self.cases / 3) {
-            let c = DifferentialCase(seed: 90_000 &+ UInt64(i), focus: focus)
-            guard let graph = Self.graph(c) else { continue }
-            let g = graph[c.environment]
-            let features = Self.consumable(g)
-            guard !features.isEmpty else { continue }
+            guard let (c, graph, g, features) = Self.consumeCase(seed: 90_000 &+ UInt64(i), focus: focus) else { continue }
             var r = SeededRandom(seed: UInt64(i) ^ 0xD1CE)
             var state = c.state
             state.usage = []
