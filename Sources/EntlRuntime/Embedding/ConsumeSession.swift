@@ -32,7 +32,7 @@ struct ConsumeSession {
     /// products: read at a past instant within their dates the first were owned, so a use then is
     /// charged otherwise later than now; the second pay in the certain balance (`Consumption`'s
     /// `unspent` decides those).
-    private var ended: [(purchase: Int, product: Int)] = []
+    private var unsettled: [(purchase: Int, product: Int)] = []
     /// The first record with each id (-1 - k: the use at place k of a compacted state's ledger). Its
     /// ids are read from the state of each request: the state of `changes`, which holds every record
     /// noted (a tracker's change count moves by one per record it appends, `UsageRecording`).
@@ -128,7 +128,7 @@ struct ConsumeSession {
         } catch {
             return
         }
-        ended = state.purchases.indices.compactMap { j in
+        unsettled = state.purchases.indices.compactMap { j in
             let p = light!.purchaseProduct[j]
             let status = state.purchases[j].status
             return p >= 0 && [.expired, .billingRetry, .unknown].contains(status) ? (j, Int(p)) : nil
@@ -148,10 +148,10 @@ struct ConsumeSession {
     /// owned then within its dates (a past reading would count it, the check at `at` does not), and
     /// none whose status is unknown may have been.
     private func safe(_ at: Instant, _ state: PurchaseState) -> Bool {
-        guard !ended.isEmpty else { return true }
+        guard !unsettled.isEmpty else { return true }
         let products = light!.graph.products
         return state.purchases.withUnsafeBufferPointer { purchases in
-            ended.allSatisfy { j, p in
+            unsettled.allSatisfy { j, p in
                 let standing = OwnershipResolver.standing(purchases.baseAddress! + j, products[p].kind,
                                                           products[p].duration, at: at, past: true)
                 if case .notOwned = standing { return true }
