@@ -107,19 +107,19 @@ extension Evaluation {
             }
         }
         let kept = state.usage.indices.filter { !folded[$0] }
-        let keptIDs = Set(kept.compactMap { state.usage[$0].id?.keyBytes })
+        let keptIDs = Set(kept.compactMap { state.usage[$0].id.map(IDKey.init) })
         let memory = Instant(seconds: before.seconds - LedgerSnapshot.idMemorySeconds, nanoseconds: before.nanoseconds)
-        var seen = Set<[UInt8]>()
+        var seen = Set<IDKey>()
         var ids: [LedgerSnapshot.FoldedUse] = []
-        for use in state.ledger?.ids ?? [] where seen.insert(use.id.keyBytes).inserted {
-            if use.at >= memory || keptIDs.contains(use.id.keyBytes) { ids.append(use) }
+        for use in state.ledger?.ids ?? [] where seen.insert(IDKey(use.id)).inserted {
+            if use.at >= memory || keptIDs.contains(IDKey(use.id)) { ids.append(use) }
         }
         for i in state.usage.indices {
-            guard let id = state.usage[i].id, seen.insert(id.keyBytes).inserted, folded[i], features[i] >= 0 else {
+            guard let id = state.usage[i].id, seen.insert(IDKey(id)).inserted, folded[i], features[i] >= 0 else {
                 continue
             }
             let when = max(state.usage[i].at!, floor ?? state.usage[i].at!)
-            if when >= memory || keptIDs.contains(id.keyBytes) {
+            if when >= memory || keptIDs.contains(IDKey(id)) {
                 ids.append(LedgerSnapshot.FoldedUse(id: id, feature: graph.features[Int(features[i])].name,
                                                     kind: state.usage[i].kind, at: when))
             }

@@ -31,11 +31,10 @@ extension EvaluationTables {
         // record with it is a retry (counted once) when it names the same feature with the
         // same amount, else a conflict, which counts.
         var ids = IDIndex()
-        func isID(_ id: String) -> (Int) -> Bool { { self.state.hasID(id, atPlace: $0) } }
         // The folded uses of a compacted state come before every record (-1 - their place).
         let folded = state.ledger?.ids ?? []
         for (k, use) in folded.enumerated() {
-            _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k, isID: isID(use.id))
+            _ = ids.first(hash: IDIndex.hash(use.id), elseNote: -1 - k) { state.hasID(use.id, atPlace: $0) }
         }
         state.usage.withUnsafeBufferPointer { usage in
             // The last record looked up: a log names a few features over and over, often in
@@ -51,7 +50,8 @@ extension EvaluationTables {
                     last = (i, usageFeature[i])
                 }
                 guard let id = usage[i].id,
-                      let first = ids.first(hash: IDIndex.hash(id), elseNote: i, isID: isID(id))
+                      // A closure literal: one made by a function per record was allocated each time.
+                      let first = ids.first(hash: IDIndex.hash(id), elseNote: i, isID: { state.hasID(id, atPlace: $0) })
                 else { continue }
                 let same = first >= 0
                     ? usageFeature[i] == usageFeature[first] && usage[i].kind == usage[first].kind
