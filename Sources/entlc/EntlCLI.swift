@@ -106,6 +106,19 @@ enum EntlCLI {
         return CLIError("unknown command `\(name)`\(hint); run `entlc --help` for the list")
     }
 
+    /// The command line as the system passed it, a byte string per argument: each must be UTF-8
+    /// (a path, an id, a name), and one that is not is refused rather than repaired — `req-\xFF` and
+    /// `req-\xFE` would both become `req-\u{FFFD}`, two idempotency keys one.
+    static func main(rawArguments: [[UInt8]]) -> ExitCode {
+        for (i, bytes) in rawArguments.enumerated() {
+            if let offset = UTF8Validation.firstInvalidOffset(bytes) {
+                return fail(CLIError("argument \(i + 1) is not UTF-8 (byte \(offset + 1) of it): entlc reads its "
+                                     + "arguments as UTF-8"))
+            }
+        }
+        return main(rawArguments.map { String(decoding: $0, as: UTF8.self) })
+    }
+
     static func fail(_ error: CLIError) -> ExitCode {
         Terminal.emitError("entlc: error: \(error.message)\n")
         return .failure

@@ -6,4 +6,8 @@ import Musl
 import Darwin
 #endif
 
-exit(EntlCLI.main(Array(CommandLine.arguments.dropFirst())).rawValue)
+// The arguments' bytes, not `CommandLine.arguments` (which repairs bytes that are not UTF-8).
+let arguments = (0..<Int(CommandLine.argc)).dropFirst().map { i in
+    CommandLine.unsafeArgv[i].map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
+}
+exit(EntlCLI.main(rawArguments: arguments).rawValue)

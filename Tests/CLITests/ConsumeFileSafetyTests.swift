@@ -87,6 +87,23 @@ import Testing
         #expect(try read(dir + "/state.json") == state)
     }
 
+    /// A file in a directory with no write permission is refused too (even for root, whom the
+    /// system would let make the new file there), nothing decided or changed.
+    @Test func aFileInAReadOnlyDirectoryIsRefused() throws {
+        let state = #"{"usage": []}"#
+        let dir = try scratch(state: state)
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir)
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: dir)
+        let r = try consume(dir)
+        #expect(r.status == 2)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "entlc: error: cannot write `state.json`: its directory is not writable (nothing was changed)\n")
+        #expect(try read(dir + "/state.json") == state)
+    }
+
     /// 200 consumes on a minified file: it grows by the record alone, the same number of bytes each
     /// time (no indentation piles up).
     @Test func aMinifiedFileGrowsLinearly() throws {

@@ -33,6 +33,27 @@ import Testing
         #expect(retry.stderr == "entlc: id \"cafe\u{301}\" is already recorded (usage[1]); nothing recorded\n")
     }
 
+    /// An argument that is not UTF-8 is refused (exit 2), not repaired: `req-\xFF` and `req-\xFE`
+    /// both became `req-\u{FFFD}`, and the second use was answered as a retry of the first and lost.
+    @Test func anIdThatIsNotUTF8IsRefused() throws {
+        let dir = try scratch(#"{"usage": []}"#)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The shell passes printf's byte as it is (Process takes Strings, which are UTF-8).
+        shell.arguments = ["-c", #"exec "$0" eval rules.entl --state state.json --feature calls --consume "#
+                            + #"--id "$(printf 'req-\377')" --at 2026-11-10T00:00:00Z"#, entlcExecutable.path]
+        shell.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let errors = Pipe()
+        (shell.standardOutput, shell.standardError) = (FileHandle.nullDevice, errors)
+        try shell.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 2)
+        #expect(stderr == "entlc: error: argument 9 is not UTF-8 (byte 5 of it): entlc reads its arguments as UTF-8\n")
+        #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8) == #"{"usage": []}"#)
+    }
+
     /// A retry sent late with its first instant, which a compaction has since folded: answered
     /// from what was recorded (it was refused, exit 2, as a use before the ledger); a new use then
     /// still is.

@@ -58,8 +58,9 @@ public enum Consumption {
             }
             return Decision(result: answer, record: nil, retryOf: first)
         }
-        var result = try Evaluation(graph: graph, state: state, environment: environment, at: at, explain: explain,
-                                    unlock: unlock).feature(feature, required: amount)
+        let check = try Evaluation(graph: graph, state: state, environment: environment, at: at, explain: explain,
+                                   unlock: unlock)
+        var result = try check.feature(feature, required: amount)
         guard result.allowed else { return Decision(result: result, record: nil) }
         let record = UsageRecord(feature: feature, kind: .amount(amount), at: at, id: id)
         /// The check's answer turned into a refusal, for what recording the use would do.
@@ -71,6 +72,18 @@ public enum Consumption {
             return Decision(result: result, record: nil)
         }
         let units = graph[env].features[f].amount(amount)
+        // An undated record counts at whatever instant the state is read: read later, it is a use of
+        // then, which the grants this use takes may no longer leave covered (a lot that lapsed in
+        // between). Unless nothing that pays changes by itself from then on, which later instant
+        // would show it is not bounded: refused, fail closed.
+        let members = members(of: f, in: graph[env])
+        if let k = members.lazy.flatMap({ check.usage(of: $0) }).first(where: { state.usage[$0].at == nil }),
+           try !undatedStayCovered(with: record, graph: graph, state: state, environment: env, members: members) {
+            return refused {
+                "recording \(units) at \(at) could leave usage[\(k)] uncovered: it has no instant (`at`), so it "
+                    + "counts whenever the state is read; give it the instant it was made"
+            }
+        }
         switch try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
         case .later(let k)?:
             let recorded = state.usage[k]
@@ -219,6 +232,59 @@ public enum Consumption {
             : Instant(seconds: t.seconds, nanoseconds: t.nanoseconds + 1)
     }
 
+    /// Whether the undated records of `members` stay covered with `record` recorded, wherever the
+    /// state is read later: no overage grows, read just after the use and after each record dated
+    /// later, and at each instant from the use on where what pays for them changes by itself (a
+    /// window's end, a lot's lapse, a purchase's end: the results' `valid_until`; between two such
+    /// instants and those records, the replay is the same, the undated records last) — until the
+    /// use has left no trace: every grant stands as it would without it, read without the undated
+    /// records (from then on the two states evolve alike). Fail closed: false when that takes more
+    /// than `undatedHorizon` instants.
+    static func undatedStayCovered(with record: UsageRecord, graph: RuleGraph, state: PurchaseState,
+                                   environment: Environment, members: [Int]) throws(EvaluationError) -> Bool {
+        let at = record.at!
+        var with = state
+        with.usage.append(record)
+        var dated = state
+        dated.usage.removeAll { $0.at == nil }
+        var datedWith = dated
+        datedWith.usage.append(record)
+        func read(_ s: PurchaseState, _ t: Instant) throws(EvaluationError) -> [FeatureResult] {
+            let e = try Evaluation(graph: graph, state: s, environment: environment, at: t)
+            return members.map { e.feature($0, required: 1) }
+        }
+        func grows(at t: Instant) throws(EvaluationError) -> Bool {
+            zip(try read(state, t), try read(with, t)).contains { $1.overage ?? 0 > $0.overage ?? 0 }
+        }
+        for later in state.usage.compactMap(\.at) where later > at {
+            if try grows(at: justAfter(later)) { return false }
+        }
+        var t = justAfter(at)
+        for _ in 0..<undatedHorizon {
+            if try grows(at: t) { return false }
+            let without = try read(dated, t), used = try read(datedWith, t)
+            let left = zip(without, used).allSatisfy { a, b in
+                a.balance == b.balance && a.sources.count == b.sources.count && zip(a.sources, b.sources).allSatisfy {
+                    ($0.grant, $0.remaining, $0.carried, $0.overdrawn, $0.windowStart)
+                        == ($1.grant, $1.remaining, $1.carried, $1.overdrawn, $1.windowStart)
+                }
+            }
+            if left { return true }
+            guard let next = (without + used).compactMap(\.validUntil).min() else { return true }
+            t = next
+        }
+        return false
+    }
+
+    /// The most instants `undatedStayCovered` reads after a use (windows' ends, lapses).
+    static let undatedHorizon = 64
+
+    /// Feature `f` and the features and credit systems its uses may be charged to: its credit
+    /// component (§5), or `f` alone.
+    static func members(of f: Int, in g: EnvironmentGraph) -> [Int] {
+        g.componentOf[f] >= 0 ? g.components[g.componentOf[f]] : [f]
+    }
+
     /// A use that recording a new one would push into overage.
     enum Pushed {
         /// A record dated later.
@@ -241,8 +307,7 @@ public enum Consumption {
         guard !later.isEmpty || ended else { return nil }
         var with = state
         with.usage.append(record)
-        let g = graph[environment]
-        let members = g.componentOf[f] >= 0 ? g.components[g.componentOf[f]] : [f]
+        let members = members(of: f, in: graph[environment])
         /// Whether the overage of some member of `f`'s component, read just after `instant` (or at it,
         /// `exactly`), is larger with the record.
         func grows(after instant: Instant, exactly: Bool = false) throws(EvaluationError) -> Bool {

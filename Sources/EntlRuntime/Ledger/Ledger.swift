@@ -129,14 +129,17 @@ struct Ledger: Sendable {
         }
         started = true
         // A window holds at most its allowance and what was carried into it, within the carry's
-        // cap: a ledger edited by hand or damaged is read within the rules' bounds, never as more.
+        // cap, less what was used from it: a ledger edited by hand or damaged is read within the
+        // rules' bounds, never as more — nor one whose grant is smaller now than when it was written
+        // (a consumable's quantity lowered by a partial refund, a state grant's amount): it keeps
+        // what the new allowance leaves after its uses (its balance is its opening less its uses).
         let carried = switch carry {
         case nil: Int64(0)
         case .uncapped: p.carried
         case .upTo(let cap): min(p.carried, cap)
         }
         opening = allowance.addingSaturating(carried)
-        balance = min(p.balance, opening)
+        balance = max(0, min(p.balance, opening, opening.subtractingSaturating(p.used)))
         used = p.used
         overdrawn = p.overdrawn
         return true

@@ -208,8 +208,9 @@ enum FileSystem {
     }
 
     /// The file `path` names (links followed), once it is known to be one this process may
-    /// replace: it exists, is a regular file, and is writable — for `root` too, whom the system
-    /// lets write any file: a file without any write permission is read-only on purpose.
+    /// replace: it exists, is a regular file, and it and its directory are writable — for `root`
+    /// too, whom the system lets write anywhere: a file or a directory without any write permission
+    /// is read-only on purpose.
     static func writableTarget(_ path: String) throws(CLIError) -> String {
         let target = resolvingLinks(path)
         var info = stat()
@@ -219,8 +220,9 @@ enum FileSystem {
             throw CLIError("cannot write `\(path)`: the file is read-only (nothing was changed)")
         }
         // The new file is made beside it and renamed over it: its directory must be writable too.
-        let directory = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
-        guard access(directory.isEmpty ? "/" : directory, W_OK | X_OK) == 0 else {
+        let found = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
+        let directory = found.isEmpty ? "/" : found
+        guard access(directory, W_OK | X_OK) == 0, stat(directory, &info) == 0, info.st_mode & 0o222 != 0 else {
             throw CLIError("cannot write `\(path)`: its directory is not writable (nothing was changed)")
         }
         return target

@@ -1,4 +1,5 @@
 import EntlRuntime
+import Foundation
 import EntlTestSupport
 import Testing
 
@@ -170,6 +171,47 @@ import Testing
             try evaluator.consume(feature: "calls", amount: 2, id: "k", at: instant("2026-12-03T00:00:00Z"))
         }
         #expect(tracker.snapshot.usage.count == 3)
+    }
+
+    /// An undated record counts whenever the state is read: a use recorded beside it can leave it
+    /// uncovered later (here once the lot that paid for one of them lapses, the free grant being
+    /// spent by the use dated earlier), so such a consume is refused, naming the record. It was
+    /// allowed, and the state showed overage 5 from 2026-11-03 on where it had none.
+    @Test func aUseBesideAnUndatedRecordIsRefused() throws {
+        let graph = compileGraph("""
+            product pack: consumable { grants calls 5 expires after 2 days priority 1 }
+            feature calls: metered
+            feature other: metered
+            entitlement free = everyone { grants calls 5; grants other 5 }
+            """)
+        let json = #"{"purchases": [{"product": "pack", "purchased_at": "2026-11-01T00:00:00Z"}], "usage": [{"feature": "calls", "amount": 5}]}"#
+        let at = instant("2026-11-02T00:00:00Z")
+        let d = try Consumption.decide(graph: graph, state: state(json), environment: nil, feature: "calls", amount: 5,
+                                       id: nil, at: at)
+        #expect(d.record == nil)
+        #expect(d.result.decision == .denied)
+        #expect(d.result.reason == "recording 5 units at 2026-11-02T00:00:00Z could leave usage[0] uncovered: it has "
+                + "no instant (`at`), so it counts whenever the state is read; give it the instant it was made")
+        // Recorded, it would have: the overage read later, with and without the use.
+        var with = state(json)
+        with.usage.append(UsageRecord(feature: "calls", kind: .amount(5), at: at))
+        let later = instant("2026-11-10T00:00:00Z")
+        #expect(try Evaluation(graph: graph, state: state(json), at: later).feature("calls").overage == 0)
+        #expect(try Evaluation(graph: graph, state: with, at: later).feature("calls").overage == 5)
+        // Dated, the record is replayed where it stands: the use is recorded.
+        let dated = json.replacingOccurrences(of: #""amount": 5}"#, with: #""amount": 5, "at": "2026-11-01T12:00:00Z"}"#)
+        #expect(try Consumption.decide(graph: graph, state: state(dated), environment: nil, feature: "calls", amount: 5,
+                                       id: nil, at: at).record != nil)
+        // An undated record of a feature no grant of this one pays for does not stand in the way.
+        let elsewhere = json.replacingOccurrences(of: #""feature": "calls""#, with: #""feature": "other""#)
+        #expect(try Consumption.decide(graph: graph, state: state(elsewhere), environment: nil, feature: "calls",
+                                       amount: 5, id: nil, at: at).record != nil)
+        // Nor one whose grants never change by themselves (`other`: a lifetime grant, nothing to come).
+        let lifetime = #"{"usage": [{"feature": "other", "amount": 2}]}"#
+        #expect(try Consumption.decide(graph: graph, state: state(lifetime), environment: nil, feature: "other",
+                                       amount: 3, id: nil, at: at).record != nil)
+        #expect(try Consumption.decide(graph: graph, state: state(lifetime), environment: nil, feature: "other",
+                                       amount: 4, id: nil, at: at).result.reason == "3 units left, 4 needed")
     }
 
     /// §2 rule 11 and §3: a purchase dated after `t` does not exist yet; an inactive entitlement never
