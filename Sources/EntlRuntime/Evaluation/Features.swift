@@ -119,10 +119,10 @@ extension Evaluation {
     /// What the credit systems listing feature `f` would leave uncovered of `rest` units, paying as
     /// the spill does (§5): the first that covers it all pays it, else each in turn what it can.
     /// `optimistic`: with the uncertain candidates' balances (`high`).
-    func spillLeft(_ f: Int, _ rest: Int64, optimistic: Bool) -> Int64 {
+    func spillLeft(_ f: Int, _ rest: Int64, optimistic: Bool, held: inout HeldReplays) -> Int64 {
         let routes = graph.features[f].creditRoutes
         let balances = routes.map { r in
-            let b = meteredBalance(r.system, sources: false)
+            let b = creditBalance(r.system, held: &held)
             return optimistic ? b.high : b.low
         }
         for (r, b) in zip(routes, balances)
@@ -151,7 +151,9 @@ extension Evaluation {
     }
 
     private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult.Fields) {
-        let direct = meteredBalance(f)
+        // The replays of the feature's credit component, read once for it and its credit systems.
+        var held = HeldReplays()
+        let direct = meteredBalance(f, held: &held)
         result.required = required
         result.balance = direct.low
         result.unlimited = direct.low == nil
@@ -163,7 +165,7 @@ extension Evaluation {
         result.validUntil = earliest(result.validUntil, direct.inputsChange)
         for r in graph.features[f].creditRoutes.indices {  // by index, as `forEachCandidate` reads grants
             let system = graph.features[f].creditRoutes[r].system
-            result.validUntil = earliest(result.validUntil, meteredInputsChange(system))
+            result.validUntil = earliest(result.validUntil, meteredInputsChange(system, held: &held))
         }
         var trail: [String] = []
         if explains {
@@ -203,7 +205,7 @@ extension Evaluation {
         for r in graph.features[f].creditRoutes.indices {
             let route = graph.features[f].creditRoutes[r]
             let need = shortfall.multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
-            let system = meteredBalance(route.system, sources: false)
+            let system = creditBalance(route.system, held: &held)
             let units = (system.low ?? .max).multipliedDividedRoundingDown(by: route.amount,
                                                                            dividedBy: route.credits)
             (payable, spill) = (max(payable, units), spill.addingSaturating(units))
@@ -214,7 +216,7 @@ extension Evaluation {
                 trail.append("  credits `\(systemName)`: \(route.amount) \(feature.unit(route.amount)) = "
                              + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing "
                              + "cost \(need); balance \(system.low.map(String.init) ?? "unlimited")")
-                trail += system.trail
+                trail += meteredBalance(route.system, sources: false, held: &held).trail
             }
             if result.creditSystem == nil || covers {
                 result.creditSystem = systemName
@@ -248,7 +250,7 @@ extension Evaluation {
         // the balance, the credits as the spill pays, then the overdraft; undetermined when that
         // holds only with the uncertain candidates too.
         if result.decision != .allowed, direct.hasOverage {
-            let (left, overdraft) = (spillLeft(f, required - low, optimistic: false), direct.overdraftLow)
+            let (left, overdraft) = (spillLeft(f, required - low, optimistic: false, held: &held), direct.overdraftLow)
             if overdraft.map({ $0 >= left }) ?? true {
                 result.decision = .allowed
                 result.via = .overage
@@ -268,7 +270,8 @@ extension Evaluation {
                     text.write(" over the allowance (overdrawn, billable)")
                 }
             } else if let high = direct.high, high < required,
-                      direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true) }) ?? true {
+                      direct.overdraftHigh.map({ $0 >= spillLeft(f, required - high, optimistic: true, held: &held) })
+                        ?? true {
                 uncertain = true
             }
         }

@@ -32,18 +32,35 @@ extension Evaluation {
     /// `sources`. A single-use feature or credit system is read from the replays of its whole
     /// credit component (computed once per evaluation; a member's outcome is built when asked).
     func meteredBalance(_ f: Int, sources: Bool = true) -> MeteredOutcome {
+        var held = HeldReplays()
+        return meteredBalance(f, sources: sources, held: &held)
+    }
+
+    /// `meteredBalance(_:sources:)`, reading the component's replays from `held` when they are
+    /// there (and holding them there).
+    func meteredBalance(_ f: Int, sources: Bool = true, held: inout HeldReplays) -> MeteredOutcome {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
-        return outcome(of: graph.componentMember[f], in: replays(ofComponentOf: f), sources: sources)
+        return outcome(of: graph.componentMember[f], in: held.replays(ofComponentOf: f, in: self), sources: sources)
     }
 
     /// `meteredBalance(f).inputsChange`, without building the outcome.
-    func meteredInputsChange(_ f: Int) -> Instant? {
+    func meteredInputsChange(_ f: Int, held: inout HeldReplays) -> Instant? {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)).inputsChange }
-        return replays(ofComponentOf: f).inputsChange
+        return held.replays(ofComponentOf: f, in: self).inputsChange
     }
 
-    /// The replays of the credit component of single-use feature or credit system `f`.
-    private func replays(ofComponentOf f: Int) -> ComponentReplays { replays(ofComponent: graph.componentOf[f]) }
+    /// Credit system `s`'s balance at `t` over certain candidates and over all of them (nil:
+    /// unlimited): `meteredBalance(s)`'s `low` and `high`, without the rest of its outcome (what
+    /// a feature's decision reads of each system that can pay for it).
+    func creditBalance(_ s: Int, held: inout HeldReplays) -> (low: Int64?, high: Int64?) {
+        balances(of: graph.componentMember[s], in: held.replays(ofComponentOf: s, in: self))
+    }
+
+    /// Member `m`'s balance in its component's replays, over certain candidates and over all.
+    private func balances(of m: Int, in replays: ComponentReplays) -> (low: Int64?, high: Int64?) {
+        let low = replays.low.balance(m, at: at)
+        return (low, replays.uncertain ? replays.high.balance(m, at: at) : low)
+    }
 
     /// The replays of credit component `c`, computed once per evaluation.
     func replays(ofComponent c: Int) -> ComponentReplays {
@@ -73,9 +90,9 @@ extension Evaluation {
         }
         // With every candidate certain, `high` is `low` (its figures are not computed twice). Built
         // in one expression, so the outcome is not copied when returned.
-        let lowBalance = low.balance(m, at: at), lowChange = low.nextBalanceChange(m, at: at)
+        let balance = balances(of: m, in: replays), lowChange = low.nextBalanceChange(m, at: at)
         var outcome = MeteredOutcome(
-            low: lowBalance, high: uncertain ? high.balance(m, at: at) : lowBalance,
+            low: balance.low, high: balance.high,
             // What no grant covered stays overage, also once an unlimited grant came.
             overage: low.members[m].overage, sources: sources,
             trail: explains ? replays.trails[m] : [],
@@ -171,5 +188,22 @@ extension Evaluation {
             outcome.sources.append(balanceSource(c, allowance: nil, remaining: nil, interval: c.grant.interval))
         }
         return outcome
+    }
+}
+
+/// The replays of the credit component read last, held by a caller that asks about several
+/// members of one component (a feature, then the credit systems that can pay for it): each read
+/// of the evaluation's tables takes their lock.
+struct HeldReplays {
+    private var component = -1
+    private var replays: ComponentReplays?
+
+    /// The replays of the credit component of single-use feature or credit system `f`, held.
+    mutating func replays(ofComponentOf f: Int, in evaluation: Evaluation) -> ComponentReplays {
+        let c = evaluation.graph.componentOf[f]
+        if let replays, component == c { return replays }
+        let found = evaluation.replays(ofComponent: c)
+        (component, replays) = (c, found)
+        return found
     }
 }
