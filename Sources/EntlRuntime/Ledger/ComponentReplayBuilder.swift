@@ -45,7 +45,7 @@ extension Evaluation {
         }
         // Plain values: nothing to deinitialize. A constant once sorted and read (the replays capture it).
         var sorting = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
-        sorting.sort { ($0.at, $0.index) < ($1.at, $1.index) }
+        if count > 1 { sorting.sort { ($0.at, $0.index) < ($1.at, $1.index) } }
         let readings = pastReadings(of: sorting, component: c)
         let events = UnsafeBufferPointer(sorting)
         let position = startingPosition(of: c)

@@ -14,6 +14,8 @@ extension EvaluationTables {
     /// `usage(in:).features` alone: what a replay reads (the lists of retries and conflicts not
     /// copied out, a retain and a release each).
     func usageFeatures(in g: EnvironmentGraph) -> UnsafeBufferPointer<Int32> {
+        // No records and no folded uses (most short states): none to resolve, no lock to take.
+        if state.usage.isEmpty, state.ledger == nil { return UnsafeBufferPointer(usageFeature) }
         lock.lock()
         defer { lock.unlock() }
         resolveUsage(in: g)
