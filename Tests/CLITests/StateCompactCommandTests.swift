@@ -289,6 +289,10 @@ import Testing
             + "before that instant or a later one, not 2026-06-01T00:00:00Z\n"),
         (["--state", "typo.json", "--before", "2026-06-02T00:00:00Z", "--strict"],
          "entlc: error: typo.json: usage[0].amout: unknown key (did you mean `amount`?)\n"),
+        // The ledger holds the uses as the state's own environment evaluates them.
+        (["--state", "state.json", "--before", "2026-06-02T00:00:00Z", "--env", "test"],
+         "entlc: error: state.json: the state's environment is live: its uses are folded as live evaluates them, "
+            + "not test\n"),
     ])
     func badInputExitsTwoAndWritesNothing(_ arguments: [String], _ message: String) throws {
         let dir = try scratch()

@@ -29,6 +29,12 @@ public enum LedgerCompaction {
     public static func compact(graph: RuleGraph, state: PurchaseState, before: Instant,
                                environment: Environment? = nil) throws(EvaluationError) -> Compacted {
         let env = environment ?? state.environment ?? .live
+        let own = state.environment ?? .live
+        guard env == own else {
+            // Its ledger is read in its own environment (`eval --consume` records there alone).
+            throw EvaluationError("the state's environment is \(own.rawValue): its uses are folded as \(own.rawValue) "
+                                  + "evaluates them, not \(env.rawValue)")
+        }
         if let old = state.ledger {
             if before < old.before {
                 throw EvaluationError("the state's uses before \(old.before) are folded already: compact it before "
@@ -82,8 +88,9 @@ public enum LedgerCompaction {
 
 extension Evaluation {
     /// An evaluation just before `before` of the state to compact: which usage records stay (in
-    /// order), and the folded uses whose ids are remembered (dated within a day before `before`,
-    /// or repeated by a record that stays), after those of the state's ledger still remembered.
+    /// order), and the folded uses whose ids are remembered (dated, or retried, within a day before
+    /// `before`, or repeated by a record that stays), after those of the state's ledger still
+    /// remembered.
     func keptRecords(before: Instant) -> (kept: [Int], ids: [LedgerSnapshot.FoldedUse]) {
         let (features, retries, _) = tables.usage(in: graph)
         let floor = state.ledger?.before
@@ -109,20 +116,30 @@ extension Evaluation {
         let kept = state.usage.indices.filter { !folded[$0] }
         let keptIDs = Set(kept.compactMap { state.usage[$0].id.map(IDKey.init) })
         let memory = Instant(seconds: before.seconds - LedgerSnapshot.idMemorySeconds, nanoseconds: before.nanoseconds)
+        // An id is remembered while its latest folded record (a retry too) is within the memory, and
+        // is noted at that record's instant: a retry of a week-old use, sent an hour before
+        // `before`, is retried again after it, also once compacted again later.
+        var latest: [IDKey: Instant] = [:]
+        for i in state.usage.indices where folded[i] {
+            guard let id = state.usage[i].id, let at = state.usage[i].at else { continue }
+            let when = max(at, floor ?? at), key = IDKey(id)
+            latest[key] = max(latest[key] ?? when, when)
+        }
         var seen = Set<IDKey>()
         var ids: [LedgerSnapshot.FoldedUse] = []
-        for use in state.ledger?.ids ?? [] where seen.insert(IDKey(use.id)).inserted {
+        func remember(_ use: LedgerSnapshot.FoldedUse) {
+            var use = use
+            use.at = max(use.at, latest[IDKey(use.id)] ?? use.at)
             if use.at >= memory || keptIDs.contains(IDKey(use.id)) { ids.append(use) }
         }
+        for use in state.ledger?.ids ?? [] where seen.insert(IDKey(use.id)).inserted { remember(use) }
         for i in state.usage.indices {
             guard let id = state.usage[i].id, seen.insert(IDKey(id)).inserted, folded[i], features[i] >= 0 else {
                 continue
             }
             let when = max(state.usage[i].at!, floor ?? state.usage[i].at!)
-            if when >= memory || keptIDs.contains(IDKey(id)) {
-                ids.append(LedgerSnapshot.FoldedUse(id: id, feature: graph.features[Int(features[i])].name,
-                                                    kind: state.usage[i].kind, at: when))
-            }
+            remember(LedgerSnapshot.FoldedUse(id: id, feature: graph.features[Int(features[i])].name,
+                                              kind: state.usage[i].kind, at: when))
         }
         return (kept, ids)
     }

@@ -39,8 +39,8 @@ extension Evaluation {
         }
         guard let k = e.grant else {
             // A grant to this customer of the feature itself.
-            guard let i = e.stateGrant.flatMap(stateGrant(named:)), case .feature(let n) = state.grants[i].target,
-                  n == graph.features[f].name else {
+            let target = StateGrant.Target.feature(graph.features[f].name)
+            guard let i = e.stateGrant.flatMap({ stateGrant(named: $0, target: target) }) else {
                 return .nothing(key: "state_grant", why: "no grant of `\(e.feature)` in the state is named "
                                     + "`\(e.stateGrant ?? "")`")
             }
@@ -73,7 +73,8 @@ extension Evaluation {
             }
             c.product = p
         } else if let name = e.stateGrant {
-            guard granting == nil, let i = stateGrant(named: name) else {
+            guard case .entitlement(let x) = g.source,
+                  let i = stateGrant(named: name, target: .entitlement(graph.entitlements[x].name)) else {
                 return .nothing(key: "state_grant", why: "no grant in the state is named `\(name)`")
             }
             c.stateGrant = Int32(i)
@@ -86,30 +87,31 @@ extension Evaluation {
         return .instance(c, feature: f)
     }
 
-    /// The state grant an entry names: by its `id`, else by what stays when grants are added or
-    /// removed around it (`snapshotKey`); a snapshot made before those keys named it by its place
-    /// (`grants[3]`).
-    func stateGrant(named name: String) -> Int? {
-        if let i = state.grants.indices.first(where: { state.grants[$0].id == name }) { return i }
-        if let i = state.grants.indices.first(where: { state.grants[$0].id == nil && snapshotKey($0) == name }) {
-            return i
-        }
-        return state.grants.indices.first { state.grants[$0].id == nil && "grants[\($0)]" == name }
+    /// The state grant of `target` an entry names (`snapshotKey`); a snapshot made before those keys
+    /// named one without an `id` by its place (`grants[3]`).
+    func stateGrant(named name: String, target: StateGrant.Target) -> Int? {
+        let ofTarget = state.grants.indices.filter { state.grants[$0].target == target }
+        if let i = ofTarget.first(where: { snapshotKey($0) == name }) { return i }
+        return ofTarget.first { state.grants[$0].id == nil && "grants[\($0)]" == name }
     }
 
-    /// How a snapshot names state grant `i`: its `id`, else its target and start, and which of the
-    /// grants alike (no `id`, same target and start) it is — `feature calls from
-    /// 2026-10-01T00:00:00Z`, then `… #2` — not its place, which a grant added before it would
-    /// hand to another (as a purchase is named by its product, store and `purchased_at`).
+    /// How a snapshot names state grant `i`, among the grants of its target (the entry names the
+    /// feature): its `id`, else its start — `feature calls from 2026-10-01T00:00:00Z` — then which
+    /// of the grants alike (same target, and the same `id`, or none and the same start) it is,
+    /// `promo #2`; not its place, which a grant added before it would hand to another (as a
+    /// purchase is named by its product, store and `purchased_at`).
     func snapshotKey(_ i: Int) -> String {
         let g = state.grants[i]
-        if let id = g.id { return id }
-        let alike = state.grants[..<i].count { $0.id == nil && $0.target == g.target && $0.from == g.from }
+        let alike = state.grants[..<i].count {
+            $0.target == g.target && $0.id == g.id && (g.id != nil || $0.from == g.from)
+        }
+        let ordinal = alike > 0 ? " #\(alike + 1)" : ""
+        if let id = g.id { return id + ordinal }
         let target = switch g.target {
         case .feature(let name): "feature \(name)"
         case .entitlement(let name): "entitlement \(name)"
         }
-        return "\(target) from \(g.from)" + (alike > 0 ? " #\(alike + 1)" : "")
+        return "\(target) from \(g.from)" + ordinal
     }
 
     /// The purchase of this environment a key names: the `ordinal`-th one alike, in state order.
@@ -157,6 +159,12 @@ extension Evaluation {
     /// for before the ledger's instant stays paid), a use is dated before it (charged then).
     func ledgerWarnings(into found: inout [StateError]) {
         guard let ledger = state.ledger else { return }
+        let own = state.environment ?? .live
+        if environment != own {
+            found.append(StateError(path: "ledger", message: "the ledger holds the state's uses as \(own.rawValue) "
+                                        + "evaluates them: evaluated in \(environment.rawValue), its balances may not "
+                                        + "be the whole history's"))
+        }
         let digest = graph.rulesDigest
         if ledger.rules != digest {
             found.append(StateError(path: "ledger.rules", message: "the ledger was compacted with other rules "

@@ -75,6 +75,8 @@ public struct LedgerSnapshot: Sendable, Equatable {
         /// The feature or credit system it named, by its name.
         public var feature: String
         public var kind: UsageRecord.Kind
+        /// The instant of the latest folded record with the id: the use's, or a retry's (the id is
+        /// remembered for a day from then).
         public var at: Instant
     }
 

@@ -19,10 +19,13 @@ import Testing
     func aCompactedStateAnswersAsItsHistory(_ focus: DifferentialCase.Focus) throws {
         var compared = 0, folded = 0
         for i in 0..<Self.cases {
-            let c = DifferentialCase(seed: 120_000 &+ UInt64(i), focus: focus)
+            var c = DifferentialCase(seed: 120_000 &+ UInt64(i), focus: focus)
             guard let graph = LedgerPropertyTests.graph(c) else { continue }
             var r = SeededRandom(seed: UInt64(i) ^ 0xC0FF)
             let before = Self.cutInstant(c, &r)
+            // A state is compacted in its own environment (in another, compacting it is refused).
+            c.state.environment = c.environment
+            Self.sharpen(&c.state, before: before, &r)
             let compacted: LedgerCompaction.Compacted
             do {
                 compacted = try LedgerCompaction.compact(graph: graph, state: c.state, before: before,
@@ -68,8 +71,9 @@ import Testing
         let schema = JSONSchemaValidator(repoFile: "schema/state.schema.json")
         var written = 0
         for i in 0..<Self.cases / 2 {
-            let c = DifferentialCase(seed: 130_000 &+ UInt64(i), focus: Self.foci[i % Self.foci.count])
+            var c = DifferentialCase(seed: 130_000 &+ UInt64(i), focus: Self.foci[i % Self.foci.count])
             guard let graph = LedgerPropertyTests.graph(c) else { continue }
+            c.state.environment = c.environment
             var r = SeededRandom(seed: UInt64(i) ^ 0xBEEF)
             let before = Self.cutInstant(c, &r)
             guard let compacted = try? LedgerCompaction.compact(graph: graph, state: c.state, before: before,
@@ -86,6 +90,21 @@ import Testing
             written += 1
         }
         #expect(written > Self.cases / 4)
+    }
+
+    /// What the generator rarely makes on its own: grants to the customer that share one `id` (for
+    /// one feature or several), and a retry, within the day before `before`, of a use with an id
+    /// dated days earlier (its id must be remembered: a later retry is one still).
+    static func sharpen(_ state: inout PurchaseState, before: Instant, _ r: inout SeededRandom) {
+        if state.grants.count >= 2, r.chance(0.3) {
+            for k in state.grants.indices { state.grants[k].id = "promo" }
+        }
+        let old = state.usage.filter { $0.id != nil && ($0.at.map { $0.seconds < before.seconds - 86_400 } ?? false) }
+        if let first = old.randomElement(using: &r), r.chance(0.5) {
+            var retry = first
+            retry.at = Instant(seconds: before.seconds - r.int64(1...86_000))
+            state.usage.append(retry)
+        }
     }
 
     /// Where to cut: an instant among the uses (at one exactly, a second after one, or between), or
