@@ -233,51 +233,52 @@ public enum Consumption {
     }
 
     /// Whether the undated records of `members` stay covered with `record` recorded, wherever the
-    /// state is read later: no overage grows, read just after the use and after each record dated
-    /// later, and at each instant from the use on where what pays for them changes by itself (a
-    /// window's end, a lot's lapse, a purchase's end: the results' `valid_until`; between two such
-    /// instants and those records, the replay is the same, the undated records last) — until the
-    /// use has left no trace: every grant stands as it would without it, read without the undated
-    /// records (from then on the two states evolve alike). Fail closed: false when that takes more
-    /// than `undatedHorizon` instants.
+    /// state is read later: no overage grows, read just after each record dated later, and from the
+    /// use on at each instant where what pays for them changes by itself (a window's end, a lot's
+    /// lapse, a purchase's end: the results' `valid_until`; between two such instants and those
+    /// records the replay is the same, the undated records last) — until the use has left no trace:
+    /// every grant stands as it would without it (a new window, a lapsed lot), and from then on the
+    /// two states evolve alike. Fail closed, and bounded: false past `undatedHorizon` records dated
+    /// later or instants read (two evaluations each).
     static func undatedStayCovered(with record: UsageRecord, graph: RuleGraph, state: PurchaseState,
                                    environment: Environment, members: [Int]) throws(EvaluationError) -> Bool {
         let at = record.at!
         var with = state
         with.usage.append(record)
-        var dated = state
-        dated.usage.removeAll { $0.at == nil }
-        var datedWith = dated
-        datedWith.usage.append(record)
-        func read(_ s: PurchaseState, _ t: Instant) throws(EvaluationError) -> [FeatureResult] {
-            let e = try Evaluation(graph: graph, state: s, environment: environment, at: t)
-            return members.map { e.feature($0, required: 1) }
+        /// The state and the state with the use, read at `t`.
+        func compare(at t: Instant) throws(EvaluationError) -> (grows: Bool, traceless: Bool, next: Instant?) {
+            let a = try Evaluation(graph: graph, state: state, environment: environment, at: t)
+            let b = try Evaluation(graph: graph, state: with, environment: environment, at: t)
+            var (grows, traceless, next) = (false, true, nil as Instant?)
+            for m in members {
+                let (x, y) = (a.feature(m, required: 1), b.feature(m, required: 1))
+                grows = grows || y.overage ?? 0 > x.overage ?? 0
+                traceless = traceless && x.balance == y.balance && x.sources.count == y.sources.count
+                    && zip(x.sources, y.sources).allSatisfy {
+                        ($0.grant, $0.remaining, $0.carried, $0.overdrawn, $0.windowStart)
+                            == ($1.grant, $1.remaining, $1.carried, $1.overdrawn, $1.windowStart)
+                    }
+                next = earliest(earliest(next, x.validUntil), y.validUntil)
+            }
+            return (grows, traceless, next)
         }
-        func grows(at t: Instant) throws(EvaluationError) -> Bool {
-            zip(try read(state, t), try read(with, t)).contains { $1.overage ?? 0 > $0.overage ?? 0 }
-        }
-        for later in state.usage.compactMap(\.at) where later > at {
-            if try grows(at: justAfter(later)) { return false }
+        let later = state.usage.compactMap(\.at).filter { $0 > at }
+        guard later.count <= undatedHorizon else { return false }
+        for instant in later {
+            if try compare(at: justAfter(instant)).grows { return false }
         }
         var t = justAfter(at)
         for _ in 0..<undatedHorizon {
-            if try grows(at: t) { return false }
-            let without = try read(dated, t), used = try read(datedWith, t)
-            let left = zip(without, used).allSatisfy { a, b in
-                a.balance == b.balance && a.sources.count == b.sources.count && zip(a.sources, b.sources).allSatisfy {
-                    ($0.grant, $0.remaining, $0.carried, $0.overdrawn, $0.windowStart)
-                        == ($1.grant, $1.remaining, $1.carried, $1.overdrawn, $1.windowStart)
-                }
-            }
-            if left { return true }
-            guard let next = (without + used).compactMap(\.validUntil).min() else { return true }
+            let read = try compare(at: t)
+            if read.grows { return false }
+            guard !read.traceless, let next = read.next else { return true }
             t = next
         }
         return false
     }
 
-    /// The most instants `undatedStayCovered` reads after a use (windows' ends, lapses).
-    static let undatedHorizon = 64
+    /// The most records dated after a use, and instants after it, `undatedStayCovered` reads.
+    static let undatedHorizon = 16
 
     /// Feature `f` and the features and credit systems its uses may be charged to: its credit
     /// component (§5), or `f` alone.
