@@ -74,8 +74,8 @@ public enum Consumption {
         let units = graph[env].features[f].amount(amount)
         // An undated record counts at whatever instant the state is read: read later, it is a use of
         // then, which the grants this use takes may no longer leave covered (a lot that lapsed in
-        // between). Unless nothing that pays changes by itself from then on, which later instant
-        // would show it is not bounded: refused, fail closed.
+        // between). The state with the use is read where that would show; refused when it does, or
+        // when that is not settled within bounds (fail closed).
         let members = members(of: f, in: graph[env])
         if let k = members.lazy.flatMap({ check.usage(of: $0) }).first(where: { state.usage[$0].at == nil }),
            try !undatedStayCovered(with: record, graph: graph, state: state, environment: env, members: members) {
