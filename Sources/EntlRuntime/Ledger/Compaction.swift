@@ -92,7 +92,7 @@ extension Evaluation {
     /// `before`, or repeated by a record that stays), after those of the state's ledger still
     /// remembered.
     func keptRecords(before: Instant) -> (kept: [Int], ids: [LedgerSnapshot.FoldedUse]) {
-        let (features, retries, _) = tables.usage(in: graph)
+        let (features, retries, conflicts) = tables.usage(in: graph)
         let floor = state.ledger?.before
         let retried = Set(retries.map(\.record))
         // The latest level of each continuous feature dated before `before` (ties: the later record).
@@ -120,7 +120,8 @@ extension Evaluation {
         // is noted at that record's instant: a retry of a week-old use, sent an hour before
         // `before`, is retried again after it, also once compacted again later.
         var latest: [IDKey: Instant] = [:]
-        for i in state.usage.indices where folded[i] {
+        // Only an id repeated has a later record than its first (most ids are not: no entry).
+        for (i, _) in retries + conflicts where folded[i] {
             guard let id = state.usage[i].id, let at = state.usage[i].at else { continue }
             let when = max(at, floor ?? at), key = IDKey(id)
             latest[key] = max(latest[key] ?? when, when)
