@@ -14,8 +14,8 @@ public enum LedgerCompaction {
         public var warnings: [StateError]
     }
 
-    /// Folds the usage records of `state` dated before `before` (evaluated in `environment`, else the
-    /// state's, else live):
+    /// Folds the usage records of `state` dated before `before` (evaluated in the state's own
+    /// environment, else live; another `environment` is refused):
     ///
     /// - every use (an `amount` of a single-use feature or credit system) dated before it, and
     ///   every retry dated before it, into the ledger;
@@ -23,8 +23,9 @@ public enum LedgerCompaction {
     ///   result at `before` or later reads).
     ///
     /// Undated records and records the rules cannot place (naming nothing, of the wrong kind) are
-    /// kept. The ids of folded uses dated within a day before `before`, and of those a kept record
-    /// repeats, are remembered; older ones are forgotten. A state compacted already is compacted
+    /// kept. The ids of folded uses whose latest record (the use, a retry, a conflicting use) is
+    /// dated within a day before `before`, and of those a kept record repeats, are remembered; older
+    /// ones are forgotten. A state compacted already is compacted
     /// again from its ledger (not before its `before`, and only with the rules it was made with).
     public static func compact(graph: RuleGraph, state: PurchaseState, before: Instant,
                                environment: Environment? = nil) throws(EvaluationError) -> Compacted {
@@ -48,28 +49,30 @@ public enum LedgerCompaction {
                                       + "compact it with the rules it was made with")
             }
         }
-        // The replay of the uses dated before `before`: an evaluation just before it, with undated
-        // records (which count at whatever instant the state is evaluated) moved out of its reach.
+        // The replay of the uses dated before `before`: an evaluation at it, with the records dated
+        // from it on and undated ones (which count at whatever instant the state is evaluated) moved
+        // out of its reach. Read at `before`, every folded use is a past one, as any later reading
+        // sees it (read a nanosecond earlier, a use then would be one of now, which a purchase whose
+        // status ended it does not pay).
         var folding = state
-        if folding.usage.contains(where: { $0.at == nil }) {
-            for i in folding.usage.indices where folding.usage[i].at == nil { folding.usage[i].at = .distantFuture }
+        for i in folding.usage.indices where folding.usage[i].at.map({ $0 >= before }) ?? true {
+            folding.usage[i].at = .distantFuture
         }
-        let justBefore = before.nanoseconds > 0
-            ? Instant(seconds: before.seconds, nanoseconds: before.nanoseconds - 1)
-            : Instant(seconds: before.seconds - 1, nanoseconds: 999_999_999)
-        let e = try Evaluation(graph[env], state: folding, environment: env, at: justBefore, explain: false,
+        let e = try Evaluation(graph[env], state: folding, environment: env, at: before, explain: false,
                                unlock: false)
         let g = e.graph
         var snapshot = LedgerSnapshot(before: before, rules: g.rulesDigest)
+        let names = StateGrantNames(state.grants)
         for c in g.components.indices {
             let position = e.replays(ofComponent: c).position
             for entry in position.entries {
                 let f = g.components[c][entry.member]
                 if let low = entry.low {
-                    snapshot.grants.append(e.snapshotEntry(entry.instance, feature: f, position: low))
+                    snapshot.grants.append(e.snapshotEntry(entry.instance, feature: f, position: low, names: names))
                 }
                 if entry.high != entry.low, let high = entry.high {
-                    snapshot.withUnknown.append(e.snapshotEntry(entry.instance, feature: f, position: high))
+                    snapshot.withUnknown.append(e.snapshotEntry(entry.instance, feature: f, position: high,
+                                                                names: names))
                 }
             }
             for (m, amount) in position.overage.enumerated() where amount > 0 {
@@ -87,8 +90,8 @@ public enum LedgerCompaction {
 }
 
 extension Evaluation {
-    /// An evaluation just before `before` of the state to compact: which usage records stay (in
-    /// order), and the folded uses whose ids are remembered (dated, or retried, within a day before
+    /// An evaluation at `before` of the state to compact: which usage records stay (in
+    /// order), and the folded uses whose ids are remembered (their latest record within a day before
     /// `before`, or repeated by a record that stays), after those of the state's ledger still
     /// remembered.
     func keptRecords(before: Instant) -> (kept: [Int], ids: [LedgerSnapshot.FoldedUse]) {

@@ -77,11 +77,27 @@ public enum Consumption {
         // between). The state with the use is read where that would show; refused when it does, or
         // when that is not settled within bounds (fail closed).
         let members = members(of: f, in: graph[env])
-        if let k = members.lazy.flatMap({ check.usage(of: $0) }).first(where: { state.usage[$0].at == nil }),
-           try !undatedStayCovered(with: record, graph: graph, state: state, environment: env, members: members) {
-            return refused {
-                "recording \(units) at \(at) could leave usage[\(k)] uncovered: it has no instant (`at`), so it "
-                    + "counts whenever the state is read; give it the instant it was made"
+        if state.usage.contains(where: { $0.at == nil }) {
+            let records = members.flatMap { check.usage(of: $0) }
+            if let k = records.first(where: { state.usage[$0].at == nil }) {
+                let later = records.compactMap { state.usage[$0].at }.filter { $0 > at }
+                switch try undatedReading(with: record, later: later, graph: graph, state: state, environment: env,
+                                          members: members) {
+                case .covered:
+                    break
+                case .uncovered(let when):
+                    return refused {
+                        "recording \(units) at \(at) would leave usage[\(k)] uncovered when the state is read at "
+                            + "\(when): it has no instant (`at`), so it counts whenever the state is read; give it the "
+                            + "instant it was made"
+                    }
+                case .unsettled:
+                    return refused {
+                        "recording \(units) at \(at) could leave usage[\(k)] uncovered later, and reading the "
+                            + "state \(undatedHorizon) times after it did not settle it: it has no instant (`at`), so "
+                            + "it counts whenever the state is read; give it the instant it was made"
+                    }
+                }
             }
         }
         switch try overLimit(by: record, graph: graph, state: state, environment: env, feature: f, at: at) {
@@ -209,8 +225,8 @@ public enum Consumption {
         let ledger = state.ledger!, folded = ledger.ids[k]
         let env = environment ?? state.environment ?? .live
         guard folded.feature == graph[env].features[f].name, folded.kind == .amount(amount) else {
-            throw EvaluationError("idempotency key \"\(folded.id)\" was used at \(folded.at) (\(folded.feature), "
-                                  + "\(folded.kind)), a use folded into the state's ledger")
+            throw EvaluationError("idempotency key \"\(folded.id)\" was used for \(folded.feature), \(folded.kind), "
+                                  + "a use folded into the state's ledger (its latest record at \(folded.at))")
         }
         var answer = try Evaluation(graph: graph, state: state, environment: environment, at: ledger.before)
             .feature(feature, required: amount)
@@ -221,7 +237,8 @@ public enum Consumption {
         answer.unlockedBy = nil
         let when = folded.at
         answer.why = Reason(formed: {
-            "recorded at \(when), folded into the state's ledger: a retry, nothing recorded again"
+            "recorded, and folded into the state's ledger (its latest record at \(when)): a retry, nothing recorded "
+                + "again"
         })
         return Decision(result: answer, record: nil, retryOf: nil)
     }
@@ -232,52 +249,75 @@ public enum Consumption {
             : Instant(seconds: t.seconds, nanoseconds: t.nanoseconds + 1)
     }
 
+    /// What recording `record` does to the undated records of `members` (`undatedReading`).
+    enum UndatedReading: Equatable {
+        /// They stay covered wherever the state is read.
+        case covered
+        /// Read at this instant, the overage grows with the use.
+        case uncovered(Instant)
+        /// Not settled within `undatedHorizon` readings.
+        case unsettled
+    }
+
     /// Whether the undated records of `members` stay covered with `record` recorded, wherever the
-    /// state is read later: no overage grows, read just after each record dated later, and from the
-    /// use on at each instant where what pays for them changes by itself (a window's end, a lot's
-    /// lapse, a purchase's end: the results' `valid_until`; between two such instants and those
-    /// records the replay is the same, the undated records last) — until the use has left no trace:
-    /// every grant stands as it would without it (a new window, a lapsed lot), and from then on the
-    /// two states evolve alike. Fail closed, and bounded: false past `undatedHorizon` records dated
-    /// later or instants read (two evaluations each).
-    static func undatedStayCovered(with record: UsageRecord, graph: RuleGraph, state: PurchaseState,
-                                   environment: Environment, members: [Int]) throws(EvaluationError) -> Bool {
+    /// state is read later: the overage must not grow, read just after each of the component's
+    /// records dated `later`, and from the use on at each instant where what pays for them changes
+    /// by itself (a window's end, a lot's lapse, a purchase's end: the results' `valid_until`;
+    /// between two such instants and those records the replay is the same, the undated records
+    /// last) — until the use has left no trace: in the replay of the dated records, every grant
+    /// instance's ledger (a candidate then or not) stands as it would without it, and from then on
+    /// the two evolve alike. Fail closed, and bounded: unsettled past `undatedHorizon` later records
+    /// or instants read (four evaluations each).
+    static func undatedReading(with record: UsageRecord, later: [Instant], graph: RuleGraph, state: PurchaseState,
+                               environment: Environment, members: [Int]) throws(EvaluationError) -> UndatedReading {
         let at = record.at!
         var with = state
         with.usage.append(record)
-        /// The state and the state with the use, read at `t`.
-        func compare(at t: Instant) throws(EvaluationError) -> (grows: Bool, traceless: Bool, next: Instant?) {
-            let a = try Evaluation(graph: graph, state: state, environment: environment, at: t)
-            let b = try Evaluation(graph: graph, state: with, environment: environment, at: t)
-            var (grows, traceless, next) = (false, true, nil as Instant?)
+        var dated = state
+        dated.usage.removeAll { $0.at == nil }
+        var datedWith = dated
+        datedWith.usage.append(record)
+        let component = graph[environment].componentOf[members[0]]
+        func evaluation(_ s: PurchaseState, _ t: Instant) throws(EvaluationError) -> Evaluation {
+            try Evaluation(graph: graph, state: s, environment: environment, at: t)
+        }
+        /// Read at `t`: whether the overage grows with the use, and the next instant what pays changes.
+        func read(at t: Instant) throws(EvaluationError) -> (grows: Bool, next: Instant?) {
+            let (a, b) = (try evaluation(state, t), try evaluation(with, t))
+            var (grows, next) = (false, nil as Instant?)
             for m in members {
                 let (x, y) = (a.feature(m, required: 1), b.feature(m, required: 1))
                 grows = grows || y.overage ?? 0 > x.overage ?? 0
-                traceless = traceless && x.balance == y.balance && x.sources.count == y.sources.count
-                    && zip(x.sources, y.sources).allSatisfy {
-                        ($0.grant, $0.remaining, $0.carried, $0.overdrawn, $0.windowStart)
-                            == ($1.grant, $1.remaining, $1.carried, $1.overdrawn, $1.windowStart)
-                    }
                 next = earliest(earliest(next, x.validUntil), y.validUntil)
             }
-            return (grows, traceless, next)
+            return (grows, next)
         }
-        let later = state.usage.compactMap(\.at).filter { $0 > at }
-        guard later.count <= undatedHorizon else { return false }
+        /// Whether, at `t`, every ledger of the dated records' replay stands alike without the use.
+        func traceless(at t: Instant) throws(EvaluationError) -> Bool {
+            guard component >= 0 else { return false }
+            let a = try evaluation(dated, t).replays(ofComponent: component).position
+            let b = try evaluation(datedWith, t).replays(ofComponent: component).position
+            return a.overage == b.overage && a.entries.count == b.entries.count
+                && zip(a.entries, b.entries).allSatisfy {
+                    $0.instance.isSameInstance(as: $1.instance) && $0.low == $1.low && $0.high == $1.high
+                }
+        }
+        guard later.count <= undatedHorizon else { return .unsettled }
         for instant in later {
-            if try compare(at: justAfter(instant)).grows { return false }
+            let t = justAfter(instant)
+            if try read(at: t).grows { return .uncovered(t) }
         }
         var t = justAfter(at)
         for _ in 0..<undatedHorizon {
-            let read = try compare(at: t)
-            if read.grows { return false }
-            guard !read.traceless, let next = read.next else { return true }
+            let reading = try read(at: t)
+            if reading.grows { return .uncovered(t) }
+            guard let next = reading.next, try !traceless(at: t) else { return .covered }
             t = next
         }
-        return false
+        return .unsettled
     }
 
-    /// The most records dated after a use, and instants after it, `undatedStayCovered` reads.
+    /// The most records dated after a use, and instants after it, `undatedReading` reads.
     static let undatedHorizon = 16
 
     /// Feature `f` and the features and credit systems its uses may be charged to: its credit

@@ -10,8 +10,11 @@ extension Evaluation {
     func position(of c: Int, in snapshot: LedgerSnapshot) -> ComponentPosition? {
         let members = graph.components[c]
         var p = ComponentPosition(members: members.count)
-        for (e, optimistic) in snapshot.grants.map({ ($0, false) }) + snapshot.withUnknown.map({ ($0, true) }) {
-            guard case .instance(let instance, let f) = resolve(e), graph.componentOf[f] == c else { continue }
+        let names = StateGrantNames(state.grants)
+        for (e, optimistic, ordinal) in names.ordinals(snapshot.grants).map({ ($0.0, false, $0.1) })
+            + names.ordinals(snapshot.withUnknown).map({ ($0.0, true, $0.1) }) {
+            guard case .instance(let instance, let f) = resolve(e, ordinal: ordinal, names: names),
+                  graph.componentOf[f] == c else { continue }
             if let k = p.entry(of: instance) {
                 if optimistic { p.entries[k].high = e.position }
                 continue
@@ -33,14 +36,16 @@ extension Evaluation {
         case nothing(key: String, why: String)
     }
 
-    func resolve(_ e: LedgerSnapshot.Entry) -> Resolved {
+    /// The instance entry `e` names; `ordinal`: how many entries before it in its list name a state
+    /// grant of the same feature and grant by the same name (`StateGrantNames.ordinals`).
+    func resolve(_ e: LedgerSnapshot.Entry, ordinal: Int, names: StateGrantNames) -> Resolved {
         guard let f = graph.featureIndex[e.feature], graph.componentOf[f] >= 0 else {
             return .nothing(key: "feature", why: "no single-use feature or credit system `\(e.feature)` in the rules")
         }
         guard let k = e.grant else {
             // A grant to this customer of the feature itself.
             let target = StateGrant.Target.feature(graph.features[f].name)
-            guard let i = e.stateGrant.flatMap({ stateGrant(named: $0, target: target) }) else {
+            guard let i = e.stateGrant.flatMap({ names.grant(named: $0, target: target, ordinal: ordinal) }) else {
                 return .nothing(key: "state_grant", why: "no grant of `\(e.feature)` in the state is named "
                                     + "`\(e.stateGrant ?? "")`")
             }
@@ -74,7 +79,8 @@ extension Evaluation {
             c.product = p
         } else if let name = e.stateGrant {
             guard case .entitlement(let x) = g.source,
-                  let i = stateGrant(named: name, target: .entitlement(graph.entitlements[x].name)) else {
+                  let i = names.grant(named: name, target: .entitlement(graph.entitlements[x].name), ordinal: ordinal)
+            else {
                 return .nothing(key: "state_grant", why: "no grant in the state is named `\(name)`")
             }
             c.stateGrant = Int32(i)
@@ -85,33 +91,6 @@ extension Evaluation {
             c.behindNoPurchase = true
         }
         return .instance(c, feature: f)
-    }
-
-    /// The state grant of `target` an entry names (`snapshotKey`); a snapshot made before those keys
-    /// named one without an `id` by its place (`grants[3]`).
-    func stateGrant(named name: String, target: StateGrant.Target) -> Int? {
-        let ofTarget = state.grants.indices.filter { state.grants[$0].target == target }
-        if let i = ofTarget.first(where: { snapshotKey($0) == name }) { return i }
-        return ofTarget.first { state.grants[$0].id == nil && "grants[\($0)]" == name }
-    }
-
-    /// How a snapshot names state grant `i`, among the grants of its target (the entry names the
-    /// feature): its `id`, else its start — `feature calls from 2026-10-01T00:00:00Z` — then which
-    /// of the grants alike (same target, and the same `id`, or none and the same start) it is,
-    /// `promo #2`; not its place, which a grant added before it would hand to another (as a
-    /// purchase is named by its product, store and `purchased_at`).
-    func snapshotKey(_ i: Int) -> String {
-        let g = state.grants[i]
-        let alike = state.grants[..<i].count {
-            $0.target == g.target && $0.id == g.id && (g.id != nil || $0.from == g.from)
-        }
-        let ordinal = alike > 0 ? " #\(alike + 1)" : ""
-        if let id = g.id { return id + ordinal }
-        let target = switch g.target {
-        case .feature(let name): "feature \(name)"
-        case .entitlement(let name): "entitlement \(name)"
-        }
-        return "\(target) from \(g.from)" + ordinal
     }
 
     /// The purchase of this environment a key names: the `ordinal`-th one alike, in state order.
@@ -126,11 +105,11 @@ extension Evaluation {
     }
 
     /// The entry naming `instance` (a grant of feature `f`) at `position`.
-    func snapshotEntry(_ instance: Candidate, feature f: Int,
-                       position: LedgerSnapshot.Position) -> LedgerSnapshot.Entry {
+    func snapshotEntry(_ instance: Candidate, feature f: Int, position: LedgerSnapshot.Position,
+                       names: StateGrantNames) -> LedgerSnapshot.Entry {
         let name = graph.features[f].name
         if case .state(let i) = instance.grant.source {
-            return LedgerSnapshot.Entry(feature: name, grant: nil, stateGrant: snapshotKey(i), position: position)
+            return LedgerSnapshot.Entry(feature: name, grant: nil, stateGrant: names.keys[i], position: position)
         }
         let k = graph.features[f].grants.firstIndex { $0.order == instance.grant.order } ?? 0
         var e = LedgerSnapshot.Entry(feature: name, grant: k, position: position)
@@ -141,7 +120,7 @@ extension Evaluation {
             e.purchase = LedgerSnapshot.PurchaseKey(product: p.product, store: p.store, purchasedAt: p.purchasedAt,
                                                     ordinal: alike)
         } else if instance.stateGrant >= 0 {
-            e.stateGrant = snapshotKey(Int(instance.stateGrant))
+            e.stateGrant = names.keys[Int(instance.stateGrant)]
         } else if let p = instance.product, !instance.behindNoPurchase {
             e.override = graph.products[p].name
         }
@@ -171,9 +150,10 @@ extension Evaluation {
                                         + "(\(ledger.rules.prefix(12))…, these are \(digest.prefix(12))…): its "
                                         + "balances may not be theirs"))
         }
+        let names = StateGrantNames(state.grants)
         for (list, entries) in [("grants", ledger.grants), ("with_unknown", ledger.withUnknown)] {
-            for (i, e) in entries.enumerated() {
-                switch resolve(e) {
+            for (i, (e, ordinal)) in names.ordinals(entries).enumerated() {
+                switch resolve(e, ordinal: ordinal, names: names) {
                 case .nothing(let key, let why):
                     found.append(StateError(path: "ledger.\(list)[\(i)].\(key)", message: why))
                 case .instance(let c, _):
@@ -196,6 +176,78 @@ extension Evaluation {
             }
             found.append(StateError(path: "usage[\(i)].at", message: "\(when) is before the ledger's \(ledger.before) "
                                         + "(its uses before then are folded): the use is charged at \(ledger.before)"))
+        }
+    }
+}
+
+/// How a compacted state's ledger names the state's grants, computed once for a state: grant `i`
+/// is `keys[i]`, unique among the grants of its target — its `id` (else its target) and its start,
+/// `promo from 2026-10-01T00:00:00Z`, `feature calls from 2026-10-01T00:00:00Z`, then ` #2` for
+/// the second of grants alike (same target, `id` and start), or the next number free — not its
+/// place, which a grant added or removed before it would hand to another (as a purchase is named
+/// by its product, store and `purchased_at`). A ledger written before named a grant with an `id`
+/// by the `id` alone: its entries that name one `id` name those grants in turn (`ordinal`).
+struct StateGrantNames {
+    let keys: [String]
+    private let targets: [StateGrant.Target]
+    private let hasID: [Bool]
+    /// Per target and name, the grants so named in state order.
+    private let named: [String: [Int]]
+    /// Grants with an `id`, per target and `id`, in state order (a ledger written before the
+    /// ordinals named every grant of an `id` by the `id` alone).
+    private let byID: [String: [Int]]
+
+    init(_ grants: [StateGrant]) {
+        var keys: [String] = [], alike: [String: Int] = [:], named: [String: [Int]] = [:], byID: [String: [Int]] = [:]
+        keys.reserveCapacity(grants.count)
+        for (i, g) in grants.enumerated() {
+            let target = StateGrantNames.describe(g.target)
+            let base = "\(g.id ?? target) from \(g.from)"
+            // Alike: the same target, `id` (or none) and start.
+            let kind = target + "\u{0}" + (g.id.map { "id " + $0 } ?? "") + "\u{0}\(g.from)"
+            var seen = alike[kind, default: 0]
+            var key = base + (seen > 0 ? " #\(seen + 1)" : "")
+            // Unique among its target's: an `id` spelled `promo #2` takes the next number after it.
+            while named[target + "\u{0}" + key] != nil {
+                seen += 1
+                key = base + " #\(seen + 1)"
+            }
+            alike[kind] = seen + 1
+            keys.append(key)
+            named[target + "\u{0}" + key, default: []].append(i)
+            if let id = g.id { byID[target + "\u{0}" + id, default: []].append(i) }
+        }
+        (self.keys, targets, hasID, self.named, self.byID) = (keys, grants.map(\.target), grants.map { $0.id != nil },
+                                                              named, byID)
+    }
+
+    private static func describe(_ target: StateGrant.Target) -> String {
+        switch target {
+        case .feature(let name): "feature \(name)"
+        case .entitlement(let name): "entitlement \(name)"
+        }
+    }
+
+    /// The grant of `target` that the `ordinal`-th entry naming it `name` names; a snapshot made
+    /// before these names read `grants[3]` for one without an `id`, still understood.
+    func grant(named name: String, target: StateGrant.Target, ordinal: Int) -> Int? {
+        let t = StateGrantNames.describe(target) + "\u{0}"
+        if let found = named[t + name], ordinal < found.count { return found[ordinal] }
+        if let found = byID[t + name], ordinal < found.count { return found[ordinal] }
+        guard name.hasPrefix("grants["), name.hasSuffix("]"), let i = Int(name.dropFirst(7).dropLast()),
+              targets.indices.contains(i), targets[i] == target, !hasID[i] else { return nil }
+        return i
+    }
+
+    /// `entries` with, for each, how many entries before it name a state grant of the same feature
+    /// and grant by the same name.
+    func ordinals(_ entries: [LedgerSnapshot.Entry]) -> [(LedgerSnapshot.Entry, Int)] {
+        var seen: [String: Int] = [:]
+        return entries.map { e in
+            guard let name = e.stateGrant else { return (e, 0) }
+            let key = "\(e.feature)\u{0}\(e.grant ?? -1)\u{0}\(name)"
+            defer { seen[key, default: 0] += 1 }
+            return (e, seen[key] ?? 0)
         }
     }
 }

@@ -63,6 +63,41 @@ import Testing
         #expect(folded > Self.cases)
     }
 
+    /// Two examples the generator rarely makes. A use a nanosecond before `T`, while a purchase
+    /// whose status ended it is within its dates: read at `T`, a past use, the plan paid it (the
+    /// ledger read a nanosecond earlier had charged the free grant). And a grant sharing its `id`
+    /// with an older one that ended unused, then pruned from the state: the compacted ledger names
+    /// the newer one by its start too, so its position stays with it (it had gone, 10 left
+    /// against the history's 6).
+    @Test func aUseJustBeforeTAndAPrunedGrant() throws {
+        let plan = compileGraph("""
+            product sub: subscription { period month }
+            feature f0: metered
+            entitlement free = everyone { grants f0 27 priority 2 }
+            entitlement plan = sub { grants f0 6 per month }
+            """)
+        let ended = state(#"{"purchases": [{"product": "sub", "status": "expired", "purchased_at": "#
+                          + #""2026-09-28T04:23:34Z", "expires_at": "2027-02-07T04:23:34Z"}], "usage": [{"feature": "#
+                          + #""f0", "amount": 4, "at": "2026-10-01T21:34:31.999999999Z"}]}"#)
+        let short = try LedgerCompaction.compact(graph: plan, state: ended, before: instant("2026-10-01T21:34:32Z"))
+        let later = instant("2026-10-15T00:00:00Z")
+        #expect(try Evaluation(graph: plan, state: short.state, at: later).feature("f0").balance == 27)
+        #expect(try Evaluation(graph: plan, state: ended, at: later).feature("f0").balance == 27)
+
+        let graph = compileGraph("feature f0: metered")
+        var full = state(#"{"grants": [{"feature": "f0", "amount": 10, "from": "2026-09-01T00:00:00Z", "until": "#
+                         + #""2026-09-20T00:00:00Z", "id": "promo"}, {"feature": "f0", "amount": 10, "from": "#
+                         + #""2026-10-01T00:00:00Z", "id": "promo", "per": "month"}], "usage": [{"feature": "f0", "#
+                         + #""amount": 4, "at": "2026-10-05T00:00:00Z"}]}"#)
+        var compacted = try LedgerCompaction.compact(graph: graph, state: full, before: instant("2026-10-10T00:00:00Z"))
+            .state
+        full.grants.removeFirst()
+        compacted.grants.removeFirst()
+        let at = instant("2026-10-12T00:00:00Z")
+        #expect(try Evaluation(graph: graph, state: full, at: at).feature("f0").balance == 6)
+        #expect(try Evaluation(graph: graph, state: compacted, at: at).feature("f0").balance == 6)
+    }
+
     /// The compacted state's JSON, as `entlc state compact` writes it (every byte of the state kept
     /// but the folded records and the `ledger` member), is valid under schema/state.schema.json and
     /// reads back, strictly, as the compacted state.
@@ -97,7 +132,8 @@ import Testing
     /// dated days earlier (its id must be remembered: a later retry is one still).
     static func sharpen(_ state: inout PurchaseState, before: Instant, _ r: inout SeededRandom) {
         if state.grants.count >= 2, r.chance(0.3) {
-            for k in state.grants.indices { state.grants[k].id = "promo" }
+            // The third spelled as the second's name would be (`promo #2`).
+            for k in state.grants.indices { state.grants[k].id = k == 2 ? "promo #2" : "promo" }
         }
         let old = state.usage.filter { $0.id != nil && ($0.at.map { $0.seconds < before.seconds - 86_400 } ?? false) }
         if let first = old.randomElement(using: &r), r.chance(0.5) {
@@ -113,9 +149,12 @@ import Testing
         let dated = c.state.usage.compactMap(\.at)
         guard !dated.isEmpty, r.chance(0.8) else { return Instant(seconds: c.at.seconds - r.int64(-3_600...86_400)) }
         let use = r.pick(dated)
-        switch r.int(0...2) {
+        switch r.int(0...3) {
         case 0: return use
         case 1: return Instant(seconds: use.seconds + 1, nanoseconds: use.nanoseconds)
+        case 2 where use.nanoseconds < 999_999_999:
+            // The use a nanosecond before `T`: read at `T` and later, a past one.
+            return Instant(seconds: use.seconds, nanoseconds: use.nanoseconds + 1)
         default: return Instant(seconds: use.seconds + r.int64(-86_400...86_400))
         }
     }

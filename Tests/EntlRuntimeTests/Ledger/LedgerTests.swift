@@ -190,8 +190,9 @@ import Testing
                                        id: nil, at: at)
         #expect(d.record == nil)
         #expect(d.result.decision == .denied)
-        #expect(d.result.reason == "recording 5 units at 2026-11-02T00:00:00Z could leave usage[0] uncovered: it has "
-                + "no instant (`at`), so it counts whenever the state is read; give it the instant it was made")
+        #expect(d.result.reason == "recording 5 units at 2026-11-02T00:00:00Z would leave usage[0] uncovered when the "
+                + "state is read at 2026-11-03T00:00:00Z: it has no instant (`at`), so it counts whenever the state is "
+                + "read; give it the instant it was made")
         // Recorded, it would have: the overage read later, with and without the use.
         var with = state(json)
         with.usage.append(UsageRecord(feature: "calls", kind: .amount(5), at: at))
@@ -212,6 +213,63 @@ import Testing
                                        amount: 3, id: nil, at: at).record != nil)
         #expect(try Consumption.decide(graph: graph, state: state(lifetime), environment: nil, feature: "other",
                                        amount: 4, id: nil, at: at).result.reason == "3 units left, 4 needed")
+    }
+
+    /// The use leaves a trace while a grant it took from is not a candidate: the grant to the
+    /// customer (`promo`) pays in February, then a purchase stands for the entitlement from March to
+    /// May, and from May on `promo` is back with the use still on it, the lot gone: the undated 60
+    /// is uncovered in June (overage 60; the check had stopped in March, the grant out of sight).
+    /// And the records dated later that count are those of the feature's own grants and credit
+    /// systems, not of another feature's.
+    @Test func anUndatedRecordIsReadUntilTheUseLeavesNoTrace() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month }
+            feature calls: metered
+            feature other: metered
+            entitlement plan = pro { grants calls 100; grants other 1000 }
+            """)
+        let json = #"{"purchases": [{"product": "pro", "purchased_at": "2026-03-01T00:00:00Z", "#
+            + #""expires_at": "2026-05-01T00:00:00Z"}], "grants": [{"entitlement": "plan", "from": "#
+            + #""2026-01-01T00:00:00Z", "until": "2026-12-01T00:00:00Z", "id": "promo"}, {"feature": "calls", "#
+            + #""amount": 60, "from": "2026-01-01T00:00:00Z", "until": "2026-04-01T00:00:00Z", "priority": 1, "#
+            + #""id": "lot"}], "usage": [{"feature": "calls", "amount": 60}]}"#
+        let d = try Consumption.decide(graph: graph, state: state(json), environment: nil, feature: "calls",
+                                       amount: 100, id: nil, at: instant("2026-02-10T00:00:00Z"))
+        #expect(d.record == nil)
+        #expect(d.result.reason == "recording 100 units at 2026-02-10T00:00:00Z would leave usage[0] uncovered when "
+                + "the state is read at 2026-05-01T00:00:00Z: it has no instant (`at`), so it counts whenever the "
+                + "state is read; give it the instant it was made")
+        // Seventeen uses of `other` dated later, and an undated one of `calls`: a use of `calls` that
+        // leaves no trace past its month is recorded.
+        let others = (1...17).map { #"{"feature": "other", "amount": 1, "at": "2026-03-\#($0 + 10)T00:00:00Z"}"# }
+        let monthly = compileGraph("""
+            product pro: subscription { period month }
+            feature calls: metered
+            feature other: metered
+            entitlement plan = pro { grants calls 100 per month; grants other 1000 per month }
+            """)
+        let busy = #"{"purchases": [{"product": "pro", "purchased_at": "2026-01-01T00:00:00Z"}], "usage": "#
+            + "[{\"feature\": \"calls\", \"amount\": 1}, " + others.joined(separator: ", ") + "]}"
+        #expect(try Consumption.decide(graph: monthly, state: state(busy), environment: nil, feature: "calls",
+                                       amount: 1, id: nil, at: instant("2026-03-10T00:00:00Z")).record != nil)
+    }
+
+    /// Fail closed: a use that a lifetime grant keeps the trace of while the free grant's windows
+    /// keep turning is not settled within 16 readings, and is refused, saying so.
+    @Test func aTraceThatStaysIsNotSettled() throws {
+        let graph = compileGraph("""
+            product pack: consumable { grants calls 100 }
+            feature calls: metered
+            entitlement free = everyone { grants calls 10 per month }
+            """)
+        let json = #"{"purchases": [{"product": "pack", "purchased_at": "2026-01-02T00:00:00Z"}], "#
+            + #""usage": [{"feature": "calls", "amount": 1}]}"#
+        let d = try Consumption.decide(graph: graph, state: state(json), environment: nil, feature: "calls",
+                                       amount: 20, id: nil, at: instant("2026-03-10T00:00:00Z"))
+        #expect(d.record == nil)
+        #expect(d.result.reason == "recording 20 units at 2026-03-10T00:00:00Z could leave usage[0] uncovered later, "
+                + "and reading the state 16 times after it did not settle it: it has no instant (`at`), so it counts "
+                + "whenever the state is read; give it the instant it was made")
     }
 
     /// §2 rule 11 and §3: a purchase dated after `t` does not exist yet; an inactive entitlement never

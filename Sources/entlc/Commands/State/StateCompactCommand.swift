@@ -13,8 +13,8 @@ enum StateCompactCommand {
 
         Folds the usage records of STATE dated before INSTANT into its `ledger` (docs/state.md):
         where every grant's allowance stood at INSTANT (its window, what was left, carried, used
-        and overdrawn), the overage of the folded uses, and the ids of those dated within a day
-        before INSTANT (a late retry still counts once). Evaluated with the same rules at INSTANT
+        and overdrawn), the overage of the folded uses, and the ids of those whose latest record
+        is dated within a day before INSTANT (a late retry still counts once). Evaluated with the same rules at INSTANT
         or later, the state gives the results of its whole history (explanations aside); a use
         dated before INSTANT can no longer be recorded. Compacting a compacted state again, later,
         folds what came since. docs/ledger.md says when and how.
@@ -25,14 +25,16 @@ enum StateCompactCommand {
           -o, --output FILE   write the compacted state there (atomically; STATE itself to compact
                               it in place, locked against concurrent `eval --consume`); default:
                               standard output
-          --env live|test     the environment whose rules apply; else the state's; else live
+          --env live|test     the state's own environment (its `environment`, else live): another
+                              is refused
           --strict            the state's warnings are errors (exit 2, nothing written)
           --graph FILE        compact with a graph built by `entlc build` instead of RULES
         \(RuleLoader.trustHelp(column: 24))
 
         EXIT: 0 compacted (warnings and a summary on standard error), 2 bad arguments, unreadable
               files, an invalid state, rules that do not compile, an INSTANT before the one the
-              state is compacted at already, or a state compacted with other rules.
+              state is compacted at already, a state compacted with other rules, or --env
+              naming another environment than the state's.
 
         """,
         options: [
