@@ -49,14 +49,16 @@ public enum LedgerCompaction {
                                       + "compact it with the rules it was made with")
             }
         }
-        // The replay of the uses dated before `before`: an evaluation at it, with the records dated
-        // from it on and undated ones (which count at whatever instant the state is evaluated) moved
-        // out of its reach. Read at `before`, every folded use is a past one, as any later reading
-        // sees it (read a nanosecond earlier, a use then would be one of now, which a purchase whose
-        // status ended it does not pay).
+        // The replay of the uses dated before `before`: an evaluation at it (which replays the records
+        // dated up to it), with the records dated at it and undated ones (which count at whatever
+        // instant the state is evaluated) moved out of its reach — only when there are some: the
+        // state's records are copied then. Read at `before`, every folded use is a past one, as any
+        // later reading sees it (read a nanosecond earlier, a use then would be one of now, which a
+        // purchase whose status ended it does not pay).
         var folding = state
-        for i in folding.usage.indices where folding.usage[i].at.map({ $0 >= before }) ?? true {
-            folding.usage[i].at = .distantFuture
+        let reached = { (record: UsageRecord) in record.at.map { $0 == before } ?? true }
+        if state.usage.contains(where: reached) {
+            for i in folding.usage.indices where reached(folding.usage[i]) { folding.usage[i].at = .distantFuture }
         }
         let e = try Evaluation(graph[env], state: folding, environment: env, at: before, explain: false,
                                unlock: false)
