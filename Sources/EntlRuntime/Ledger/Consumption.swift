@@ -292,11 +292,16 @@ public enum Consumption {
             }
             return (grows, next)
         }
-        /// Whether, at `t`, every ledger of the dated records' replay stands alike without the use.
+        /// Whether, at `t`, every ledger of the dated records' replay that may still pay (not a lot
+        /// lapsed by then) stands alike without the use.
         func traceless(at t: Instant) throws(EvaluationError) -> Bool {
             guard component >= 0 else { return false }
-            let a = try evaluation(dated, t).replays(ofComponent: component).position
-            let b = try evaluation(datedWith, t).replays(ofComponent: component).position
+            func live(_ c: Evaluation) -> ComponentPosition {
+                var p = c.replays(ofComponent: component).position
+                p.entries.removeAll { $0.expiry.map { $0 <= t } ?? false }
+                return p
+            }
+            let (a, b) = (live(try evaluation(dated, t)), live(try evaluation(datedWith, t)))
             return a.overage == b.overage && a.entries.count == b.entries.count
                 && zip(a.entries, b.entries).allSatisfy {
                     $0.instance.isSameInstance(as: $1.instance) && $0.low == $1.low && $0.high == $1.high

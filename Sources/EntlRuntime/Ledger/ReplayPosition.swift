@@ -14,6 +14,8 @@ struct ComponentPosition {
         /// them (nil: not started there).
         var low: LedgerSnapshot.Position?
         var high: LedgerSnapshot.Position?
+        /// When its ledger lapses (a lot), if it does: from then on it pays for nothing.
+        var expiry: Instant?
     }
 
     var entries: [Entry] = []
@@ -44,7 +46,7 @@ extension ComponentReplays {
                 let h = uncertain ? high.ledgers[b].position : l
                 guard l != nil || h != nil else { continue }
                 p.entries.append(ComponentPosition.Entry(instance: candidates[low.ledgers[a].source], member: m,
-                                                         low: l, high: h))
+                                                         low: l, high: h, expiry: low.ledgers[a].expiry))
                 if l != h { p.diverged = true }
             }
         }

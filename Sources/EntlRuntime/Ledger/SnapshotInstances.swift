@@ -10,7 +10,7 @@ extension Evaluation {
     func position(of c: Int, in snapshot: LedgerSnapshot) -> ComponentPosition? {
         let members = graph.components[c]
         var p = ComponentPosition(members: members.count)
-        let names = StateGrantNames(state.grants)
+        let names = StateGrantNames(state.grants, entries: snapshot.grants + snapshot.withUnknown)
         for (e, optimistic, ordinal) in names.ordinals(snapshot.grants).map({ ($0.0, false, $0.1) })
             + names.ordinals(snapshot.withUnknown).map({ ($0.0, true, $0.1) }) {
             guard case .instance(let instance, let f) = resolve(e, ordinal: ordinal, names: names),
@@ -150,7 +150,7 @@ extension Evaluation {
                                         + "(\(ledger.rules.prefix(12))…, these are \(digest.prefix(12))…): its "
                                         + "balances may not be theirs"))
         }
-        let names = StateGrantNames(state.grants)
+        let names = StateGrantNames(state.grants, entries: ledger.grants + ledger.withUnknown)
         for (list, entries) in [("grants", ledger.grants), ("with_unknown", ledger.withUnknown)] {
             for (i, (e, ordinal)) in names.ordinals(entries).enumerated() {
                 switch resolve(e, ordinal: ordinal, names: names) {
@@ -196,8 +196,11 @@ struct StateGrantNames {
     /// Grants with an `id`, per target and `id`, in state order (a ledger written before the
     /// ordinals named every grant of an `id` by the `id` alone).
     private let byID: [String: [Int]]
+    /// The names the ledger read gives: a grant named by its own is not another entry's by its `id`.
+    private let referenced: Set<String>
 
-    init(_ grants: [StateGrant]) {
+    /// The names of `grants`, for a ledger whose entries are `entries` (none: one being written).
+    init(_ grants: [StateGrant], entries: [LedgerSnapshot.Entry] = []) {
         var keys: [String] = [], alike: [String: Int] = [:], named: [String: [Int]] = [:], byID: [String: [Int]] = [:]
         keys.reserveCapacity(grants.count)
         for (i, g) in grants.enumerated() {
@@ -219,6 +222,7 @@ struct StateGrantNames {
         }
         (self.keys, targets, hasID, self.named, self.byID) = (keys, grants.map(\.target), grants.map { $0.id != nil },
                                                               named, byID)
+        referenced = Set(entries.compactMap(\.stateGrant))
     }
 
     private static func describe(_ target: StateGrant.Target) -> String {
@@ -233,7 +237,9 @@ struct StateGrantNames {
     func grant(named name: String, target: StateGrant.Target, ordinal: Int) -> Int? {
         let t = StateGrantNames.describe(target) + "\u{0}"
         if let found = named[t + name], ordinal < found.count { return found[ordinal] }
-        if let found = byID[t + name], ordinal < found.count { return found[ordinal] }
+        if let found = byID[t + name]?.filter({ !referenced.contains(keys[$0]) }), ordinal < found.count {
+            return found[ordinal]
+        }
         guard name.hasPrefix("grants["), name.hasSuffix("]"), let i = Int(name.dropFirst(7).dropLast()),
               targets.indices.contains(i), targets[i] == target, !hasID[i] else { return nil }
         return i

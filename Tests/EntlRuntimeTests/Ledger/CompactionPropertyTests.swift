@@ -96,6 +96,20 @@ import Testing
         let at = instant("2026-10-12T00:00:00Z")
         #expect(try Evaluation(graph: graph, state: full, at: at).feature("f0").balance == 6)
         #expect(try Evaluation(graph: graph, state: compacted, at: at).feature("f0").balance == 6)
+
+        // A grant whose `id` spells the other's name in the ledger: pruned, the other's entry names
+        // nothing (a warning), and is not read as the first by its `id` (it had handed back 10).
+        var spelled = state(#"{"grants": [{"feature": "f0", "amount": 10, "from": "2026-02-01T00:00:00Z", "id": "#
+                            + #""promo", "priority": 1}, {"feature": "f0", "amount": 10, "from": "2026-02-05T00:00:00Z", "#
+                            + #""id": "promo from 2026-02-01T00:00:00Z"}], "usage": [{"feature": "f0", "amount": 10, "#
+                            + #""at": "2026-02-10T00:00:00Z"}]}"#)
+        var short2 = try LedgerCompaction.compact(graph: graph, state: spelled, before: instant("2026-03-01T00:00:00Z"))
+            .state
+        spelled.grants.removeFirst()
+        short2.grants.removeFirst()
+        let march = instant("2026-03-02T00:00:00Z")
+        #expect(try Evaluation(graph: graph, state: spelled, at: march).feature("f0").balance == 0)
+        #expect(try Evaluation(graph: graph, state: short2, at: march).feature("f0").balance == 0)
     }
 
     /// The compacted state's JSON, as `entlc state compact` writes it (every byte of the state kept

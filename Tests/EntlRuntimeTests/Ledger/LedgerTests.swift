@@ -252,6 +252,14 @@ import Testing
             + "[{\"feature\": \"calls\", \"amount\": 1}, " + others.joined(separator: ", ") + "]}"
         #expect(try Consumption.decide(graph: monthly, state: state(busy), environment: nil, feature: "calls",
                                        amount: 1, id: nil, at: instant("2026-03-10T00:00:00Z")).record != nil)
+        // A use a lot pays, beside an undated record: once the lot has lapsed, its ledger pays for
+        // nothing, and what it keeps of the use is no trace (it was refused, unsettled).
+        let free = compileGraph("feature calls: metered\nentitlement free = everyone { grants calls 10 per month }")
+        let lot = #"{"customer_since": "2026-01-01T00:00:00Z", "grants": [{"feature": "calls", "amount": 20, "#
+            + #""from": "2026-03-01T00:00:00Z", "until": "2026-03-10T00:00:00Z", "id": "lot"}], "usage": "#
+            + #"[{"feature": "calls", "amount": 3}]}"#
+        #expect(try Consumption.decide(graph: free, state: state(lot), environment: nil, feature: "calls", amount: 8,
+                                       id: nil, at: instant("2026-03-05T00:00:00Z")).record != nil)
     }
 
     /// Fail closed: a use that a lifetime grant keeps the trace of while the free grant's windows
