@@ -84,32 +84,31 @@ import Testing
         #expect(try Evaluation(graph: plan, state: short.state, at: later).feature("f0").balance == 27)
         #expect(try Evaluation(graph: plan, state: ended, at: later).feature("f0").balance == 27)
 
+        // The balance of `f0` at `at`, in `json`'s full history and compacted before `before`, once its
+        // first grant is pruned from both.
         let graph = compileGraph("feature f0: metered")
-        var full = state(#"{"grants": [{"feature": "f0", "amount": 10, "from": "2026-09-01T00:00:00Z", "until": "#
-                         + #""2026-09-20T00:00:00Z", "id": "promo"}, {"feature": "f0", "amount": 10, "from": "#
-                         + #""2026-10-01T00:00:00Z", "id": "promo", "per": "month"}], "usage": [{"feature": "f0", "#
-                         + #""amount": 4, "at": "2026-10-05T00:00:00Z"}]}"#)
-        var compacted = try LedgerCompaction.compact(graph: graph, state: full, before: instant("2026-10-10T00:00:00Z"))
-            .state
-        full.grants.removeFirst()
-        compacted.grants.removeFirst()
-        let at = instant("2026-10-12T00:00:00Z")
-        #expect(try Evaluation(graph: graph, state: full, at: at).feature("f0").balance == 6)
-        #expect(try Evaluation(graph: graph, state: compacted, at: at).feature("f0").balance == 6)
-
+        func pruned(_ json: String, before: String, at: String) throws -> (full: Int64?, compacted: Int64?) {
+            var full = state(json)
+            var compacted = try LedgerCompaction.compact(graph: graph, state: full, before: instant(before)).state
+            full.grants.removeFirst()
+            compacted.grants.removeFirst()
+            return (try Evaluation(graph: graph, state: full, at: instant(at)).feature("f0").balance,
+                    try Evaluation(graph: graph, state: compacted, at: instant(at)).feature("f0").balance)
+        }
+        let october = try pruned(#"{"grants": [{"feature": "f0", "amount": 10, "from": "2026-09-01T00:00:00Z", "#
+                                 + #""until": "2026-09-20T00:00:00Z", "id": "promo"}, {"feature": "f0", "amount": 10, "#
+                                 + #""from": "2026-10-01T00:00:00Z", "id": "promo", "per": "month"}], "usage": "#
+                                 + #"[{"feature": "f0", "amount": 4, "at": "2026-10-05T00:00:00Z"}]}"#,
+                                 before: "2026-10-10T00:00:00Z", at: "2026-10-12T00:00:00Z")
+        #expect(october.full == 6 && october.compacted == 6, "\(october)")
         // A grant whose `id` spells the other's name in the ledger: pruned, the other's entry names
         // nothing (a warning), and is not read as the first by its `id` (it had handed back 10).
-        var spelled = state(#"{"grants": [{"feature": "f0", "amount": 10, "from": "2026-02-01T00:00:00Z", "id": "#
-                            + #""promo", "priority": 1}, {"feature": "f0", "amount": 10, "from": "2026-02-05T00:00:00Z", "#
-                            + #""id": "promo from 2026-02-01T00:00:00Z"}], "usage": [{"feature": "f0", "amount": 10, "#
-                            + #""at": "2026-02-10T00:00:00Z"}]}"#)
-        var short2 = try LedgerCompaction.compact(graph: graph, state: spelled, before: instant("2026-03-01T00:00:00Z"))
-            .state
-        spelled.grants.removeFirst()
-        short2.grants.removeFirst()
-        let march = instant("2026-03-02T00:00:00Z")
-        #expect(try Evaluation(graph: graph, state: spelled, at: march).feature("f0").balance == 0)
-        #expect(try Evaluation(graph: graph, state: short2, at: march).feature("f0").balance == 0)
+        let spelled = try pruned(#"{"grants": [{"feature": "f0", "amount": 10, "from": "2026-02-01T00:00:00Z", "#
+                                 + #""id": "promo", "priority": 1}, {"feature": "f0", "amount": 10, "from": "#
+                                 + #""2026-02-05T00:00:00Z", "id": "promo from 2026-02-01T00:00:00Z"}], "usage": "#
+                                 + #"[{"feature": "f0", "amount": 10, "at": "2026-02-10T00:00:00Z"}]}"#,
+                                 before: "2026-03-01T00:00:00Z", at: "2026-03-02T00:00:00Z")
+        #expect(spelled.full == 0 && spelled.compacted == 0, "\(spelled)")
     }
 
     /// The compacted state's JSON, as `entlc state compact` writes it (every byte of the state kept
