@@ -281,16 +281,8 @@ public enum Consumption {
         func evaluation(_ s: PurchaseState, _ t: Instant) throws(EvaluationError) -> Evaluation {
             try Evaluation(graph: graph, state: s, environment: environment, at: t)
         }
-        /// Read at `t`: whether the overage grows with the use, and the next instant what pays changes.
         func read(at t: Instant) throws(EvaluationError) -> (grows: Bool, next: Instant?) {
-            let (a, b) = (try evaluation(state, t), try evaluation(with, t))
-            var (grows, next) = (false, nil as Instant?)
-            for m in members {
-                let (x, y) = (a.feature(m, required: 1), b.feature(m, required: 1))
-                grows = grows || y.overage ?? 0 > x.overage ?? 0
-                next = earliest(earliest(next, x.validUntil), y.validUntil)
-            }
-            return (grows, next)
+            try Consumption.read(state, with: with, graph: graph, environment: environment, members: members, at: t)
         }
         /// Whether, at `t`, every ledger of the dated records' replay that may still pay (not a lot
         /// lapsed by then) stands alike without the use.
@@ -320,6 +312,22 @@ public enum Consumption {
             t = next
         }
         return .unsettled
+    }
+
+    /// `state` and `with` (the state with a use) read at `t`: whether the overage of some of
+    /// `members` grows with the use, and the next instant at which what pays for them changes by
+    /// itself (their results' `valid_until`).
+    static func read(_ state: PurchaseState, with: PurchaseState, graph: RuleGraph, environment: Environment,
+                     members: [Int], at t: Instant) throws(EvaluationError) -> (grows: Bool, next: Instant?) {
+        let a = try Evaluation(graph: graph, state: state, environment: environment, at: t)
+        let b = try Evaluation(graph: graph, state: with, environment: environment, at: t)
+        var (grows, next) = (false, nil as Instant?)
+        for m in members {
+            let (x, y) = (a.feature(m, required: 1), b.feature(m, required: 1))
+            grows = grows || y.overage ?? 0 > x.overage ?? 0
+            next = earliest(earliest(next, x.validUntil), y.validUntil)
+        }
+        return (grows, next)
     }
 
     /// The most records dated after a use, and instants after it, `undatedReading` reads.
@@ -357,14 +365,8 @@ public enum Consumption {
         /// Whether the overage of some member of `f`'s component, read just after `instant` (or at it,
         /// `exactly`), is larger with the record.
         func grows(after instant: Instant, exactly: Bool = false) throws(EvaluationError) -> Bool {
-            let just = exactly ? instant : justAfter(instant)
-            let before = try Evaluation(graph: graph, state: state, environment: environment, at: just)
-            let after = try Evaluation(graph: graph, state: with, environment: environment, at: just)
-            for m in members
-            where after.feature(m, required: 1).overage ?? 0 > before.feature(m, required: 1).overage ?? 0 {
-                return true
-            }
-            return false
+            try read(state, with: with, graph: graph, environment: environment, members: members,
+                     at: exactly ? instant : justAfter(instant)).grows
         }
         guard try grows(after: later.last.map { state.usage[$0].at! } ?? at) else {
             // Read at a later record's own instant, that record is a use of now, which a purchase
