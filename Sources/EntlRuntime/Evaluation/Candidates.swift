@@ -34,10 +34,21 @@ struct Candidate: Sendable {
 
     /// §5: a grant instance is the grant together with the purchase (or override, or state grant)
     /// behind it.
-    func isSameInstance(as other: Candidate) -> Bool {
-        grant.order == other.grant.order && purchase == other.purchase
-            && behindNoPurchase == other.behindNoPurchase && stateGrant == other.stateGrant
-            && (purchase != nil || product == other.product)
+    func isSameInstance(as other: Candidate) -> Bool { instance == other.instance }
+
+    /// What makes an instance this one (`isSameInstance`): the grant, and what is behind it.
+    struct Instance: Hashable {
+        var order: Int
+        var purchase: Int?
+        var behindNoPurchase: Bool
+        var stateGrant: Int32
+        /// The product behind it, when no purchase is.
+        var product: Int?
+    }
+
+    var instance: Instance {
+        Instance(order: grant.order, purchase: purchase, behindNoPurchase: behindNoPurchase, stateGrant: stateGrant,
+                 product: purchase == nil ? product : nil)
     }
 
     /// The counted allowance per window (nil: unlimited or none).
@@ -151,6 +162,18 @@ extension Evaluation {
     func candidateBound(of f: Int) -> Int {
         graph.features[f].grants.reduce(state.grants.count) { n, g in
             guard case .product(let p) = g.source else { return n + 1 }
+            return n + max(1, purchases(of: p).count)
+        }
+    }
+
+    /// The most grant instances feature `f` can have at any instant, in this state: one per state
+    /// grant, per matched purchase of a product-level grant's product (or its override), and per
+    /// entitlement-level grant one for each thing that can represent the entitlement then (a
+    /// purchase, an override, a state grant, or nothing).
+    func instanceBound(of f: Int) -> Int {
+        let representatives = state.purchases.count + state.overrides.count + state.grants.count + 1
+        return graph.features[f].grants.reduce(state.grants.count) { n, g in
+            guard case .product(let p) = g.source else { return n + representatives }
             return n + max(1, purchases(of: p).count)
         }
     }

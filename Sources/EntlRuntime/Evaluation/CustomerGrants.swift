@@ -9,9 +9,9 @@ extension Evaluation {
     /// The indices of the state grants of entitlement `e` that cover `t`.
     func coveringGrants(ofEntitlement e: Int) -> [Int] {
         guard !state.grants.isEmpty else { return [] }
-        let name = graph.entitlements[e].name
-        return state.grants.indices.filter { i in
-            if case .entitlement(let n) = state.grants[i].target, n == name { return state.grants[i].covers(at) }
+        let name = graph.entitlements[e].name, grants = state.grants  // the state read once, not per grant
+        return grants.indices.filter { i in
+            if case .entitlement(let n) = grants[i].target, n == name { return grants[i].covers(at) }
             return false
         }
     }
@@ -64,9 +64,9 @@ extension Evaluation {
     /// Whether a state grant of boolean feature `f` covers `t`: its index, the first in state order.
     func grantingStateGrant(ofFeature f: Int) -> Int? {
         guard !state.grants.isEmpty else { return nil }
-        let name = graph.features[f].name
-        return state.grants.indices.first { i in
-            if case .feature(let n) = state.grants[i].target, n == name { return state.grants[i].covers(at) }
+        let name = graph.features[f].name, grants = state.grants
+        return grants.indices.first { i in
+            if case .feature(let n) = grants[i].target, n == name { return grants[i].covers(at) }
             return false
         }
     }

@@ -28,6 +28,8 @@ final class EvaluationTables: @unchecked Sendable {
     /// Per usage record: the feature or credit system it names (by name or `event`), or -1 when
     /// it names none or is a retry; resolved on first use (`usage(in:)`, under `lock`): a query
     /// that reads no usage (an entitlement, a boolean feature) does not look the names up.
+    /// A state read at an earlier instant (`fill(past:)`, §5) has none: only its candidates are
+    /// read, and a year of records is not copied for each such reading.
     @exclusivity(unchecked) private(set) var usageFeature: UnsafeMutableBufferPointer<Int32>
     /// Retried usage records (the `id` of an earlier record, for the same use): (record, the first
     /// record with it).
@@ -120,7 +122,7 @@ final class EvaluationTables: @unchecked Sendable {
         let entitlementsAt = layout.place((Truth, End)?.self, g.entitlements.count)
         let purchaseProductAt = layout.place(Int32.self, purchaseCount)
         let byProductAt = layout.place(Int32.self, purchaseCount)
-        let usageFeatureAt = layout.place(Int32.self, usageCount)
+        let usageFeatureAt = layout.place(Int32.self, past ? 0 : usageCount)
         let componentsAt = layout.place(ComponentReplays?.self, g.components.count)
         if storage == nil || layout.size > capacity {
             // Grown to what this state needs (and never shrunk: a batch's next lines are alike).
@@ -146,8 +148,9 @@ final class EvaluationTables: @unchecked Sendable {
         let purchaseProduct = (storage + purchaseProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
         purchaseProduct.initialize(repeating: -1, count: purchaseCount)
         let matched = (storage + byProductAt).bindMemory(to: Int32.self, capacity: purchaseCount)
-        let usageFeature = (storage + usageFeatureAt).bindMemory(to: Int32.self, capacity: usageCount)
-        usageFeature.initialize(repeating: -1, count: usageCount)
+        let usageSlots = past ? 0 : usageCount
+        let usageFeature = (storage + usageFeatureAt).bindMemory(to: Int32.self, capacity: usageSlots)
+        usageFeature.initialize(repeating: -1, count: usageSlots)
 
         // Most states have none: no iterator over the dictionary set up (it retains the storage).
         if !state.overrides.isEmpty {
@@ -233,7 +236,7 @@ final class EvaluationTables: @unchecked Sendable {
         self.ends = UnsafeBufferPointer(start: ends, count: purchaseCount)
         self.byProduct = UnsafeBufferPointer(start: matched, count: matchedCount)
         self.products = products
-        self.usageFeature = UnsafeMutableBufferPointer(start: usageFeature, count: usageCount)
+        self.usageFeature = UnsafeMutableBufferPointer(start: usageFeature, count: usageSlots)
         self.entitlements = UnsafeMutableBufferPointer(start: entitlements, count: g.entitlements.count)
         self.components = UnsafeMutableBufferPointer(
             start: (storage + componentsAt).bindMemory(to: ComponentReplays?.self, capacity: g.components.count),

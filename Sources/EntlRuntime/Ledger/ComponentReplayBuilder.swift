@@ -59,7 +59,8 @@ extension Evaluation {
         let members = graph.components[c]
         let replays = ComponentReplays.allocate(
             members: members.count,
-            candidates: members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count)
+            candidates: min(members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count),
+                            members.reduce(0) { $0 + instanceBound(of: $1) })
                 + (position?.entries.count ?? 0),
             readings: readings.count)
         // Every member's grant instances, member after member (a component has a few members): its

@@ -77,18 +77,31 @@ extension Evaluation {
     /// order).
     static func addAbsent(_ instances: some Sequence<Candidate>, into found: UnsafeMutableBufferPointer<Candidate>,
                           first: Int, count: inout Int) {
+        var known = Set(found[first..<count].lazy.map(\.instance))
         var added = false
-        for c in instances where !found[first..<count].contains(where: { $0.isSameInstance(as: c) }) {
-            var instance = c
-            instance.present = false
-            found.initializeElement(at: count, to: instance)
-            count += 1
-            added = true
-        }
-        if added {
-            var range = UnsafeMutableBufferPointer(rebasing: found[first..<count])
-            range.sort { a, b in (a.grant.order, a.purchase ?? -1) < (b.grant.order, b.purchase ?? -1) }
-        }
+        for c in instances { added = add(c, absentFrom: &known, into: found, count: &count) || added }
+        if added { keepTies(found, first: first, count: count) }
+    }
+
+    /// Adds `c` to `found` (after its first `count`), as an instance that is not a candidate at
+    /// `t`, unless `known` has it: whether it did. Instances are found by their identity, not by a
+    /// search of those found (a state may have thousands of grants).
+    static func add(_ c: Candidate, absentFrom known: inout Set<Candidate.Instance>,
+                    into found: UnsafeMutableBufferPointer<Candidate>, count: inout Int) -> Bool {
+        guard known.insert(c.instance).inserted else { return false }
+        // INVARIANT: `found` has room for every instance (`instanceBound`); checked, as memory is.
+        precondition(count < found.count, "more grant instances than their bound")
+        var instance = c
+        instance.present = false
+        found.initializeElement(at: count, to: instance)
+        count += 1
+        return true
+    }
+
+    /// Sorts `found[first..<count]` in consumption-order ties: declaration order, then state order.
+    static func keepTies(_ found: UnsafeMutableBufferPointer<Candidate>, first: Int, count: Int) {
+        var range = UnsafeMutableBufferPointer(rebasing: found[first..<count])
+        range.sort { a, b in (a.grant.order, a.purchase ?? -1) < (b.grant.order, b.purchase ?? -1) }
     }
 
     /// Sets each ledger of `replay` whose instance `position` holds to where it stands there (in the

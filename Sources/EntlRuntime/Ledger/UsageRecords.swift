@@ -26,6 +26,8 @@ extension EvaluationTables {
     private func resolveUsage(in g: EnvironmentGraph) {
         guard !usageResolved else { return }
         defer { usageResolved = true }
+        // INVARIANT: a state read at an earlier instant (no table of its records) is not asked.
+        precondition(usageFeature.count == state.usage.count, "no usage table in a past reading")
         // No records and no folded uses (most short states): nothing to resolve, no index set up.
         guard !state.usage.isEmpty || state.ledger != nil else { return }
         // §5: a record names a feature by name or event (`feature`), or by event only

@@ -48,27 +48,26 @@ extension Evaluation {
     /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
     /// that were candidates at the other `readings` only, keeps them in consumption-order ties
     /// (declaration order, then state order), and marks in `marks` which instances were candidates
-    /// (and certain) at each reading.
+    /// (and certain) at each reading. Each reading's candidates are listed twice (to add, then to
+    /// mark), not kept: a state with thousands of grants has as many readings.
     func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
                       first: Int, count: inout Int, marking marks: UseReadings) {
-        // Each reading's candidates, reading after reading, on the stack when few. INVARIANT: a
-        // reading has at most `candidateBound(of: f)` (the same state and environment).
-        withUnsafeTemporaryAllocation(of: (candidate: Candidate, reading: Int).self,
-                                      capacity: candidateBound(of: f) * readings.count) { then in
-            var seen = 0
-            for (r, reading) in readings.enumerated() {
-                var last: EntitlementSource?
-                reading.forEachCandidate(of: f, last: &last) {
-                    then.initializeElement(at: seen, to: ($0, r + 1))
-                    seen += 1
-                }
+        var known = Set(found[first..<count].lazy.map(\.instance))
+        var added = false
+        for reading in readings {
+            var last: EntitlementSource?
+            reading.forEachCandidate(of: f, last: &last) {
+                added = Evaluation.add($0, absentFrom: &known, into: found, count: &count) || added
             }
-            // Plain values: nothing to deinitialize.
-            let then = UnsafeMutableBufferPointer(rebasing: then[..<seen])
-            Evaluation.addAbsent(then.lazy.map(\.candidate), into: found, first: first, count: &count)
-            for (c, r) in then {
-                let i = found[first..<count].firstIndex { $0.isSameInstance(as: c) }!
-                marks.mark(i, reading: r, certain: c.certain)
+        }
+        if added { Evaluation.keepTies(found, first: first, count: count) }
+        var place: [Candidate.Instance: Int] = [:]
+        place.reserveCapacity(count - first)
+        for i in first..<count { place[found[i].instance] = i }
+        for (r, reading) in readings.enumerated() {
+            var last: EntitlementSource?
+            reading.forEachCandidate(of: f, last: &last) {
+                marks.mark(place[$0.instance]!, reading: r + 1, certain: $0.certain)
             }
         }
     }
@@ -127,15 +126,18 @@ extension Evaluation {
         }
         instants.sort()
         // How the watched purchases stood, then which state grants covered the instant: at `t`
-        // (`stood[..<width]`), then at each reading made (`width` after `width`).
-        var stood: [UInt8] = []
-        stood.reserveCapacity(width * (1 + events.count))
-        /// Appends how the watched purchases stood at `e` (or at `t`), then which state grants covered it.
-        func read(_ standing: (Int) -> UInt8, at e: Instant) {
+        // (reading 0) and at each reading made, each found by how things stood (a state with
+        // thousands of grants has as many readings, each compared with the others at every cut).
+        var readingOf: [[UInt8]: Int32] = [:]
+        /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
+        func read(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
+            var stood: [UInt8] = []
+            stood.reserveCapacity(width)
             for j in watchedPurchases { stood.append(standing(j)) }
             for g in state.grants { stood.append(g.covers(e) ? 1 : 0) }
+            return stood
         }
-        read({ Evaluation.rank(standings[$0]) }, at: at)
+        readingOf[read({ Evaluation.rank(standings[$0]) }, at: at)] = 0
         var seen: [Evaluation] = []
         var cut = 0, interval = -1, current: Int32 = 0
         for k in events.indices where events[k].at < at {
@@ -143,19 +145,16 @@ extension Evaluation {
             while cut < instants.count, instants[cut] <= e { cut += 1 }
             if cut != interval {
                 interval = cut
-                read({ pastRank(of: $0, at: e) }, at: e)
-                let now = stood.suffix(width)
+                let now = read({ pastRank(of: $0, at: e) }, at: e)
                 // Stood as at `t` (reading 0) or at a reading made: not read anew.
-                if let known = (0...seen.count).first(where: { stood[($0 * width)..<($0 * width + width)] == now }) {
-                    stood.removeLast(width)
-                    current = Int32(known)
+                if let known = readingOf[now] {
+                    current = known
                 } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
                                                         explain: false, unlock: false, past: true) {
                     // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
                     seen.append(reading)
                     current = Int32(seen.count)
-                } else {
-                    stood.removeLast(width)
+                    readingOf[now] = current
                 }
             }
             events[k].reading = current

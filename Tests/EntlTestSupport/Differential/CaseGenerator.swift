@@ -34,6 +34,13 @@ public struct DifferentialCase: CustomStringConvertible {
     public var at: Instant
     public var focus: Focus
 
+    /// A case written by hand (a test's own rules and state), compared as a generated one is.
+    public init(seed: UInt64 = 0, rules: String, state: PurchaseState, environment: Environment = .live, at: Instant,
+                focus: Focus = .general) {
+        (self.seed, self.rules, self.state, self.environment, self.at, self.focus) =
+            (seed, rules, state, environment, at, focus)
+    }
+
     public var description: String {
         let rerun = "ENTLC_DIFF_SEED=\(seed) ENTLC_DIFF_CASES=1"
             + (focus == .general ? "" : " ENTLC_DIFF_FOCUS=\(focus)")
