@@ -11,6 +11,8 @@ struct AppStoreReader {
     private var transactions: [(node: Node, environment: String?)] = []
     private var renewals: [String: Node] = [:]
     private var statuses: [String: (status: Int64, node: Node)] = [:]
+    /// Transaction histories with more pages (`hasMore`), warned of in `finish`.
+    private var unfinishedHistories: [Node] = []
 
     init(allowUnverifiedJWS: Bool) {
         self.allowUnverifiedJWS = allowUnverifiedJWS
@@ -43,6 +45,10 @@ struct AppStoreReader {
                 }
             } else if let history = node["signedTransactions"] {
                 for item in try history.items() { try readPayload(try decoded(item), environment: environment) }
+                if try node["hasMore"]?.bool() == true {
+                    // `read` has no builder: the warning waits for `finish`.
+                    unfinishedHistories.append(node)
+                }
             } else if let info = node["signedTransactionInfo"], node["transactionId"] == nil {
                 try readPayload(try decoded(info), environment: environment)
                 if let renewal = node["signedRenewalInfo"] {
@@ -112,6 +118,11 @@ struct AppStoreReader {
                 order.append(i)
                 continue
             }
+            let id = try t.required("transactionId").name()
+            if try transactions[j].node.required("transactionId").name() == id {
+                builder.warn(t, "transaction \(id) was already reported at \(transactions[j].node.place); the one "
+                             + "signed later is used (when both were signed at once, a revoked one)")
+            }
             if try Self.isLater(t, than: transactions[j].node) {
                 latest[key] = i
                 order[order.firstIndex(of: j)!] = i
@@ -119,6 +130,10 @@ struct AppStoreReader {
         }
         for i in order {
             try builder.add(purchase(transactions[i].node, environment: transactions[i].environment, into: &builder))
+        }
+        for history in unfinishedHistories {
+            builder.warn(history, "the history goes on past this page (`hasMore`): what later pages hold is not "
+                         + "imported unless they are given too")
         }
         for (original, renewal) in renewals.sorted(by: { $0.key < $1.key }) where latest[original] == nil {
             builder.warn(renewal, "renewal info of original transaction \(original), whose transactions are not among "
@@ -131,12 +146,18 @@ struct AppStoreReader {
         try either(t["originalTransactionId"]) { () throws(ImportIssue) in try t.required("transactionId") }.name()
     }
 
-    /// Whether `a` is a later period than `b`: purchased later, or ending later.
+    /// Whether `a` is a later word than `b` on a subscription or a transaction: a later period
+    /// (purchased later, or ending later); for the same period, signed later (a refund is signed
+    /// after the purchase it revokes); signed at the same instant, revoked, else the later report.
     private static func isLater(_ a: Node, than b: Node) throws(ImportIssue) -> Bool {
         let pa = try a.required("purchaseDate").instant(.milliseconds)
         let pb = try b.required("purchaseDate").instant(.milliseconds)
         if pa != pb { return pa > pb }
-        return try (a["expiresDate"]?.instant(.milliseconds) ?? pa) >= (b["expiresDate"]?.instant(.milliseconds) ?? pb)
+        let ea = try a["expiresDate"]?.instant(.milliseconds) ?? pa, eb = try b["expiresDate"]?.instant(.milliseconds) ?? pb
+        if ea != eb { return ea > eb }
+        let sa = try a["signedDate"]?.instant(.milliseconds), sb = try b["signedDate"]?.instant(.milliseconds)
+        if let sa, let sb, sa != sb { return sa > sb }
+        return a["revocationDate"] != nil || b["revocationDate"] == nil
     }
 
     private func purchase(_ t: Node, environment context: String?, into builder: inout StateBuilder)

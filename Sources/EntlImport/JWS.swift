@@ -27,11 +27,13 @@ enum JWS {
         guard parts.count == 3, let bytes = decode(parts[1]) else {
             throw node.issue("not a JWS token (three base64url parts separated by `.`)")
         }
+        let payload: JSONValue
         do throws(JSONSyntaxError) {
-            return Node(try JSONParser.parse(bytes), path: node.path, document: node.document)
+            payload = try JSONParser.parse(bytes)
         } catch {
             throw node.issue("the JWS payload is not JSON: \(error)")
         }
+        return try Node.document(payload, path: node.path, document: node.document)
     }
 
     /// Base64url (RFC 4648 §5) without padding; nil for anything else.

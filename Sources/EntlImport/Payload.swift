@@ -64,6 +64,37 @@ struct Node {
 
     var place: ImportPlace { ImportPlace(document: document, path: path.description) }
 
+    /// A parsed document, or a JWS payload, at `path`: refused when an object in it has a key
+    /// twice. A vendor writes each key once; reading either would be a guess (`"refunded_at"`
+    /// given, then null, would read as no refund).
+    static func document(_ value: JSONValue, path: JSONPath = JSONPath(), document: String) throws(ImportIssue) -> Node {
+        if let (place, key) = firstRepeatedKey(in: value, at: path) {
+            throw ImportIssue(place: ImportPlace(document: document, path: place.description),
+                              message: "duplicate key \(JSONValue.string(key).compact): which one holds is not known")
+        }
+        return Node(value, path: path, document: document)
+    }
+
+    /// The first key an object of `value` repeats, in document order, with its place.
+    private static func firstRepeatedKey(in value: JSONValue, at path: JSONPath) -> (JSONPath, String)? {
+        switch value {
+        case .object(let members):
+            var seen = Set<String>()
+            for member in members {
+                let place = path.appending(.key(member.key))
+                guard seen.insert(member.key).inserted else { return (place, member.key) }
+                if let repeated = firstRepeatedKey(in: member.value, at: place) { return repeated }
+            }
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                if let repeated = firstRepeatedKey(in: item, at: path.appending(.index(i))) { return repeated }
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
     func issue(_ message: String) -> ImportIssue { ImportIssue(place: place, message: message) }
 
     /// The member `key` of an object; nil when the value is not an object, or the member is

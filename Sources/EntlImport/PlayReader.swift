@@ -109,6 +109,10 @@ enum PlayReader {
         p.purchasedAt = try r.required("purchaseTimeMillis").instant(.milliseconds)
         let quantity = try r["quantity"]?.count() ?? 1
         let held = try r["refundableQuantity"]?.count() ?? quantity
+        // The units not refunded cannot outnumber the units bought: which is wrong is not known.
+        guard held <= quantity else {
+            throw r.issue("refundableQuantity \(held) is more than quantity \(quantity)")
+        }
         p.quantity = held
         switch try r.required("purchaseState").code("purchase state", in: 0...2) {
         case 0: p.status = held == 0 ? .revoked : .active

@@ -5,6 +5,18 @@ import EntlRuntime
 /// promotional grants (store `promotional`), `first_seen` and `original_app_user_id`.
 /// docs/import.md has the mapping and the reasons for it.
 enum RevenueCatReader {
+    /// Snapshots of a subscriber, oldest first when each says when RevenueCat answered
+    /// (`request_date`): a purchase two of them report is read from the latest, whatever the
+    /// order of the files (else, from the later file).
+    static func inRequestOrder(_ documents: [Node]) throws(ImportIssue) -> [Node] {
+        var dated: [(at: Instant, document: Node)] = []
+        for d in documents {
+            guard case .object = d.value, let at = try d["request_date"]?.instant(.rfc3339) else { return documents }
+            dated.append((at, d))
+        }
+        return dated.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element.document)
+    }
+
     static func read(_ document: Node, into builder: inout StateBuilder) throws(ImportIssue) {
         guard case .object = document.value, let subscriber = document["subscriber"] else {
             throw StateImporter.unrecognized(document, as: .revenueCat)

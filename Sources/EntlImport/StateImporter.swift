@@ -97,7 +97,7 @@ public enum StateImporter {
         let nodes = try documents.map { document throws(ImportIssue) in try parse(document, vendor) }
         switch vendor {
         case .revenueCat:
-            for node in nodes { try RevenueCatReader.read(node, into: &builder) }
+            for node in try RevenueCatReader.inRequestOrder(nodes) { try RevenueCatReader.read(node, into: &builder) }
         case .appStore:
             var reader = AppStoreReader(allowUnverifiedJWS: options.allowUnverifiedJWS)
             for node in nodes { try reader.read(node) }
@@ -115,8 +115,9 @@ public enum StateImporter {
     /// The JSON of a document. A file holding nothing but a JWS token (as Apple returns it) reads
     /// as that string, so the App Store reader can say what it is.
     static func parse(_ document: ImportDocument, _ vendor: Vendor) throws(ImportIssue) -> Node {
+        let value: JSONValue
         do throws(JSONSyntaxError) {
-            return Node(try JSONParser.parse(document.bytes), document: document.name)
+            value = try JSONParser.parse(document.bytes)
         } catch {
             if let token = JWS.bareToken(document.bytes) {
                 let node = Node(.string(token), document: document.name)
@@ -126,6 +127,7 @@ public enum StateImporter {
             throw ImportIssue(place: ImportPlace(document: document.name, path: "\(error.line):\(error.column)"),
                               message: "invalid JSON: \(error.message)")
         }
+        return try Node.document(value, document: document.name)
     }
 
     /// The warnings of `catalog`: product ids no product of the rules has, at the purchase's store

@@ -19,6 +19,10 @@ enum StripeReader {
         switch try document["object"]?.string() {
         case "list"?:
             for item in try document.required("data").items() { try read(item, into: &builder) }
+            if try document["has_more"]?.bool() == true {
+                builder.warn(document, "the list goes on past this page (`has_more`): what later pages hold is not "
+                             + "imported unless they are given too")
+            }
         case "subscription"?:
             try readSubscription(document, into: &builder)
         case "checkout.session"?:

@@ -112,23 +112,31 @@ import Testing
         #expect(error?.description == c.error)
     }
 
+    /// `members` (`"key": value` each) with `field`'s key given `field`'s value instead (or added):
+    /// one value per key, as a vendor writes them (a key written twice is refused on its own).
+    static func replacing(_ members: [String], with field: String) -> String {
+        let key = field.prefix { $0 != ":" }
+        return (members.filter { !$0.hasPrefix(key + ":") } + [field]).joined(separator: ", ")
+    }
+
     /// RevenueCat's example subscription with one field replaced.
     static func rc(_ field: String) -> String {
-        #"{"subscriber": {"subscriptions": {"annual": {"store": "app_store", "is_sandbox": false, "#
-            + #""purchase_date": "2019-07-14T20:07:40Z", "expires_date": "2019-08-14T21:07:40Z", "# + field + "}}}}"
+        #"{"subscriber": {"subscriptions": {"annual": {"# + replacing([#""store": "app_store""#, #""is_sandbox": false"#,
+            #""purchase_date": "2019-07-14T20:07:40Z""#, #""expires_date": "2019-08-14T21:07:40Z""#], with: field) + "}}}}"
     }
 
     /// Apple's example transaction (auto-renewable, production) with one field replaced.
     static func apple(_ field: String) -> String {
-        #"{"transactionId": "23456", "originalTransactionId": "12345", "productId": "com.example.product", "#
-            + #""type": "Auto-Renewable Subscription", "environment": "Production", "purchaseDate": 1698148900000, "#
-            + #""expiresDate": 1700827300000, "# + field + "}"
+        "{" + replacing([#""transactionId": "23456""#, #""originalTransactionId": "12345""#,
+                         #""productId": "com.example.product""#, #""type": "Auto-Renewable Subscription""#,
+                         #""environment": "Production""#, #""purchaseDate": 1698148900000"#,
+                         #""expiresDate": 1700827300000"#], with: field) + "}"
     }
 
     /// Stripe's example subscription (the period on its item) with one field of the item replaced.
     static func stripe(_ field: String) -> String {
         #"{"object": "subscription", "id": "sub_1", "status": "active", "livemode": true, "created": 1679609767, "#
-            + #""items": {"object": "list", "data": [{"id": "si_1", "price": {"id": "price_1"}, "#
-            + #""current_period_start": 1679609767, "current_period_end": 1682288167, "# + field + "}]}}"
+            + #""items": {"object": "list", "data": [{"# + replacing([#""id": "si_1""#, #""price": {"id": "price_1"}"#,
+                #""current_period_start": 1679609767"#, #""current_period_end": 1682288167"#], with: field) + "}]}}"
     }
 }
