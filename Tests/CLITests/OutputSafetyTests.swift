@@ -86,6 +86,28 @@ import Testing
         #expect(directory.stderr == "entlc: error: cannot write `.`: it is a directory\n")
     }
 
+    /// An output file with no write permission is refused (even for root, whom the system lets
+    /// rename over it), as a file edited in place is: it stays as it was.
+    @Test(arguments: [
+        ["build", "rules.entl", "-o", "out"],
+        ["gen", "typescript", "rules.entl", "-o", "out"],
+        ["state", "import", "--from", "revenuecat", "rc.json", "-o", "out"],
+        ["state", "compact", "rules.entl", "--state", "state.json", "--before", "2026-01-01T00:00:00Z", "-o", "out"],
+    ])
+    func aReadOnlyOutputFileIsRefused(_ arguments: [String]) throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"subscriber": {"subscriptions": {}}}"#.write(toFile: dir + "/rc.json", atomically: true, encoding: .utf8)
+        try "kept".write(toFile: dir + "/out", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: dir + "/out")
+        let r = try runEntlc(arguments, directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr.hasSuffix("entlc: error: cannot write `out`: the file is read-only (nothing was changed)\n"),
+                "\(r.stderr)")
+        #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "kept")
+        #expect(try mode(dir + "/out") == 0o444)
+    }
+
     @Test func aRewrittenFileKeepsItsSetUserIDBit() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -110,6 +110,10 @@ import Testing
         let moved = try runEntlc(["eval", "--graph", "-", "--trusted-key", Self.fixtureKey + ".pub", "--signature",
                                   dir + "/elsewhere.sig"] + query, stdin: String(decoding: bytes, as: UTF8.self))
         #expect(moved.status == 0 && moved.stdout == plain.stdout)
+        // The signature on standard input, the artifact a file.
+        let piped = try runEntlc(["verify", artifact, "--trusted-key", Self.fixtureKey + ".pub", "--signature", "-"],
+                                 stdin: try String(contentsOfFile: dir + "/elsewhere.sig", encoding: .utf8))
+        #expect(piped.status == 0, "\(piped.stderr)")
     }
 
     @Test func untrustedGraphsAreRefusedWithExitTwo() throws {
@@ -145,6 +149,12 @@ import Testing
         #expect(unsigned.status == 2)
         #expect(unsigned.stderr
             == "entlc: error: `\(artifact)` is not trusted: it is not signed (no `\(artifact).sig`)\n")
+        // A signature or key file is a line or a few: one over 64 KiB is refused unread.
+        try String(repeating: "A", count: 65 << 10).write(toFile: artifact + ".sig", atomically: true, encoding: .utf8)
+        let huge = try runEntlc(["verify", artifact] + trust)
+        #expect(huge.status == 2)
+        #expect(huge.stderr == "entlc: error: cannot read `\(artifact).sig`: larger than 64 KiB, the most entlc reads "
+                + "from such a file\n")
         try "abc!\n".write(toFile: artifact + ".sig", atomically: true, encoding: .utf8)
         let malformed = try runEntlc(["verify", artifact] + trust)
         #expect(malformed.status == 2)

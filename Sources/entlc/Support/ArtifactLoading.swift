@@ -54,10 +54,11 @@ extension RuleLoader {
             guard let signaturePath = args.value("--signature") ?? (path == "-" ? nil : path + ".sig") else {
                 throw CLIError(Text.signatureOfStandardInput)
             }
-            if FileSystem.kind(signaturePath) == nil, errno == ENOENT {
+            // `-`: the signature from standard input (the graph is then a file: `-` is read once).
+            if signaturePath != "-", FileSystem.kind(signaturePath) == nil, errno == ENOENT {
                 throw CLIError(Text.unsigned(path, signaturePath))
             }
-            let signature = try FileSystem.contents(of: signaturePath)
+            let signature = try FileSystem.contents(ofInput: signaturePath, limit: maxKeyFileBytes)
             do throws(RuleGraphArtifactError) {
                 let key = try TrustedKeys(keys).signer(of: bytes, signature: signature)
                 signer = keyPaths[keys.firstIndex(of: key)!]
@@ -72,6 +73,10 @@ extension RuleLoader {
         }
     }
 
+    /// The most a key or a signature file may hold: each is a line or a few (a PEM key is about
+    /// 120 bytes, a signature 89); what is larger is not one, and is not read whole.
+    static let maxKeyFileBytes = 64 << 10
+
     /// The public key in a PEM file (`KEY.pub`, as `entlc keygen` or `openssl pkey -pubout` writes it).
     static func publicKey(_ path: String) throws(CLIError) -> Ed25519.PublicKey {
         try key(path, "public") { text throws(KeyFormatError) in try Ed25519.PublicKey(pemRepresentation: text) }
@@ -84,7 +89,7 @@ extension RuleLoader {
 
     private static func key<Key>(_ path: String, _ kind: String,
                                  _ parse: (String) throws(KeyFormatError) -> Key) throws(CLIError) -> Key {
-        let text = String(decoding: try FileSystem.contents(of: path), as: UTF8.self)
+        let text = String(decoding: try FileSystem.contents(of: path, limit: maxKeyFileBytes), as: UTF8.self)
         do throws(KeyFormatError) {
             return try parse(text)
         } catch {

@@ -38,8 +38,8 @@ enum FileSystem {
         static var lastCall: ReadFailure { ReadFailure(reason: lastError()) }
 
         static func tooLarge(_ limit: Int) -> ReadFailure {
-            ReadFailure(reason: "larger than " + (limit >= 1 << 30 ? "\(limit >> 30) GiB" : "\(limit >> 20) MiB")
-                        + ", the most entlc reads from such a file")
+            let size = limit >= 1 << 30 ? "\(limit >> 30) GiB" : limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+            return ReadFailure(reason: "larger than \(size), the most entlc reads from such a file")
         }
     }
 
@@ -301,6 +301,11 @@ enum FileSystem {
                 guard replace else { throw CLIError("cannot write `\(path)`: it already exists") }
                 temp = nil
                 return
+            }
+            // A file without any write permission is read-only on purpose, for `root` too (who may
+            // rename over it): as `writableTarget` says for a file edited in place.
+            if exists, replace, info.st_mode & 0o222 == 0 {
+                throw CLIError("cannot write `\(path)`: the file is read-only (nothing was changed)")
             }
             var template = Array((target + ".entlc-XXXXXX").utf8CString)
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
