@@ -1,5 +1,17 @@
 /// A grant that counts for a feature at `t` (§4.1): certain when its source is owned or active,
 /// uncertain when its source's status is unknown.
+/// A place in the consumption order (§5): lower `priority` first, then the grant whose current
+/// window ends soonest (lifetime last), then declaration order.
+struct ConsumptionKey: Comparable {
+    var priority: Int64
+    var end: End
+    var order: Int
+
+    static func < (a: ConsumptionKey, b: ConsumptionKey) -> Bool {
+        (a.priority, a.end, a.order) < (b.priority, b.end, b.order)
+    }
+}
+
 struct Candidate: Sendable {
     var grant: Grant
     var certain: Bool
@@ -24,6 +36,10 @@ struct Candidate: Sendable {
     /// at `t` until it lapsed, for the uses charged as the state reads at `t` (`UseReadings`).
     /// Nil: as at `t` (`present`, `certain`).
     var past: PastStanding?
+    /// For an unlimited grant (it has no ledger): when it stops paying by itself, a lot's lapse
+    /// (`.never`: lifetime) — its place in the consumption order, as a counted grant's window end
+    /// is (`consumptionKey`). Set by the replay that keeps it.
+    var ends: End = .never
 
     struct PastStanding {
         var from: Instant?
@@ -35,6 +51,10 @@ struct Candidate: Sendable {
     /// §5: a grant instance is the grant together with the purchase (or override, or state grant)
     /// behind it.
     func isSameInstance(as other: Candidate) -> Bool { instance == other.instance }
+
+    /// Its place in the consumption order (§5): lower `priority` first, then the grant that ends
+    /// soonest, then declaration order.
+    var consumptionKey: ConsumptionKey { ConsumptionKey(priority: grant.priority, end: ends, order: grant.order) }
 
     /// What makes an instance this one (`isSameInstance`): the grant, and what is behind it.
     struct Instance: Hashable {

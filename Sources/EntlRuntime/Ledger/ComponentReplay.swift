@@ -22,8 +22,9 @@ struct ComponentReplay {
 
     struct Member {
         var feature: Int
-        /// An unlimited grant covers whatever the counted ones cannot.
-        var unlimited = false
+        /// The first in consumption order of its unlimited grants that pay at `t` (nil: none): it
+        /// covers whatever the counted ones before it cannot, and those after it pay nothing.
+        var unlimited: ConsumptionKey?
         /// Its ledgers, a range of `ledgers`.
         var ledgers: Range<Int> = 0..<0
         /// The caller's grants for it (its candidates), a range of what the ledgers' sources index.
@@ -65,13 +66,17 @@ struct ComponentReplay {
         pays(ledgers[i].source, reading: reading, at: instant) && ledgers[i].exists(at: instant)
     }
 
-    /// Whether one of a member's unlimited grants pays for a use at `instant` charged under
-    /// `reading` (it covers whatever the counted ones cannot).
-    private func unlimited(_ m: Int, reading: Int32, at instant: Instant) -> Bool {
+    /// The first in consumption order of a member's unlimited grants that pay for a use at
+    /// `instant` charged under `reading` (nil: none): it covers whatever the counted ones before it
+    /// cannot.
+    private func unlimited(_ m: Int, reading: Int32, at instant: Instant) -> ConsumptionKey? {
         if reading == 0, instant >= now || !members[m].pastUnlimited { return members[m].unlimited }
-        return members[m].candidates.contains {
-            candidates[$0].grant.amount == .unlimited && pays($0, reading: reading, at: instant)
+        var first: ConsumptionKey?
+        for i in members[m].candidates
+        where candidates[i].grant.amount == .unlimited && pays(i, reading: reading, at: instant) {
+            first = min(first ?? candidates[i].consumptionKey, candidates[i].consumptionKey)
         }
+        return first
     }
 
     /// Moves a member's ledgers that pay at `reading` and exist at `instant` to the window
@@ -85,7 +90,7 @@ struct ComponentReplay {
     /// What a member has left for a use at `instant` charged under `reading`, its ledgers
     /// advanced there (nil: unlimited).
     private func available(_ m: Int, at instant: Instant, reading: Int32) -> Int64? {
-        if unlimited(m, reading: reading, at: instant) { return nil }
+        if unlimited(m, reading: reading, at: instant) != nil { return nil }
         var total: Int64 = 0
         for i in members[m].ledgers where counts(i, reading: reading, at: instant) {
             total = total.addingSaturating(ledgers[i].balance)
@@ -95,8 +100,9 @@ struct ComponentReplay {
 
     /// Takes up to `amount` from a member's ledgers in consumption order: lower priority first,
     /// then the window that ends soonest (lifetime last), then declaration order (one grant
-    /// counted for several purchases in purchase order). Returns what is left and, when
-    /// `explain`, the parts.
+    /// counted for several purchases in purchase order) — up to an unlimited grant that pays,
+    /// which covers the rest (not when drawing on soft limits: nothing is overdrawn beside one).
+    /// Returns what is left and, when `explain`, the parts.
     private func take(_ amount: Int64, from m: Int, at instant: Instant, reading: Int32, explain: Bool,
                       grantName: (Int) -> String, overdraft: Bool = false) -> (rest: Int64, parts: [String]) {
         // The ledgers to take from, sorted (on the stack when few; one needs no sort): with a
@@ -122,12 +128,15 @@ struct ComponentReplay {
             }
             var remaining = amount
             var parts: [String] = []
+            let stop = overdraft ? nil : unlimited(m, reading: reading, at: instant)
             for i in eligible where remaining > 0 {
+                if let stop, stop < ConsumptionKey(priority: ledgers[i].priority, end: ledgers[i].currentEnd,
+                                                   order: ledgers[i].order) { break }
                 let taken = overdraft ? ledgers[i].overdraw(remaining) : ledgers[i].consume(remaining)
                 remaining -= taken
                 if explain { parts.append("\(grantName(ledgers[i].source)) \(taken)") }
             }
-            return (remaining, parts)
+            return (stop == nil ? remaining : 0, parts)
         }
     }
 
@@ -145,7 +154,6 @@ struct ComponentReplay {
             advance(m, to: event.at, reading: event.reading)
             var (rest, parts) = take(event.amount, from: m, at: event.at, reading: event.reading, explain: explain,
                                      grantName: grantName)
-            if rest > 0, unlimited(m, reading: event.reading, at: event.at) { rest = 0 }
             var paid = ""
             if rest > 0, !routes[m].isEmpty {
                 let payments = spill(rest, routes[m], at: event.at, reading: event.reading, explain: explain,

@@ -89,6 +89,9 @@ extension Evaluation {
         let uncertain = candidates.contains { $0.present && !$0.certain || $0.past?.rank == 1 }
             || marked?.hasUncertain == true || position?.diverged == true
         let counted = candidates.count { $0.counted != nil }
+        for i in candidates.indices where candidates[i].grant.amount == .unlimited {
+            candidates[i].ends = lotExpiry(candidates[i]).map(End.at) ?? .never
+        }
         let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 
         /// The replay over the certain candidates, or over all of them: `start`'s members, and
@@ -104,7 +107,8 @@ extension Evaluation {
                         made += 1
                     } else if candidates[i].grant.amount == .unlimited {
                         if candidates[i].present, candidates[i].certain || !certainOnly {
-                            start.members[m].unlimited = true
+                            let key = candidates[i].consumptionKey
+                            start.members[m].unlimited = min(start.members[m].unlimited ?? key, key)
                         }
                         if candidates[i].past != nil { start.members[m].pastUnlimited = true }
                     }

@@ -180,4 +180,40 @@ import Testing
         #expect(try e.feature("coins", required: 3).via == .direct)
         #expect(try e.feature("coins").overdrawn == 0)
     }
+
+    /// An unlimited grant takes its place in the consumption order (§5) as a counted one does: by
+    /// `priority`, then by when it ends (a lot's lapse; lifetime last), then declaration order. The
+    /// uses it covers leave the grants after it untouched, and it covers nothing the grants before
+    /// it can (an unlimited week had let the month's allowance be drained under it).
+    @Test func anUnlimitedGrantTakesItsPlaceInTheConsumptionOrder() throws {
+        let rules = """
+        product trial: non_renewing { duration 4 days }
+        feature calls: metered
+        credits coins { calls 1 = 1 }
+        entitlement free = everyone { grants calls 100 per month priority 1; grants coins 100 per month }
+        entitlement t = trial { grants calls unlimited }
+        """
+        let graph = compileGraph(rules)
+        func left(_ body: String, _ feature: String = "calls", at: String = "2026-11-06T00:00:00Z") throws -> Int64? {
+            try evaluate(graph, state(#"{"customer_since": "2026-01-01T00:00:00Z", \#(body)}"#), at: at)
+                .feature(feature).balance
+        }
+        let use = #""usage": [{"feature": "calls", "amount": 150, "at": "2026-11-03T00:00:00Z"}]"#
+        // A state grant of a lower priority than the month's allowance, and one of the same
+        // priority that lapses first: each covers the use.
+        for priority in [0, 1] {
+            #expect(try left(#""grants": [{"feature": "calls", "unlimited": true, "from": "2026-11-01T00:00:00Z", "#
+                             + #""until": "2026-11-05T00:00:00Z", "priority": \#(priority)}], "# + use) == 100)
+        }
+        // Of a higher priority: the month's allowance first, the unlimited grant the rest.
+        #expect(try left(#""grants": [{"feature": "calls", "unlimited": true, "from": "2026-11-01T00:00:00Z", "#
+                         + #""until": "2026-11-05T00:00:00Z", "priority": 2}], "# + use) == 0)
+        // The rules' own unlimited grant (priority 0, lifetime), while the trial lasts.
+        #expect(try left(#""purchases": [{"product": "trial", "purchased_at": "2026-11-01T00:00:00Z"}], "# + use) == 100)
+        // Credits alike: an unlimited day of coins pays the spill of that day.
+        #expect(try left(#""grants": [{"feature": "coins", "unlimited": true, "from": "2026-11-06T00:00:00Z", "#
+                         + #""until": "2026-11-07T00:00:00Z"}], "#
+                         + #""usage": [{"feature": "calls", "amount": 130, "at": "2026-11-06T12:00:00Z"}]"#,
+                         "coins", at: "2026-11-08T00:00:00Z") == 100)
+    }
 }

@@ -224,6 +224,16 @@ extension ReferenceEvaluator {
         return features.map(\.name).filter(found.contains)
     }
 
+    /// A place in §5's consumption order: lower `priority` first, then the grant whose current
+    /// window ends soonest (lifetime last), then declaration order.
+    struct OrderKey: Comparable {
+        var priority: Int64
+        var end: Int64
+        var order: Int
+
+        static func < (a: OrderKey, b: OrderKey) -> Bool { (a.priority, a.end, a.order) < (b.priority, b.end, b.order) }
+    }
+
     struct Balance {
         /// Nil: unlimited.
         var low: Int64?
@@ -279,9 +289,10 @@ extension ReferenceEvaluator {
             // Per member, the ledger of each grant instance met, by instance.
             var ledgers: [[String: Ledger]] = members.map { _ in [:] }
             var overage = [Int64](repeating: 0, count: members.count)
-            /// Member m's candidates at instant `s` (their instances, counted ones only), and whether
-            /// one of them is unlimited. Their ledgers are moved to the window of `s`.
-            func eligible(_ m: Int, _ s: Int64) -> (instances: [String], unlimited: Bool) {
+            /// Member m's candidates at instant `s` (their instances, counted ones only), and the place
+            /// in the consumption order of the first unlimited one (nil: none). Their ledgers are moved
+            /// to the window of `s`.
+            func eligible(_ m: Int, _ s: Int64) -> (instances: [String], unlimited: OrderKey?) {
                 let cs = candidates(m, at: s).filter { !certainOnly || $0.certain }
                 var instances: [String] = []
                 for c in cs where c.grant.amount != nil {
@@ -291,7 +302,14 @@ extension ReferenceEvaluator {
                         instances.append(c.instance)
                     }
                 }
-                return (instances, cs.contains { $0.grant.amount == nil })
+                // §5's order, read for a grant with no balance to run out: an unlimited grant ends
+                // when it lapses (a state grant without `per` with an `until`), else never.
+                let unlimited = cs.filter { $0.grant.amount == nil }.map { c in
+                    var lapse: Int64?
+                    if case .state(let i) = c.grant.source, c.grant.per == nil { lapse = state.grants[i].until?.seconds }
+                    return OrderKey(priority: c.grant.priority, end: lapse ?? .max, order: c.grant.order)
+                }.min()
+                return (instances, unlimited)
             }
             /// Member m's instances in consumption order: lower priority first, then the window
             /// that ends soonest (lifetime last), then declaration order, then state order.
@@ -305,19 +323,23 @@ extension ReferenceEvaluator {
                     return x.position < y.position
                 }
             }
-            /// Takes `amount` from member m's grants in order; returns what they could not cover.
-            func consume(_ m: Int, _ amount: Int64, _ instances: [String]) -> Int64 {
-                let order = inOrder(m, instances.filter { ledgers[m][$0]!.balance > 0 })
+            /// Takes `amount` from member m's grants in order, up to an unlimited one, which covers
+            /// the rest; returns what they could not cover.
+            func consume(_ m: Int, _ amount: Int64, _ e: (instances: [String], unlimited: OrderKey?)) -> Int64 {
+                let order = inOrder(m, e.instances.filter { ledgers[m][$0]!.balance > 0 })
                 var remaining = amount
                 for i in order {
-                    let taken = min(remaining, ledgers[m][i]!.balance)
+                    let l = ledgers[m][i]!
+                    if let stop = e.unlimited, stop < OrderKey(priority: l.priority, end: l.currentEnd ?? .max,
+                                                               order: l.order) { break }
+                    let taken = min(remaining, l.balance)
                     ledgers[m][i]!.balance -= taken
                     remaining -= taken
                 }
-                return remaining
+                return e.unlimited == nil ? remaining : 0
             }
-            func available(_ m: Int, _ e: (instances: [String], unlimited: Bool)) -> Int64? {
-                if e.unlimited { return nil }
+            func available(_ m: Int, _ e: (instances: [String], unlimited: OrderKey?)) -> Int64? {
+                if e.unlimited != nil { return nil }
                 return e.instances.reduce(Int64(0)) { Ledger.add($0, ledgers[m][$1]!.balance) }
             }
             /// `ceil(units × credits / amount)` in integers.
@@ -328,9 +350,7 @@ extension ReferenceEvaluator {
             for event in events {
                 let m = event.member
                 let own = eligible(m, event.at)
-                // Counted grants pay first; an unlimited one covers what they cannot.
-                var rest = consume(m, event.amount, own.instances)
-                if own.unlimited { rest = 0 }
+                var rest = consume(m, event.amount, own)
                 if rest > 0, members[m].kind != .credits {
                     let systems = members[m].routes.map { route in
                         (route: route, s: members.firstIndex { $0.name == route.system }!)
@@ -339,7 +359,7 @@ extension ReferenceEvaluator {
                     for (route, s) in systems {
                         let pay = eligible(s, event.at)
                         guard available(s, pay).map({ creditsPay($0, cost(rest, route)) }) ?? true else { continue }
-                        _ = consume(s, cost(rest, route), pay.instances)
+                        _ = consume(s, cost(rest, route), pay)
                         rest = 0
                         break
                     }
@@ -349,10 +369,10 @@ extension ReferenceEvaluator {
                         let pay = eligible(s, event.at)
                         let balance = available(s, pay)!
                         if creditsPay(balance, cost(rest, route)) {
-                            _ = consume(s, cost(rest, route), pay.instances)
+                            _ = consume(s, cost(rest, route), pay)
                             rest = 0
                         } else {
-                            _ = consume(s, balance, pay.instances)
+                            _ = consume(s, balance, pay)
                             rest -= Int64(Int128(balance) * Int128(route.amount) / Int128(route.credits))
                         }
                     }
