@@ -151,12 +151,14 @@ extension Evaluation {
                                         + "balances may not be theirs"))
         }
         let names = StateGrantNames(state.grants, entries: ledger.grants + ledger.withUnknown)
+        var placed = Set<Int>()  // the state grants the ledger holds a position of
         for (list, entries) in [("grants", ledger.grants), ("with_unknown", ledger.withUnknown)] {
             for (i, (e, ordinal)) in names.ordinals(entries).enumerated() {
                 switch resolve(e, ordinal: ordinal, names: names) {
                 case .nothing(let key, let why):
                     found.append(StateError(path: "ledger.\(list)[\(i)].\(key)", message: why))
                 case .instance(let c, _):
+                    if case .state(let g) = c.grant.source { placed.insert(g) }
                     // A refund after the compaction does not reach back into the folded uses.
                     guard let j = c.purchase, state.purchases[j].status == .revoked else { continue }
                     found.append(StateError(path: "ledger.\(list)[\(i)].purchase", message: "`\(e.purchase!.product)` "
@@ -165,6 +167,7 @@ extension Evaluation {
                 }
             }
         }
+        backdatedGrantWarnings(ledger, placed: placed, into: &found)
         for o in ledger.overage where graph.featureIndex[o.feature].map({ graph.componentOf[$0] < 0 }) ?? true {
             found.append(StateError(path: "ledger.overage.\(o.feature)",
                                     message: "no single-use feature or credit system `\(o.feature)` in the rules"))
@@ -176,6 +179,23 @@ extension Evaluation {
             }
             found.append(StateError(path: "usage[\(i)].at", message: "\(when) is before the ledger's \(ledger.before) "
                                         + "(its uses before then are folded): the use is charged at \(ledger.before)"))
+        }
+    }
+}
+
+extension Evaluation {
+    /// A counted grant dated before the ledger's `before`, still there then, of a feature whose
+    /// uses were folded, that the ledger holds no position of (`placed`): added after the
+    /// compaction, it is not charged for the uses folded, as the whole history would charge it.
+    private func backdatedGrantWarnings(_ ledger: LedgerSnapshot, placed: Set<Int>, into found: inout [StateError]) {
+        let folded = Set((ledger.grants + ledger.withUnknown).map(\.feature) + ledger.overage.map(\.feature))
+            .compactMap { graph.featureIndex[$0].map { graph.componentOf[$0] } }
+        for (i, g) in state.grants.enumerated() where !placed.contains(i) && g.from < ledger.before {
+            guard case .count = g.amount, case .feature(let name) = g.target, let f = graph.featureIndex[name],
+                  folded.contains(graph.componentOf[f]), g.until.map({ $0 > ledger.before }) ?? true else { continue }
+            found.append(StateError(path: "grants[\(i)].from", message: "\(g.from) is before the ledger's "
+                                    + "\(ledger.before), which holds no position of this grant: the uses folded then "
+                                    + "are not charged to it, as the whole history would charge them (docs/ledger.md)"))
         }
     }
 }

@@ -111,6 +111,37 @@ import Testing
         #expect(spelled.full == 0 && spelled.compacted == 0, "\(spelled)")
     }
 
+    /// A grant dated before `T` added after the compaction is not charged for the folded uses (the
+    /// full history charges it): the compacted state says so, naming the grant; a grant that was
+    /// there when the uses were folded, or dated from `T` on, is not named.
+    @Test func aGrantDatedBeforeTAddedAfterTheCompactionIsWarnedOf() throws {
+        let graph = compileGraph("feature calls: metered\nentitlement free = everyone { grants calls 10 per month }")
+        let history = state(#"{"customer_since": "2026-10-01T00:00:00Z", "usage": [{"feature": "calls", "amount": 50, "#
+                            + #""at": "2026-11-10T00:00:00Z"}]}"#)
+        let before = instant("2026-11-15T00:00:00Z"), at = instant("2026-11-20T00:00:00Z")
+        func credit(from: String) -> StateGrant {
+            StateGrant(target: .feature("calls"), amount: .count(100), from: instant(from), id: "outage-credit")
+        }
+        var late = try LedgerCompaction.compact(graph: graph, state: history, before: before).state
+        late.grants = [credit(from: "2026-11-05T00:00:00Z")]
+        var full = history
+        full.grants = late.grants
+        #expect(try Evaluation(graph: graph, state: full, at: at).feature("calls").balance == 60)
+        let warned = try Evaluation(graph: graph, state: late, at: at)
+        #expect(try warned.feature("calls").balance == 100)
+        #expect(warned.warnings.map(\.description) == ["grants[0].from: 2026-11-05T00:00:00Z is before the ledger's "
+            + "2026-11-15T00:00:00Z, which holds no position of this grant: the uses folded then are not charged to "
+            + "it, as the whole history would charge them (docs/ledger.md)"])
+        // Compacted with the grant: its position is kept, the balance is the history's, no warning.
+        let kept = try LedgerCompaction.compact(graph: graph, state: full, before: before).state
+        let exact = try Evaluation(graph: graph, state: kept, at: at)
+        #expect(try exact.feature("calls").balance == 60)
+        #expect(exact.warnings.isEmpty)
+        // Dated from `T` on: nothing to charge it for, no warning.
+        late.grants = [credit(from: "2026-11-15T00:00:00Z")]
+        #expect(try Evaluation(graph: graph, state: late, at: at).warnings.isEmpty)
+    }
+
     /// The compacted state's JSON, as `entlc state compact` writes it (every byte of the state kept
     /// but the folded records and the `ledger` member), is valid under schema/state.schema.json and
     /// reads back, strictly, as the compacted state.
