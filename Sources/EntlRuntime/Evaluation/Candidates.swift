@@ -36,9 +36,9 @@ struct Candidate: Sendable {
     /// at `t` until it lapsed, for the uses charged as the state reads at `t` (`UseReadings`).
     /// Nil: as at `t` (`present`, `certain`).
     var past: PastStanding?
-    /// For an unlimited grant (it has no ledger): when it stops paying by itself, a lot's lapse
-    /// (`.never`: lifetime) — its place in the consumption order, as a counted grant's window end
-    /// is (`consumptionKey`). Set by the replay that keeps it.
+    /// For an unlimited grant (it has no ledger): when it stops paying by itself, a state grant's
+    /// `until` (`.never`: lifetime) — its place in the consumption order, as a counted grant's
+    /// window end is (`consumptionKey`). Set by the replay that keeps it.
     var ends: End = .never
 
     struct PastStanding {

@@ -89,8 +89,11 @@ extension Evaluation {
         let uncertain = candidates.contains { $0.present && !$0.certain || $0.past?.rank == 1 }
             || marked?.hasUncertain == true || position?.diverged == true
         let counted = candidates.count { $0.counted != nil }
+        // An unlimited grant ends when it stops paying: a state grant at its `until` (with `per` or
+        // not: it has no windows to run out), any other never (it cannot be a lot, E224).
         for i in candidates.indices where candidates[i].grant.amount == .unlimited {
-            candidates[i].ends = lotExpiry(candidates[i]).map(End.at) ?? .never
+            guard case .state(let g) = candidates[i].grant.source else { continue }
+            candidates[i].ends = state.grants[g].until.map(End.at) ?? .never
         }
         let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 

@@ -151,14 +151,14 @@ extension Evaluation {
                                         + "balances may not be theirs"))
         }
         let names = StateGrantNames(state.grants, entries: ledger.grants + ledger.withUnknown)
-        var placed = Set<Int>()  // the state grants the ledger holds a position of
+        var placed = Set<Candidate.Instance>()  // the grant instances the ledger holds a position of
         for (list, entries) in [("grants", ledger.grants), ("with_unknown", ledger.withUnknown)] {
             for (i, (e, ordinal)) in names.ordinals(entries).enumerated() {
                 switch resolve(e, ordinal: ordinal, names: names) {
                 case .nothing(let key, let why):
                     found.append(StateError(path: "ledger.\(list)[\(i)].\(key)", message: why))
                 case .instance(let c, _):
-                    if case .state(let g) = c.grant.source { placed.insert(g) }
+                    placed.insert(c.instance)
                     // A refund after the compaction does not reach back into the folded uses.
                     guard let j = c.purchase, state.purchases[j].status == .revoked else { continue }
                     found.append(StateError(path: "ledger.\(list)[\(i)].purchase", message: "`\(e.purchase!.product)` "
@@ -184,18 +184,34 @@ extension Evaluation {
 }
 
 extension Evaluation {
-    /// A counted grant dated before the ledger's `before`, still there then, of a feature whose
-    /// uses were folded, that the ledger holds no position of (`placed`): added after the
-    /// compaction, it is not charged for the uses folded, as the whole history would charge it.
-    private func backdatedGrantWarnings(_ ledger: LedgerSnapshot, placed: Set<Int>, into found: inout [StateError]) {
-        let folded = Set((ledger.grants + ledger.withUnknown).map(\.feature) + ledger.overage.map(\.feature))
-            .compactMap { graph.featureIndex[$0].map { graph.componentOf[$0] } }
-        for (i, g) in state.grants.enumerated() where !placed.contains(i) && g.from < ledger.before {
-            guard case .count = g.amount, case .feature(let name) = g.target, let f = graph.featureIndex[name],
-                  folded.contains(graph.componentOf[f]), g.until.map({ $0 > ledger.before }) ?? true else { continue }
-            found.append(StateError(path: "grants[\(i)].from", message: "\(g.from) is before the ledger's "
-                                    + "\(ledger.before), which holds no position of this grant: the uses folded then "
-                                    + "are not charged to it, as the whole history would charge them (docs/ledger.md)"))
+    /// A counted grant that counts at `t` and from before the ledger's `before` (or from no known
+    /// start), of which the ledger holds no position (`placed`): given after the compaction (a
+    /// grant or a purchase dated back, an override), it is not charged for the uses folded then, as
+    /// the whole history would charge it — the customer may have more. (Compaction keeps a
+    /// position of every counted grant then, used or not.) Not said when the ledger is another
+    /// environment's or other rules' (its positions may not be these grants').
+    private func backdatedGrantWarnings(_ ledger: LedgerSnapshot, placed: Set<Candidate.Instance>,
+                                        into found: inout [StateError]) {
+        guard ledger.rules == graph.rulesDigest, environment == state.environment ?? .live else { return }
+        var warned = Set<String>()
+        for members in graph.components {
+            for f in members {
+                var last: EntitlementSource?
+                forEachCandidate(of: f, last: &last) { c in
+                    guard c.counted != nil, !placed.contains(c.instance) else { return }
+                    let from = anchorDates(c).existsFrom
+                    guard from.map({ $0 < ledger.before }) ?? true else { return }
+                    let (path, what) = c.stateGrant >= 0 ? ("grants[\(c.stateGrant)].from", "this grant")
+                        : c.purchase.map { ("purchases[\($0)].purchased_at", "this purchase's grants") }
+                        ?? ("ledger", "`\(sourceName(c).name)`'s grant of `\(graph.features[f].name)`")
+                    guard warned.insert(path).inserted else { return }
+                    let since = from.map { "\($0) is before the ledger's \(ledger.before), which" }
+                        ?? "it has no known start, and the ledger of the uses before \(ledger.before)"
+                    found.append(StateError(path: path, message: "\(since) holds no position of \(what): the uses "
+                                            + "folded then are not charged to it, as the whole history would charge "
+                                            + "them (docs/ledger.md)"))
+                }
+            }
         }
     }
 }

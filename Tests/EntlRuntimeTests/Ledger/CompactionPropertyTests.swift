@@ -140,6 +140,30 @@ import Testing
         // Dated from `T` on: nothing to charge it for, no warning.
         late.grants = [credit(from: "2026-11-15T00:00:00Z")]
         #expect(try Evaluation(graph: graph, state: late, at: at).warnings.isEmpty)
+
+        // An entitlement given back to the 1st, and a purchase dated back: their grants are named.
+        let plan = compileGraph("""
+            product sub: subscription { period month }
+            feature calls: metered
+            entitlement pro = sub { grants calls 100 }
+            entitlement base = everyone { grants calls 10 }
+            """)
+        var given = try LedgerCompaction.compact(graph: plan, state: history, before: before).state
+        given.grants = [StateGrant(target: .entitlement("pro"), from: instant("2026-11-01T00:00:00Z"), id: "late")]
+        #expect(try Evaluation(graph: plan, state: given, at: at).warnings.map(\.path) == ["grants[0].from"])
+        var bought = try LedgerCompaction.compact(graph: plan, state: history, before: before).state
+        bought.purchases = [Purchase(product: "sub", purchasedAt: instant("2026-11-02T00:00:00Z"),
+                                     expiresAt: instant("2026-12-02T00:00:00Z"))]
+        let boughtWarnings = try Evaluation(graph: plan, state: bought, at: at).warnings
+        #expect(boughtWarnings.map(\.description) == ["purchases[0].purchased_at: 2026-11-02T00:00:00Z is before the "
+            + "ledger's 2026-11-15T00:00:00Z, which holds no position of this purchase's grants: the uses folded then "
+            + "are not charged to it, as the whole history would charge them (docs/ledger.md)"])
+        // A ledger with no position at all (only an unlimited grant paid the folded uses).
+        let free = compileGraph("feature calls: metered\nentitlement base = everyone { grants calls unlimited priority 5 }")
+        var promo = try LedgerCompaction.compact(graph: free, state: history, before: before).state
+        #expect(promo.ledger?.grants.isEmpty == true)
+        promo.grants = [credit(from: "2026-11-05T00:00:00Z")]
+        #expect(try Evaluation(graph: free, state: promo, at: at).warnings.map(\.path) == ["grants[0].from"])
     }
 
     /// The compacted state's JSON, as `entlc state compact` writes it (every byte of the state kept

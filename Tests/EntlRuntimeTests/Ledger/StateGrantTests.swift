@@ -205,6 +205,10 @@ import Testing
             #expect(try left(#""grants": [{"feature": "calls", "unlimited": true, "from": "2026-11-01T00:00:00Z", "#
                              + #""until": "2026-11-05T00:00:00Z", "priority": \#(priority)}], "# + use) == 100)
         }
+        // With `per` (which an unlimited grant does not use), it still ends at its `until`.
+        #expect(try left(#""grants": [{"feature": "calls", "unlimited": true, "per": "week", "#
+                         + #""from": "2026-11-01T00:00:00Z", "until": "2026-11-05T00:00:00Z", "priority": 1}], "# + use)
+                == 100)
         // Of a higher priority: the month's allowance first, the unlimited grant the rest.
         #expect(try left(#""grants": [{"feature": "calls", "unlimited": true, "from": "2026-11-01T00:00:00Z", "#
                          + #""until": "2026-11-05T00:00:00Z", "priority": 2}], "# + use) == 0)
