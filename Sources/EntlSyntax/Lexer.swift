@@ -108,6 +108,11 @@ public struct Lexer {
                 kind = lexInvalid(start: start)
             }
         }
+        // `;` is ignored (docs/language.md): the docs above it are the next token's.
+        if kind == .semicolon {
+            pendingDocs = docs
+            return Token(kind: kind, range: SourceRange(start: start, end: location))
+        }
         return Token(kind: kind, range: SourceRange(start: start, end: location), docs: docs)
     }
 

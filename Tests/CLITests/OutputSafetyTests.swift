@@ -221,6 +221,15 @@ import Testing
         let option = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "\u{1B}[31mx"],
                                   directory: dir)
         #expect(option.stderr == "entlc: error: unknown feature `\\u{1B}[31mx`\n")
+        // A rule file's name, in a diagnostic's own line (it had forged `entlc: error: fake.entl`).
+        let name = "x\u{1B}[31mred\nentlc: error: fake.entl"
+        try "product p: non_consumable { nme \"x\" }\n".write(toFile: dir + "/" + name, atomically: true,
+                                                                 encoding: .utf8)
+        let check = try runEntlc(["check", name], directory: dir)
+        #expect(check.status == 1)
+        #expect(check.stdout.hasPrefix("x\\u{1B}[31mred\\u{A}entlc: error: fake.entl:1:29: error[E115]"),
+                "\(check.stdout)")
+        #expect(!check.stdout.contains("\u{1B}") && !check.stdout.contains("red\nentlc"))
     }
 
     /// An offset that carries an instant past the year 9999 (or before 0000) in UTC is refused: it

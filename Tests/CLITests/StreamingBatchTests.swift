@@ -38,6 +38,20 @@ import Testing
         }
     }
 
+    /// A stream with no newline (`/dev/zero`) ends the job past 1 GiB with exit 2 — it had run
+    /// for ever, dropping the line as it read it — and `diff --states` the same.
+    @Test func aLineThatNeverEndsEndsTheJob() throws {
+        let eval = try runEntlc(arguments + ["--states", "/dev/zero", "--jobs", "1"])
+        #expect(eval.status == 2)
+        #expect(eval.stdout == "")
+        #expect(eval.stderr == "entlc: error: line 1 of `/dev/zero` is longer than 1 GiB, the most entlc reads of "
+                + "one input: read no further\n")
+        let diff = try runEntlc(["diff", "examples/api.entl", "examples/api.entl", "--states", "/dev/zero"])
+        #expect(diff.status == 2)
+        #expect(diff.stderr.hasSuffix("line 1 of `/dev/zero` is longer than 1 GiB, the most entlc reads of one "
+                                      + "input: read no further\n"), "\(diff.stderr)")
+    }
+
     @Test func blocksCutByBytesAndCRLFLineEndingsChangeNothing() throws {
         // Lines of 300 KB (JSON whitespace inside the object): blocks of a few lines each; CRLF.
         let fixture = try readRepoFile("Tests/Fixtures/states/api.states.jsonl")

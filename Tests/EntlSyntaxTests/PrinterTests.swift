@@ -130,4 +130,29 @@ import Testing
 
             """)
     }
+
+    /// Docs and comments keep their meaning through `fmt` where `;` or an empty block stood: a
+    /// `;` between `///` and its declaration is ignored (the docs had been dropped, and came back
+    /// once `fmt` removed the `;`); a `///` after an empty block's `}` stays after the header (it
+    /// had become the next declaration's docs); a comment after the last `}` of a line stays there
+    /// (it had moved after the first). Each input also meets the fuzzer's round-trip invariant.
+    @Test func docsAndCommentsKeepTheirPlaceWhereSemicolonsAndEmptyBlocksStood() {
+        let cases: [(String, String)] = [
+            ("/// Pro unlock.\n;product pro: non_consumable { name \"Pro\" }\n",
+             "/// Pro unlock.\nproduct pro: non_consumable {\n  name \"Pro\"\n}\n"),
+            ("product r: non_consumable {} /// not a doc\nfeature f: boolean {}\n",
+             "product r: non_consumable /// not a doc\n\nfeature f: boolean\n"),
+            ("product p: non_consumable {\n} /// x\nproduct q: non_consumable {}\n",
+             "product p: non_consumable /// x\n\nproduct q: non_consumable\n"),
+            ("product p: non_consumable { name \"a\" } product q: non_consumable { name \"b\" } // z\n",
+             "product p: non_consumable {\n  name \"a\"\n}\n\nproduct q: non_consumable {\n  name \"b\"\n} // z\n"),
+        ]
+        for (input, output) in cases {
+            #expect(Printer.format(SourceFile(path: "x", text: input)) == output, "\(input)")
+            #expect(roundTripProblem(Array(input.utf8)) == nil, "\(input)")
+        }
+        let docs = Parser.parse(SourceFile(path: "x", text: cases[0].0)).file.declarations.first
+        guard case .product(let p)? = docs else { Issue.record("no product"); return }
+        #expect(p.docs == ["Pro unlock."])
+    }
 }

@@ -45,7 +45,10 @@ struct TextLines {
         var starts = [0], wide: [Int] = [], saved = [0]
         var i = 0
         while i < bytes.count {
-            if bytes[i] == 0x0A { starts.append(i + 1) }
+            // LSP's line ends: `\n`, `\r\n` and a `\r` alone (an editor counts lines so).
+            if bytes[i] == 0x0A || bytes[i] == 0x0D && (i + 1 == bytes.count || bytes[i + 1] != 0x0A) {
+                starts.append(i + 1)
+            }
             let (length, width) = Self.scalar(in: bytes, at: i)
             if length > 1 {
                 wide.append(i)
@@ -71,10 +74,11 @@ struct TextLines {
         return (length, length == 4 ? 2 : 1)
     }
 
-    /// The end of line `n`'s text (before `\r\n` or `\n`).
+    /// The end of line `n`'s text (before `\r\n`, `\n` or `\r`).
     private func lineEnd(_ n: Int) -> Int {
-        var end = n + 1 < starts.count ? starts[n + 1] - 1 : bytes.count
-        if end > starts[n], bytes[end - 1] == 0x0D { end -= 1 }
+        guard n + 1 < starts.count else { return bytes.count }
+        var end = starts[n + 1] - 1  // its `\n`, or its `\r` alone
+        if bytes[end] == 0x0A, end > starts[n], bytes[end - 1] == 0x0D { end -= 1 }
         return end
     }
 

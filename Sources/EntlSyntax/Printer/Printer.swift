@@ -220,9 +220,11 @@ public struct Printer {
         // follows the `{`, on the header's line.
         let brace = Piece(text: "{", offset: headerEnd.offset)
         guard firstInner != nil || hasComments else {
-            // An empty block disappears, except where the grammar requires one.
+            // An empty block disappears, except where the grammar requires one; a comment after its
+            // `}` (on that line) stays after the header, never on a line of its own above the next
+            // element (a `///` there would become that element's docs).
             line(header + (braces ? [Piece(text: "{}", offset: headerEnd.offset)] : []), start: start, end: headerEnd,
-                 limit: hasBlock ? close : limit)
+                 limit: limit)
             if hasBlock { skipComments(before: end.offset) }
             return
         }
@@ -238,7 +240,9 @@ public struct Printer {
         newlineIfNeeded()
         out += String(repeating: "  ", count: indent) + "}"
         var trailing: [Comment] = []
-        while next < comments.count, comments[next].range.start.line == closeLine {
+        // The comments after `}` on its line, up to the next element (one on the same line keeps its own).
+        while next < comments.count, comments[next].range.start.line == closeLine,
+              comments[next].range.start.offset < limit {
             trailing.append(comments[next])
             next += 1
         }

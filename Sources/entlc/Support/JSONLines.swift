@@ -229,6 +229,11 @@ enum JSONLines {
                 }
                 start = newline.map { $0 + 1 } ?? end
                 if newline != nil { break }
+                // A line that never ends (`/dev/zero`) ends the job: read as far as any input is.
+                if length > FileSystem.maxInputBytes {
+                    throw CLIError("line \(lineNumber + 1) of \(path == "-" ? "standard input" : "`\(path)`") is "
+                                   + "longer than 1 GiB, the most entlc reads of one input: read no further")
+                }
             }
             if last == 0x0D {
                 // `\r\n`: the `\r` is not part of the line.

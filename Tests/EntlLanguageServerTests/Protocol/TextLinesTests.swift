@@ -10,7 +10,10 @@ private struct WalkingLines {
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+        // LSP 3.17: a line ends with `\n`, `\r\n` or `\r`.
+        starts = [0] + bytes.indices.filter {
+            bytes[$0] == 0x0A || bytes[$0] == 0x0D && ($0 + 1 == bytes.count || bytes[$0 + 1] != 0x0A)
+        }.map { $0 + 1 }
     }
 
     func scalar(at i: Int, end: Int) -> (length: Int, width: Int) {
@@ -25,7 +28,7 @@ private struct WalkingLines {
     func offset(of p: Position) -> Int {
         guard p.line < starts.count else { return bytes.count }
         var end = p.line + 1 < starts.count ? starts[p.line + 1] - 1 : bytes.count
-        if end > starts[p.line], bytes[end - 1] == 0x0D { end -= 1 }
+        if end < bytes.count, bytes[end] == 0x0A, end > starts[p.line], bytes[end - 1] == 0x0D { end -= 1 }
         var i = starts[p.line], units = 0
         while i < end, units < p.character {
             let (length, width) = scalar(at: i, end: end)
@@ -72,6 +75,19 @@ private struct WalkingLines {
                 #expect(lines.offset(of: p) == walking.offset(of: p), "seed \(seed), \(p)")
             }
         }
+    }
+
+    /// A `\r` alone ends a line, as an editor counts lines (a diagnostic on the second line had
+    /// been reported on the first, and an edit there was put at the end of the document).
+    @Test func aCarriageReturnAloneEndsALine() {
+        let lines = TextLines(Array("ab\rcd\r\nef\r".utf8))
+        #expect(lines.position(of: 3) == Position(line: 1, character: 0))
+        #expect(lines.position(of: 5) == Position(line: 1, character: 2))
+        #expect(lines.position(of: 7) == Position(line: 2, character: 0))
+        #expect(lines.position(of: 10) == Position(line: 3, character: 0))
+        #expect(lines.offset(of: Position(line: 1, character: 9)) == 5)
+        #expect(lines.offset(of: Position(line: 2, character: 1)) == 8)
+        #expect(lines.offset(of: Position(line: 3, character: 0)) == 10)
     }
 
     @Test func positionsCountUTF16Units() {
