@@ -180,6 +180,14 @@ let codeCases: [CodeCase] = [
           expect calls allowed
         }
         """, [("E121", "`at` on its own line sets the test's instant, not the time of the `used` above it", "1️⃣")]),
+    // After a `;` on the same line, the same item: said as it is written.
+    CodeCase("E121", """
+        feature calls: metered
+        test "t" {
+          used calls 30; 1️⃣at "2026-11-20T10:00:00Z"
+          expect calls allowed
+        }
+        """, [("E121", "`at` after `;` sets the test's instant, not the time of the `used` before it", "1️⃣")]),
 ]
 
 @Suite struct DiagnosticCodeTests {

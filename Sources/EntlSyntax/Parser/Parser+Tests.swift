@@ -46,8 +46,11 @@ extension Parser {
         case .level(_, _, nil): word = "level"
         default: return
         }
+        // After a `;` the `at` may be on the same line: an item of its own all the same.
+        let placed = item.range.start.line == previous.range.end.line ? "after `;`" : "on its own line"
+        let before = item.range.start.line == previous.range.end.line ? "before it" : "above it"
         report(.ambiguousTestInstant,
-               "`at` on its own line sets the test's instant, not the time of the `\(word)` above it",
+               "`at` \(placed) sets the test's instant, not the time of the `\(word)` \(before)",
                at: item.range, label: "the test's instant",
                help: "to date the \(word == "used" ? "use" : "level"), write `at` on the `\(word)` line; "
                    + "to set the test's instant, put `at` before the `\(word)` items",
