@@ -7,8 +7,8 @@ RUNS runs of each, wall time and peak memory (the process's own, `/usr/bin/time 
     python3 Benchmarks/grants.py ENTLC OUT_DIR [RUNS] [BEFORE_ENTLC]
 
 States (written to OUT_DIR, seeded): a year of daily 30-day top-ups with 100,000 uses, and 2,000
-grants over the year (random starts, until mid-2027) with 5,000 uses; the rules are consume.py's
-(a plan, two features, a credit system). With BEFORE_ENTLC, an older build runs the same
+grants over the year (random starts, until mid-2027) with 5,000 uses; the rules: a plan granting a
+feature and a credit system that pays for it. With BEFORE_ENTLC, an older build runs the same
 commands, interleaved, and its outputs are compared byte for byte.
 """
 import datetime
@@ -26,16 +26,8 @@ before = sys.argv[4] if len(sys.argv) > 4 else None
 os.makedirs(out, exist_ok=True)
 RULES = os.path.join(out, "grants-rules.entl")
 with open(RULES, "w") as f:
-    f.write("""product plan: subscription { period month }
-feature calls: metered
-feature lookups: metered
-credits pool { calls 1 = 2; lookups 1 = 1 }
-entitlement e = plan {
-  grants calls 1_000_000 per month
-  grants lookups 1_000_000 per month
-  grants pool 1_000 per month carry up to 5_000
-}
-""")
+    f.write("product plan: subscription { period month }\nfeature calls: metered\ncredits pool { calls 1 = 2 }\n"
+            "entitlement e = plan { grants calls 1_000_000 per month; grants pool 1_000 per month carry up to 5_000 }\n")
 START = datetime.datetime(2026, 1, 1)
 PLAN = [{"product": "plan", "purchased_at": "2025-11-22T12:00:00Z", "expires_at": "2027-12-22T12:00:00Z"}]
 
