@@ -120,7 +120,7 @@ struct ComponentReplay {
                 eligible.sort { a, b in
                     let (x, y) = (ledgers[a], ledgers[b])
                     if x.priority != y.priority { return x.priority < y.priority }
-                    let (ex, ey) = (x.currentEnd, y.currentEnd)
+                    let (ex, ey) = (x.consumptionEnd, y.consumptionEnd)
                     if ex != ey { return ex < ey }
                     if x.order != y.order { return x.order < y.order }
                     return a < b
@@ -130,7 +130,7 @@ struct ComponentReplay {
             var parts: [String] = []
             let stop = overdraft ? nil : unlimited(m, reading: reading, at: instant)
             for i in eligible where remaining > 0 {
-                if let stop, stop < ConsumptionKey(priority: ledgers[i].priority, end: ledgers[i].currentEnd,
+                if let stop, stop < ConsumptionKey(priority: ledgers[i].priority, end: ledgers[i].consumptionEnd,
                                                    order: ledgers[i].order) { break }
                 let taken = overdraft ? ledgers[i].overdraw(remaining) : ledgers[i].consume(remaining)
                 remaining -= taken

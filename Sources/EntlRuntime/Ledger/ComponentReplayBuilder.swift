@@ -11,7 +11,8 @@ extension Evaluation {
         }
         return Ledger(allowance: allowance.multipliedSaturating(by: c.quantity), windows: windows, carry: c.grant.carry,
                       priority: c.grant.priority, order: c.grant.order, existsFrom: existsFrom, source: source,
-                      expiry: lotExpiry(c), overage: c.grant.overage)
+                      expiry: lotExpiry(c), overage: c.grant.overage,
+                      until: c.stateGrant >= 0 ? state.grants[Int(c.stateGrant)].until : nil)
     }
 
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and

@@ -18,6 +18,10 @@ struct Ledger: Sendable {
     let expiry: Instant?
     /// A soft limit: what nothing else covers may be overdrawn on it, up to a cap per window.
     let overage: Grant.Overage?
+    /// When it stops paying by itself inside its windows: the `until` of the state grant it is, or
+    /// that the entitlement granting it is active through (nil: none) — its place in the
+    /// consumption order (`consumptionEnd`), a window cut short ending there.
+    let until: Instant?
 
     private(set) var started = false
     private(set) var window: Int64 = 0
@@ -36,7 +40,7 @@ struct Ledger: Sendable {
     private var realign = false
 
     init(allowance: Int64, windows: Windows?, carry: Grant.Carry?, priority: Int64, order: Int, existsFrom: Instant?,
-         source: Int, expiry: Instant? = nil, overage: Grant.Overage? = nil) {
+         source: Int, expiry: Instant? = nil, overage: Grant.Overage? = nil, until: Instant? = nil) {
         self.allowance = allowance
         self.windows = windows
         // §5: nothing piles up from an unknown past (an earlier use could otherwise add windows of
@@ -48,8 +52,13 @@ struct Ledger: Sendable {
         self.source = source
         self.expiry = expiry
         self.overage = overage
+        self.until = until
         if windows == nil, let expiry { currentEnd = .at(expiry) }
     }
+
+    /// §5's "the grant whose current window ends soonest": its current window's end, or its `until`
+    /// when that comes first (what is left then is lost, as a lot's is when it lapses).
+    var consumptionEnd: End { until.map { min(currentEnd, .at($0)) } ?? currentEnd }
 
     /// Whether the grant is there at `instant`: from its start, and until a lot lapses.
     func exists(at instant: Instant) -> Bool {

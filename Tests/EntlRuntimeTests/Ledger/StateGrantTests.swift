@@ -220,4 +220,29 @@ import Testing
                          + #""usage": [{"feature": "calls", "amount": 130, "at": "2026-11-06T12:00:00Z"}]"#,
                          "coins", at: "2026-11-08T00:00:00Z") == 100)
     }
+
+    /// A state grant whose `until` falls inside its window ends there for the consumption order
+    /// (§5: the grant that ends soonest is spent first, what is left of it being lost then): a
+    /// monthly grant until the 10th pays before a monthly allowance that runs to the 1st (it had
+    /// been spent after it, and lapsed unused). So does an entitlement active through such a grant.
+    @Test func aGrantThatEndsInsideItsWindowIsSpentFirst() throws {
+        let graph = compileGraph("""
+            feature calls: metered
+            entitlement free = everyone { grants calls 50 per month }
+            entitlement promo = free and not free { grants calls 50 per month }
+            """)
+        func left(_ grant: String) throws -> Int64? {
+            try evaluate(graph, state(#"{"customer_since": "2026-01-01T00:00:00Z", "grants": [\#(grant)], "#
+                                      + #""usage": [{"feature": "calls", "amount": 30, "at": "2026-11-05T00:00:00Z"}]}"#),
+                         at: "2026-11-11T00:00:00Z").feature("calls").balance
+        }
+        #expect(try left(#"{"feature": "calls", "amount": 50, "per": "month", "from": "2026-11-01T00:00:00Z", "#
+                         + #""until": "2026-11-10T00:00:00Z"}"#) == 50)
+        #expect(try left(#"{"entitlement": "promo", "from": "2026-11-01T00:00:00Z", "until": "2026-11-10T00:00:00Z"}"#)
+                == 50)
+        // Until after the month's end: the window ends first, and the rules' grant (declared
+        // first) pays.
+        #expect(try left(#"{"feature": "calls", "amount": 50, "per": "month", "from": "2026-11-01T00:00:00Z", "#
+                         + #""until": "2026-12-10T00:00:00Z"}"#) == 70)
+    }
 }

@@ -98,6 +98,8 @@ extension ReferenceEvaluator {
         var existsFrom: Int64?
         /// A lot's lapse: the end of its single window.
         var expiry: Int64?
+        /// The `until` of the state grant behind it: it pays nothing after, whatever its windows.
+        var until: Int64?
         var overage = false
         var overageCap: Int64?
         var window = 0
@@ -136,6 +138,10 @@ extension ReferenceEvaluator {
         /// The end of the current window; a lot's lapse; nil for a lifetime allowance.
         var currentEnd: Int64? { windows?.start(window + 1) ?? expiry }
 
+        /// §5's "the grant whose current window ends soonest", read for a grant that ends inside
+        /// a window (a state grant's `until`): the earlier of the two; `.max` for never.
+        var orderEnd: Int64 { min(currentEnd ?? .max, until ?? .max) }
+
         /// What may still be overdrawn in this window: 0 without `overage`, nil without a cap.
         var overdraftLeft: Int64? {
             guard overage else { return 0 }
@@ -164,6 +170,7 @@ extension ReferenceEvaluator {
         // the state grant an entitlement is active through, `customer_since`). With no known start,
         // when it would lapse is not known: it does not (as a grant with no start has every window).
         if case .state(let i) = c.grant.source, c.grant.per == nil { ledger.expiry = state.grants[i].until?.seconds }
+        ledger.until = c.stateGrant.flatMap { state.grants[$0].until?.seconds }
         if let step = c.grant.expiresAfter, let start = ledger.existsFrom {
             ledger.expiry = ReferenceCalendar.add(start, step)
         }
@@ -317,7 +324,7 @@ extension ReferenceEvaluator {
                 instances.sorted { a, b in
                     let (x, y) = (ledgers[m][a]!, ledgers[m][b]!)
                     if x.priority != y.priority { return x.priority < y.priority }
-                    let (ex, ey) = (x.currentEnd ?? .max, y.currentEnd ?? .max)
+                    let (ex, ey) = (x.orderEnd, y.orderEnd)
                     if ex != ey { return ex < ey }
                     if x.order != y.order { return x.order < y.order }
                     return x.position < y.position
@@ -330,8 +337,9 @@ extension ReferenceEvaluator {
                 var remaining = amount
                 for i in order {
                     let l = ledgers[m][i]!
-                    if let stop = e.unlimited, stop < OrderKey(priority: l.priority, end: l.currentEnd ?? .max,
-                                                               order: l.order) { break }
+                    if let stop = e.unlimited, stop < OrderKey(priority: l.priority, end: l.orderEnd, order: l.order) {
+                        break
+                    }
                     let taken = min(remaining, l.balance)
                     ledgers[m][i]!.balance -= taken
                     remaining -= taken
