@@ -20,6 +20,12 @@ public final class EntitlementMonitor: Sendable {
     private let observation = Locked<TrackerObservation?>(nil)
     /// Errors from evaluations triggered by tracker changes (an override of an unknown product…).
     private let failure = Locked<EvaluationError?>(nil)
+    /// A refresh asked for and not made yet (its instant: nil for the clock's), and the one
+    /// refresh running (`refresh`).
+    private let requested = Locked<Refresh?>(nil)
+    private let refreshing = Locked<Void>(())
+
+    private struct Refresh { var at: Instant? }
 
     /// Evaluates once now and starts observing the evaluator's tracker.
     public init(evaluator: Evaluator, clock: @escaping @Sendable () -> Instant = { .now() }) throws(EvaluationError) {
@@ -58,10 +64,31 @@ public final class EntitlementMonitor: Sendable {
         observers.add(handler)
     }
 
-    /// Re-evaluates now (or at `at`) and delivers what changed since the last evaluation.
+    /// Re-evaluates now (or at `at`) and delivers what changed since the last evaluation; the
+    /// events it delivered. One refresh runs at a time, each reading the tracker after the one
+    /// before it and delivering in that order: one asked for while another runs (on another
+    /// thread, or from a handler of its events) is made by that one before it ends, and returns
+    /// none itself. (Two refreshes at once had let the older evaluation be kept last: a balance
+    /// shown as 10 after it had reached 0, with no change left to correct it.)
     @discardableResult
     public func refresh(at: Instant? = nil) throws(EvaluationError) -> [ChangeEvent] {
-        let instant = at ?? clock()
+        requested.withLock { $0 = Refresh(at: at) }
+        var delivered: [ChangeEvent] = []
+        // Asked for again after the running one looked for the last time: made here.
+        while requested.withLock({ $0 != nil }) {
+            let ran = try refreshing.withLockIfFree { _ throws(EvaluationError) -> Bool in
+                while let next = requested.withLock({ request in defer { request = nil }; return request }) {
+                    delivered += try deliverChanges(at: next.at ?? clock())
+                }
+                return true
+            }
+            if ran == nil { break }  // the running one makes it
+        }
+        return delivered
+    }
+
+    /// Evaluates at `instant`, keeps the results and delivers what changed (under `refreshing`).
+    private func deliverChanges(at instant: Instant) throws(EvaluationError) -> [ChangeEvent] {
         let new = try evaluator.evaluateAll(at: instant)
         let old = current.withLock { previous -> [EvaluationResult] in
             defer { previous = new }

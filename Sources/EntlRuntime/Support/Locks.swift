@@ -26,6 +26,14 @@ final class Locked<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         return try body(&value)
     }
+
+    /// `withLock` when no one holds the mutex (this thread included); nil, `body` not run, when
+    /// someone does.
+    func withLockIfFree<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T? {
+        guard pthread_mutex_trylock(&mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&value)
+    }
 }
 
 /// A value behind a `TablesLock`: for short sections taken very often (the evaluator's cache,

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import EntlRuntime
 import EntlTestSupport
 import Testing
@@ -172,10 +174,97 @@ import Testing
         #expect(streamed.contains("balance_changed"))
     }
 
+    /// Changes from several threads at once (consumes): once they are all made, the monitor shows
+    /// the state as it is, and a handler that refreshes from inside its callback does not block.
+    /// (Two refreshes at once had let the older evaluation be kept last: in 2–3 rounds of 200, a
+    /// balance of 10 shown after it had reached 0.)
+    @Test func concurrentChangesLeaveTheLatestResults() throws {
+        let graph = compileGraph("product pack: consumable { grants calls 1 }\nfeature calls: metered")
+        let at = instant("2026-11-10T00:00:00Z")
+        for round in 0..<400 {
+            let tracker = JSONPurchaseTracker(PurchaseState(purchases: [
+                Purchase(product: "pack", purchasedAt: instant("2026-11-01T00:00:00Z"), quantity: 40)]))
+            let evaluator = Evaluator(graph: graph, tracker: tracker)
+            let monitor = try EntitlementMonitor(evaluator: evaluator, clock: { at })
+            // In some rounds a handler refreshes from inside its callback: it must not block.
+            let observation = round % 4 == 0 ? monitor.onChange { _ in _ = try? monitor.refresh() } : nil
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0..<10 { _ = try? evaluator.consume(feature: "calls", amount: 1, at: at) }
+            }
+            observation?.cancel()
+            let truth = try Evaluation(graph: graph, state: tracker.snapshot, at: at).feature("calls")
+            #expect(truth.balance == 0)
+            #expect(monitor.results.compactMap { if case .feature(let f) = $0 { f } else { nil } } == [truth])
+        }
+    }
+
+    /// The order made certain: a refresh whose read of the state is held back while a later one
+    /// runs. The later one is made by the first, after it, so the results are the newest state's
+    /// (they had been the held-back evaluation's, kept last).
+    @Test func aRefreshHeldBackDoesNotOverwriteALaterOne() throws {
+        let graph = compileGraph("product pack: consumable { grants calls 1 }\nfeature calls: metered")
+        let at = instant("2026-11-10T00:00:00Z")
+        func state(_ units: Int64) -> PurchaseState {
+            PurchaseState(purchases: [Purchase(product: "pack", purchasedAt: instant("2026-11-01T00:00:00Z"),
+                                               quantity: units)])
+        }
+        let tracker = GatedTracker(state(40))
+        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { at })
+        tracker.set(state(39))
+        tracker.holdNextRead()
+        let first = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? monitor.refresh()
+            first.signal()
+        }
+        tracker.waitUntilHeld()  // the first refresh has read 39 units, and waits
+        tracker.set(state(38))
+        #expect(try monitor.refresh().isEmpty)  // made by the first, after it
+        tracker.release()
+        first.wait()
+        let balances: [Int64?] = monitor.results.compactMap { result -> Int64?? in
+            if case .feature(let f) = result { return .some(f.balance) }
+            return nil
+        }
+        #expect(balances == [38])
+    }
+
     @Test func evaluationErrorsFromTrackerChangesAreKept() throws {
         let tracker = JSONPurchaseTracker()
         let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { instant("2026-11-22T12:00:00Z") })
         tracker.modify { $0.setOverride("nope", .purchased) }
         #expect(monitor.lastError == EvaluationError("overrides.nope: no product `nope` in environment live"))
+    }
+}
+
+/// A tracker whose next read of the state can be held back (after the state is read) until
+/// released: two refreshes in a chosen order.
+private final class GatedTracker: PurchaseTracker, @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: PurchaseState
+    private var hold = false
+    private let held = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+
+    init(_ state: PurchaseState) { self.state = state }
+
+    var snapshot: PurchaseState {
+        lock.lock()
+        let (value, wait) = (state, hold)
+        hold = false
+        lock.unlock()
+        if wait {
+            held.signal()
+            gate.wait()
+        }
+        return value
+    }
+
+    func set(_ new: PurchaseState) { lock.withLock { state = new } }
+    func holdNextRead() { lock.withLock { hold = true } }
+    func waitUntilHeld() { held.wait() }
+    func release() { gate.signal() }
+
+    func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+        TrackerObservation {}
     }
 }
