@@ -100,13 +100,16 @@ import Testing
         #expect(undated.status == 0, "\(undated.stdout)")
         #expect(undated.stdout.hasPrefix("calls: allowed via credits — 0 of 10 calls left this month (1 needed); "
                                          + "1 credits from coins (9 held)\n"))
-        let last = try consume(#"{"purchases": [\#(ended)]}"#, amount: 2, at: "2026-11-30T23:59:59.999999999Z")
+        let running = #"{"product": "pro", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z", "#
+            + #""expires_at": "2026-12-01T00:00:00Z"}"#
+        let last = try consume(#"{"purchases": [\#(running)]}"#, amount: 2, at: "2026-11-30T23:59:59.999999999Z")
         #expect(last.status == 1)
         #expect(last.stdout.contains("  recording 2 calls at 2026-11-30T23:59:59.999999999Z, a nanosecond before "
                                      + "2026-12-01T00:00:00Z, where what pays for it cannot be read: record it at "
                                      + "2026-12-01T00:00:00Z or later\n"), "\(last.stdout)")
-        let running = #"{"product": "pro", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z", "#
-            + #""expires_at": "2026-12-01T00:00:00Z"}"#
+        // A purchase whose dates ended long before the use cannot be charged for it: recorded.
+        let past = try consume(#"{"purchases": [\#(ended)]}"#, amount: 2, at: "2026-11-30T23:59:59.999999999Z")
+        #expect(past.status == 0, "\(past.stdout)")
         let credits = try consume(#"{"purchases": [\#(running)]}"#, amount: 12, at: "2026-11-10T00:00:00Z")
         #expect(credits.status == 1)
         #expect(credits.stdout.contains("  recording 12 calls at 2026-11-10T00:00:00Z would be charged to "

@@ -152,10 +152,7 @@ struct ConsumeSession {
         let products = light!.graph.products
         return state.purchases.withUnsafeBufferPointer { purchases in
             unsettled.allSatisfy { j, p in
-                let standing = OwnershipResolver.standing(purchases.baseAddress! + j, products[p].kind,
-                                                          products[p].duration, at: at, past: true)
-                if case .notOwned = standing { return true }
-                return false
+                !Consumption.chargedLater(purchases.baseAddress! + j, product: p, products: products, at: at)
             }
         }
     }

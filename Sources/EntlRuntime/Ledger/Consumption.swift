@@ -112,11 +112,24 @@ public enum Consumption {
         case nil:
             break
         }
-        if let unspent = try unspent(by: record, check: result, graph: graph, state: state, environment: env,
-                                     feature: f, at: at) {
+        if let unspent = try unspent(by: record, check: result, of: check, graph: graph, state: state,
+                                     environment: env, feature: f, at: at) {
             return refused { unspent }
         }
         return Decision(result: result, record: record)
+    }
+
+    /// Whether a use at `at` may be charged later to `purchase`, though the check at `at` does not
+    /// count it: its status ended it (`expired`, `billing_retry`) or is `unknown`, and read at `at`
+    /// as a past instant (§5) it was, or may have been, owned. `product`: its product (< 0: none).
+    static func chargedLater(_ purchase: UnsafePointer<Purchase>, product: Int, products: [Product],
+                             at: Instant) -> Bool {
+        let status = purchase.pointee.status
+        guard product >= 0, status == .expired || status == .billingRetry || status == .unknown else { return false }
+        let standing = OwnershipResolver.standing(purchase, products[product].kind, products[product].duration,
+                                                  at: at, past: true)
+        if case .notOwned = standing { return false }
+        return true
     }
 
     /// Why recording `record` would not spend what `check` counted on, if it would not. Read just
@@ -126,13 +139,20 @@ public enum Consumption {
     /// it before its dates do (`expired` or `billing_retry` with its access end ahead, or none) is
     /// not owned now, yet at the use's instant, then a past one, it was (§5); a purchase whose
     /// status is `unknown` pays for it in the certain balance (§4's bounds). Use after use, what
-    /// the check saw would stay unspent.
-    static func unspent(by record: UsageRecord, check: FeatureResult, graph: RuleGraph, state: PurchaseState,
-                        environment: Environment, feature f: Int, at: Instant) throws(EvaluationError) -> String? {
+    /// the check saw would stay unspent. `evaluation`: the check's.
+    static func unspent(by record: UsageRecord, check: FeatureResult, of evaluation: Evaluation, graph: RuleGraph,
+                        state: PurchaseState, environment: Environment, feature f: Int,
+                        at: Instant) throws(EvaluationError) -> String? {
         guard let balance = check.balance, check.via == .direct || check.via == .credits,
               case .amount(let amount) = record.kind,
-              // Without such a purchase, read later the use falls where the check counted it.
-              state.purchases.contains(where: { [.expired, .billingRetry, .unknown].contains($0.status) })
+              // Without such a purchase, owned (or maybe) at `at` read as a past instant, read later
+              // the use falls where the check counted it (as `ConsumeSession` answers then).
+              state.purchases.withUnsafeBufferPointer({ purchases in
+                  purchases.indices.contains { j in
+                      chargedLater(purchases.baseAddress! + j, product: Int(evaluation.purchaseProduct[j]),
+                                   products: graph[environment].products, at: at)
+                  }
+              })
         else { return nil }
         let g = graph[environment], units = g.features[f].amount(amount), just = justAfter(at)
         // Read a nanosecond later, the balances are the check's unless something changes then (a

@@ -14,6 +14,42 @@ import Testing
     static let cases = LedgerPropertyTests.cases
     static let foci = LedgerPropertyTests.foci
 
+    /// A use in the last nanosecond of a window, beside a purchase whose status ended it: the
+    /// session and `decide` give the same answer. Only a purchase that was owned at the use's
+    /// instant, read as a past one, can be charged for it later; one whose dates are long past (or
+    /// that starts after the use) cannot, and `decide` had refused such uses ("a nanosecond before
+    /// …") where the session allowed them (59 of 195,000 differential consumes, an API review).
+    @Test func theLastNanosecondOfAWindowBesideAnEndedPurchase() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month }
+            feature calls: metered
+            entitlement e = pro { grants calls 10 per day }
+            """)
+        let plan = Purchase(product: "pro", purchasedAt: instant("2026-11-01T00:00:00Z"),
+                            expiresAt: instant("2026-12-01T00:00:00Z"))
+        let at = Instant(seconds: instant("2026-11-11T00:00:00Z").seconds - 1, nanoseconds: 999_999_999)
+        let cases: [(Purchase, Decision)] = [
+            (Purchase(product: "pro", status: .expired, purchasedAt: instant("2026-09-01T00:00:00Z"),
+                      expiresAt: instant("2026-10-01T00:00:00Z")), .allowed),
+            (Purchase(product: "pro", status: .expired, purchasedAt: instant("2026-11-11T00:00:00Z"),
+                      expiresAt: instant("2026-12-11T00:00:00Z")), .allowed),
+            // Ended by its status while within its dates at the use: read later, it pays for it.
+            (Purchase(product: "pro", status: .expired, purchasedAt: instant("2026-11-05T00:00:00Z"),
+                      expiresAt: instant("2026-12-05T00:00:00Z")), .denied),
+        ]
+        for (ended, decision) in cases {
+            let state = PurchaseState(purchases: [plan, ended])
+            let decided = try Consumption.decide(graph: graph, state: state, environment: nil, feature: "calls",
+                                                 amount: 1, id: nil, at: at)
+            let tracker = JSONPurchaseTracker(state)
+            let session = try Evaluator(graph: graph, tracker: tracker).consume(feature: "calls", amount: 1, at: at)
+            #expect(decided.result.decision == decision, "\(ended)")
+            #expect(session.decision == decision, "\(ended)")
+            #expect(session.reason == decided.result.reason)
+            #expect(tracker.snapshot.usage.count == (decision == .allowed ? 1 : 0))
+        }
+    }
+
     @Test(arguments: foci)
     func theSessionAnswersAsTheWholeState(_ focus: DifferentialCase.Focus) throws {
         var kept = 0, replayed = 0
