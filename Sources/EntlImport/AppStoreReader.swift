@@ -153,7 +153,8 @@ struct AppStoreReader {
         let pa = try a.required("purchaseDate").instant(.milliseconds)
         let pb = try b.required("purchaseDate").instant(.milliseconds)
         if pa != pb { return pa > pb }
-        let ea = try a["expiresDate"]?.instant(.milliseconds) ?? pa, eb = try b["expiresDate"]?.instant(.milliseconds) ?? pb
+        let ea = try a["expiresDate"]?.instant(.milliseconds) ?? pa
+        let eb = try b["expiresDate"]?.instant(.milliseconds) ?? pb
         if ea != eb { return ea > eb }
         let sa = try a["signedDate"]?.instant(.milliseconds), sb = try b["signedDate"]?.instant(.milliseconds)
         if let sa, let sb, sa != sb { return sa > sb }

@@ -67,7 +67,8 @@ struct Node {
     /// A parsed document, or a JWS payload, at `path`: refused when an object in it has a key
     /// twice. A vendor writes each key once; reading either would be a guess (`"refunded_at"`
     /// given, then null, would read as no refund).
-    static func document(_ value: JSONValue, path: JSONPath = JSONPath(), document: String) throws(ImportIssue) -> Node {
+    static func document(_ value: JSONValue, path: JSONPath = JSONPath(),
+                         document: String) throws(ImportIssue) -> Node {
         if let (place, key) = firstRepeatedKey(in: value, at: path) {
             throw ImportIssue(place: ImportPlace(document: document, path: place.description),
                               message: "duplicate key \(JSONValue.string(key).compact): which one holds is not known")

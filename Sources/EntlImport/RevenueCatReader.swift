@@ -14,7 +14,8 @@ enum RevenueCatReader {
             guard case .object = d.value, let at = try d["request_date"]?.instant(.rfc3339) else { return documents }
             dated.append((at, d))
         }
-        return dated.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element.document)
+        return dated.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
+            .map(\.element.document)
     }
 
     static func read(_ document: Node, into builder: inout StateBuilder) throws(ImportIssue) {

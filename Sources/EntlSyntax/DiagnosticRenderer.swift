@@ -51,14 +51,16 @@ public struct DiagnosticRenderer {
         case .note: .cyan
         }
         // A file's name is text from the input: escaped, it cannot forge a line of entlc's own.
-        var out = "\(d.file.withControlsEscaped):\(d.range.start): " + paint("\(d.severity.rawValue)[\(d.code.id)]", severityStyle)
+        var out = "\(d.file.withControlsEscaped):\(d.range.start): "
+            + paint("\(d.severity.rawValue)[\(d.code.id)]", severityStyle)
             + paint(": \(d.message)", .bold) + "\n"
         out += snippet(file: d.file, range: d.range, label: d.label, width: width, style: severityStyle)
         if let help = d.help {
             out += String(repeating: " ", count: width + 1) + paint("= help:", .cyan) + " \(help)\n"
         }
         for note in d.notes {
-            out += "\(note.file.withControlsEscaped):\(note.range.start): " + paint("note", .cyan) + ": \(note.message)\n"
+            out += "\(note.file.withControlsEscaped):\(note.range.start): " + paint("note", .cyan)
+                + ": \(note.message)\n"
             out += snippet(file: note.file, range: note.range, label: nil, width: width, style: .cyan)
         }
         return out

@@ -38,7 +38,8 @@ enum FileSystem {
         static var lastCall: ReadFailure { ReadFailure(reason: lastError()) }
 
         static func tooLarge(_ limit: Int) -> ReadFailure {
-            let size = limit >= 1 << 30 ? "\(limit >> 30) GiB" : limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+            let size = limit >= 1 << 30 ? "\(limit >> 30) GiB"
+                : limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
             return ReadFailure(reason: "larger than \(size), the most entlc reads from such a file")
         }
     }
