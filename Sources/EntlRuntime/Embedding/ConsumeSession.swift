@@ -112,6 +112,8 @@ struct ConsumeSession {
                                   at: Instant) {
         self = ConsumeSession(graph: graph, environment: environment)
         self.changes = changes
+        // A value the state's JSON cannot hold: `decide` says which (the session is not used).
+        guard state.rangeError == nil else { return }
         // An undated record counts at whatever instant the state is evaluated: no position holds it.
         guard !state.usage.contains(where: { $0.at == nil }) else { return }
         var latest = state.ledger?.before

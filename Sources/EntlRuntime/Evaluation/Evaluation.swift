@@ -29,8 +29,16 @@ public struct Evaluation: Sendable {
     ///   - unlock: compute `unlocked_by` for results that are not allowed.
     ///   - strict: what the rule set cannot make sense of in the state (`ruleSetWarnings`: a usage
     ///     record naming nothing, an unknown store, …) is an error, not a warning.
+    ///
+    /// A state built in code with a value its JSON cannot hold (an instant outside the years 0000
+    /// … 9999, an amount outside 0 … 10^15: `PurchaseState.rangeError`), or such an `at`, is an
+    /// error.
     public init(graph: RuleGraph, state: consuming PurchaseState, environment: Environment? = nil, at: Instant,
                 explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
+        guard Instant.isInRange(at) else {
+            throw EvaluationError("at: \(at.seconds) seconds since 1970 is outside the years 0000 … 9999")
+        }
+        if let error = state.rangeError { throw error }
         try self.init(graph: graph, tables: EvaluationTables(state: state), environment: environment, at: at,
                       explain: explain, unlock: unlock, strict: strict)
     }

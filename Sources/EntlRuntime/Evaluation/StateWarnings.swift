@@ -173,3 +173,48 @@ extension Evaluation {
         }
     }
 }
+
+/// What a state built in code may hold that its JSON cannot (docs/state.md): an instant outside the
+/// years 0000 … 9999 (or with nanoseconds outside 0 … 999,999,999), an amount outside 0 … 10^15.
+/// Evaluating one is an error naming the value's place, never a trap in arithmetic on it.
+extension PurchaseState {
+    /// The first value out of range, as an error naming its place; nil when there is none.
+    public var rangeError: EvaluationError? {
+        func instant(_ i: Instant?, _ place: @autoclosure () -> String) -> EvaluationError? {
+            guard let i, !Instant.isInRange(i) else { return nil }
+            return EvaluationError("\(place()): \(i.seconds) seconds (and \(i.nanoseconds) ns) since 1970 is "
+                                   + "outside the years 0000 … 9999 a state holds")
+        }
+        func amount(_ n: Int64?, _ place: @autoclosure () -> String) -> EvaluationError? {
+            guard let n, !(0...Instant.maxAmount).contains(n) else { return nil }
+            return EvaluationError("\(place()): \(n) is outside 0 … 10^15")
+        }
+        if let e = instant(customerSince, "customer_since") ?? instant(now, "now") { return e }
+        for (j, p) in purchases.enumerated() {
+            let place = "purchases[\(j)]"
+            if let e = instant(p.purchasedAt, place + ".purchased_at")
+                ?? instant(p.periodStart, place + ".period_start") ?? instant(p.expiresAt, place + ".expires_at")
+                ?? instant(p.graceUntil, place + ".grace_until")
+                ?? amount(p.quantity, place + ".quantity") { return e }
+        }
+        for (i, r) in usage.enumerated() {
+            let value: Int64 = switch r.kind {
+            case .amount(let n), .level(let n): n
+            }
+            if let e = instant(r.at, "usage[\(i)].at") ?? amount(value, "usage[\(i)].amount") { return e }
+        }
+        for (i, g) in grants.enumerated() {
+            let place = "grants[\(i)]"
+            var count: Int64?
+            if case .count(let n) = g.amount { count = n }
+            var carry: Int64?
+            if case .upTo(let n)? = g.carry { carry = n }
+            if let e = instant(g.from, place + ".from") ?? instant(g.until, place + ".until")
+                ?? amount(count, place + ".amount") ?? amount(carry, place + ".carry_up_to")
+                ?? amount(g.overage?.cap, place + ".overage_up_to") ?? amount(g.priority, place + ".priority") {
+                return e
+            }
+        }
+        return nil
+    }
+}

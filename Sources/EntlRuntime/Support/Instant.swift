@@ -128,6 +128,14 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
     /// The first and last second parsed: 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
     static let firstParsed: Int64 = -62_167_219_200, lastParsed: Int64 = 253_402_300_799
 
+    /// Whether `i` is one a state can hold: in the years parsed, its nanoseconds a fraction.
+    static func isInRange(_ i: Instant) -> Bool {
+        (firstParsed...lastParsed).contains(i.seconds) && (0..<1_000_000_000).contains(i.nanoseconds)
+    }
+
+    /// The largest amount a state or a rule set holds: 10^15.
+    static let maxAmount: Int64 = 1_000_000_000_000_000
+
     /// The common form, `YYYY-MM-DDTHH:MM:SSZ` (20 bytes), read as three words rather than byte by
     /// byte; nil for anything else (the general parser then decides).
     @inline(__always)
@@ -182,7 +190,9 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
     func writeRFC3339<O: ByteOutput & ~Copyable>(to out: inout O) {
         let days = Instant.floorDiv(seconds, 86_400)
         // Unsigned 32-bit fields: a division by a constant is then a multiplication and a shift.
-        let secondOfDay = UInt32(truncatingIfNeeded: seconds - days * 86_400)
+        // Wrapping: the difference is in 0 ..< 86,400 even where `days × 86,400` is past Int64's
+        // reach (an instant built in code near `Int64.min`).
+        let secondOfDay = UInt32(truncatingIfNeeded: seconds &- days &* 86_400)
         let (y, m, d) = CivilDate.fromDays(days)
         if !(0...9999).contains(y) {
             String(y).utf8.forEach { out.write($0) }
