@@ -108,9 +108,12 @@ public struct Lexer {
                 kind = lexInvalid(start: start)
             }
         }
-        // `;` is ignored (docs/language.md): the docs above it are the next token's.
+        // `;` is ignored (docs/language.md): the docs above it are those of the token after it on
+        // its line (`;product`); a line that holds only `;` is a blank one, which docs do not
+        // cross (`fmt`, which drops the `;`, keeps that line blank).
         if kind == .semicolon {
             pendingDocs = docs
+            currentLineBlank = true
             return Token(kind: kind, range: SourceRange(start: start, end: location))
         }
         return Token(kind: kind, range: SourceRange(start: start, end: location), docs: docs)

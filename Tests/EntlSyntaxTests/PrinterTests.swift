@@ -144,6 +144,9 @@ import Testing
              "product r: non_consumable /// not a doc\n\nfeature f: boolean\n"),
             ("product p: non_consumable {\n} /// x\nproduct q: non_consumable {}\n",
              "product p: non_consumable /// x\n\nproduct q: non_consumable\n"),
+            // A `;` alone on its line is a blank line to docs: they do not cross it, before or after.
+            ("/// a\n;\nfeature calls: metered\n", "/// a\n\nfeature calls: metered\n"),
+            ("/// a\n;;\n/* b */\nfeature calls: metered\n", "/// a\n\n/* b */\nfeature calls: metered\n"),
             ("product p: non_consumable { name \"a\" } product q: non_consumable { name \"b\" } // z\n",
              "product p: non_consumable {\n  name \"a\"\n}\n\nproduct q: non_consumable {\n  name \"b\"\n} // z\n"),
         ]
@@ -154,5 +157,8 @@ import Testing
         let docs = Parser.parse(SourceFile(path: "x", text: cases[0].0)).file.declarations.first
         guard case .product(let p)? = docs else { Issue.record("no product"); return }
         #expect(p.docs == ["Pro unlock."])
+        guard case .feature(let f)? = Parser.parse(SourceFile(path: "x", text: cases[3].0)).file.declarations.first
+        else { Issue.record("no feature"); return }
+        #expect(f.docs == [])
     }
 }

@@ -70,20 +70,32 @@ public final class EntitlementMonitor: Sendable {
     /// thread, or from a handler of its events) is made by that one before it ends, and returns
     /// none itself. (Two refreshes at once had let the older evaluation be kept last: a balance
     /// shown as 10 after it had reached 0, with no change left to correct it.)
+    ///
+    /// Requests made while one runs are merged (the latest one's instant is used). An evaluation
+    /// that fails is `lastError`, and what was asked for after it is still made; the call whose
+    /// last evaluation failed throws its error.
     @discardableResult
     public func refresh(at: Instant? = nil) throws(EvaluationError) -> [ChangeEvent] {
         requested.withLock { $0 = Refresh(at: at) }
         var delivered: [ChangeEvent] = []
+        var failed: EvaluationError?
         // Asked for again after the running one looked for the last time: made here.
         while requested.withLock({ $0 != nil }) {
-            let ran = try refreshing.withLockIfFree { _ throws(EvaluationError) -> Bool in
+            let ran = refreshing.withLockIfFree { _ -> Bool in
                 while let next = requested.withLock({ request in defer { request = nil }; return request }) {
-                    delivered += try deliverChanges(at: next.at ?? clock())
+                    do throws(EvaluationError) {
+                        delivered += try deliverChanges(at: next.at ?? clock())
+                        failed = nil
+                    } catch {
+                        failure.withLock { $0 = error }
+                        failed = error
+                    }
                 }
                 return true
             }
             if ran == nil { break }  // the running one makes it
         }
+        if let failed { throw failed }
         return delivered
     }
 

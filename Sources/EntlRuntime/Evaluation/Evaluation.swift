@@ -31,11 +31,11 @@ public struct Evaluation: Sendable {
     ///     record naming nothing, an unknown store, …) is an error, not a warning.
     ///
     /// A state built in code with a value its JSON cannot hold (an instant outside the years 0000
-    /// … 9999, an amount outside 0 … 10^15: `PurchaseState.rangeError`), or such an `at`, is an
-    /// error.
+    /// … 9999, an amount outside 0 … 10^15: `PurchaseState.rangeError`), or an `at` more than 200
+    /// years outside those years, is an error.
     public init(graph: RuleGraph, state: consuming PurchaseState, environment: Environment? = nil, at: Instant,
                 explain: Bool = false, unlock: Bool = false, strict: Bool = false) throws(EvaluationError) {
-        guard Instant.isInRange(at) else {
+        guard Instant.isEvaluable(at) else {
             throw EvaluationError("at: \(at.seconds) seconds since 1970 is outside the years 0000 … 9999")
         }
         if let error = state.rangeError { throw error }

@@ -29,7 +29,7 @@ public enum LedgerCompaction {
     /// again from its ledger (not before its `before`, and only with the rules it was made with).
     public static func compact(graph: RuleGraph, state: PurchaseState, before: Instant,
                                environment: Environment? = nil) throws(EvaluationError) -> Compacted {
-        guard Instant.isInRange(before) else {
+        guard Instant.isEvaluable(before) else {
             throw EvaluationError("before: \(before.seconds) seconds since 1970 is outside the years 0000 … 9999")
         }
         if let error = state.rangeError { throw error }

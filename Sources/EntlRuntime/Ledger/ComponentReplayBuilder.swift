@@ -90,11 +90,11 @@ extension Evaluation {
         let uncertain = candidates.contains { $0.present && !$0.certain || $0.past?.rank == 1 }
             || marked?.hasUncertain == true || position?.diverged == true
         let counted = candidates.count { $0.counted != nil }
-        // An unlimited grant ends when it stops paying: a state grant at its `until` (with `per` or
-        // not: it has no windows to run out), any other never (it cannot be a lot, E224).
-        for i in candidates.indices where candidates[i].grant.amount == .unlimited {
-            guard case .state(let g) = candidates[i].grant.source else { continue }
-            candidates[i].ends = state.grants[g].until.map(End.at) ?? .never
+        // An unlimited grant ends when it stops paying: a grant of the state, or one active through
+        // it, at its `until` (with `per` or not: it has no windows to run out), any other never (it
+        // cannot be a lot, E224).
+        for i in candidates.indices where candidates[i].grant.amount == .unlimited && candidates[i].stateGrant >= 0 {
+            candidates[i].ends = state.grants[Int(candidates[i].stateGrant)].until.map(End.at) ?? .never
         }
         let rooms = replays.placeLedgers(low: counted, high: uncertain ? counted : 0)
 

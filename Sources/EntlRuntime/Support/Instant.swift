@@ -133,6 +133,15 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         (firstParsed...lastParsed).contains(i.seconds) && (0..<1_000_000_000).contains(i.nanoseconds)
     }
 
+    /// Whether a state can be read at `i`: within 200 years of those a state holds (a consume reads
+    /// it a nanosecond after a use, or at a window's end, past 9999-12-31 for one dated there; a
+    /// lot lapses at most 100 years after its start, E222), its nanoseconds a fraction.
+    static func isEvaluable(_ i: Instant) -> Bool {
+        let margin: Int64 = 200 * 366 * 86_400
+        return (firstParsed - margin...lastParsed + margin).contains(i.seconds)
+            && (0..<1_000_000_000).contains(i.nanoseconds)
+    }
+
     /// The largest amount a state or a rule set holds: 10^15.
     static let maxAmount: Int64 = 1_000_000_000_000_000
 

@@ -65,4 +65,21 @@ import Testing
         #expect(Instant(seconds: .min).description.hasSuffix("Z"))
         #expect(Instant(seconds: .max).description.hasSuffix("Z"))
     }
+
+    /// What the JSON holds at the edges of its years evaluates and consumes: a consume reads the
+    /// state a nanosecond after a use, or at a window's end, past 9999-12-31T23:59:59.999999999Z
+    /// for a record dated there (the range check had refused those readings).
+    @Test func statesAtTheEdgesOfTheYearsAreRead() throws {
+        let json = #"{"purchases": [{"product": "pro", "purchased_at": "0000-01-01T00:00:00Z", "#
+            + #""expires_at": "9999-12-31T23:59:59Z"}], "usage": [{"feature": "calls", "amount": 1, "#
+            + #""at": "9999-12-31T23:59:59.999999999Z"}]}"#
+        let state = try PurchaseState(json: Array(json.utf8))
+        let tracker = JSONPurchaseTracker(state)
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        #expect(try evaluator.consume(feature: "calls", amount: 1, at: now).allowed)
+        #expect(try evaluator.consume(feature: "calls", amount: 1, at: instant("0000-01-01T00:00:00Z")).allowed)
+        let decided = try Consumption.decide(graph: graph, state: state, environment: nil, feature: "calls", amount: 1,
+                                             id: nil, at: instant("9999-12-31T23:59:58Z"))
+        #expect(decided.result.allowed)
+    }
 }

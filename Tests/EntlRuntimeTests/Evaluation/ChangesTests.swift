@@ -229,6 +229,39 @@ import Testing
         #expect(balances == [38])
     }
 
+    /// A refresh asked for while one runs whose evaluation fails is still made: the failure is
+    /// `lastError`, and the results are the later state's (the request had been left for no one).
+    @Test func aRefreshAskedForWhileAFailingOneRunsIsMade() throws {
+        let graph = compileGraph("product pack: consumable { grants calls 1 }\nfeature calls: metered")
+        let at = instant("2026-11-10T00:00:00Z")
+        func state(_ units: Int64) -> PurchaseState {
+            PurchaseState(purchases: [Purchase(product: "pack", purchasedAt: instant("2026-11-01T00:00:00Z"),
+                                               quantity: units)])
+        }
+        let tracker = GatedTracker(state(40))
+        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { at })
+        var broken = state(39)
+        broken.setOverride("nope", .purchased)
+        tracker.set(broken)
+        tracker.holdNextRead()
+        let first = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? monitor.refresh()
+            first.signal()
+        }
+        tracker.waitUntilHeld()
+        tracker.set(state(38))
+        #expect(try monitor.refresh().isEmpty)  // made by the first, after its failure
+        tracker.release()
+        first.wait()
+        let balances: [Int64?] = monitor.results.compactMap { result -> Int64?? in
+            if case .feature(let f) = result { return .some(f.balance) }
+            return nil
+        }
+        #expect(balances == [38])
+        #expect(monitor.lastError == EvaluationError("overrides.nope: no product `nope` in environment live"))
+    }
+
     @Test func evaluationErrorsFromTrackerChangesAreKept() throws {
         let tracker = JSONPurchaseTracker()
         let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { instant("2026-11-22T12:00:00Z") })

@@ -240,6 +240,16 @@ import Testing
                          + #""until": "2026-11-10T00:00:00Z"}"#) == 50)
         #expect(try left(#"{"entitlement": "promo", "from": "2026-11-01T00:00:00Z", "until": "2026-11-10T00:00:00Z"}"#)
                 == 50)
+        // Unlimited, through an entitlement granted until the 10th: it ends then, and pays first.
+        let unlimited = compileGraph("""
+            feature calls: metered
+            entitlement free = everyone { grants calls 50 per month }
+            entitlement promo = free and not free { grants calls unlimited }
+            """)
+        #expect(try evaluate(unlimited, state(#"{"customer_since": "2026-01-01T00:00:00Z", "grants": [{"entitlement": "#
+                                              + #""promo", "from": "2026-11-01T00:00:00Z", "until": "2026-11-10T00:00:00Z"}], "#
+                                              + #""usage": [{"feature": "calls", "amount": 30, "at": "2026-11-05T00:00:00Z"}]}"#),
+                             at: "2026-11-11T00:00:00Z").feature("calls").balance == 50)
         // Until after the month's end: the window ends first, and the rules' grant (declared
         // first) pays.
         #expect(try left(#"{"feature": "calls", "amount": 50, "per": "month", "from": "2026-11-01T00:00:00Z", "#

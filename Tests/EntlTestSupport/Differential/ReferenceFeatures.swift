@@ -309,11 +309,10 @@ extension ReferenceEvaluator {
                         instances.append(c.instance)
                     }
                 }
-                // §5's order, read for a grant with no balance to run out: an unlimited state grant
-                // ends at its `until`, any other never.
+                // §5's order, read for a grant with no balance to run out: an unlimited grant of the
+                // state, or active through one, ends at its `until`, any other never.
                 let unlimited = cs.filter { $0.grant.amount == nil }.map { c in
-                    var lapse: Int64?
-                    if case .state(let i) = c.grant.source { lapse = state.grants[i].until?.seconds }
+                    let lapse = c.stateGrant.flatMap { state.grants[$0].until?.seconds }
                     return OrderKey(priority: c.grant.priority, end: lapse ?? .max, order: c.grant.order)
                 }.min()
                 return (instances, unlimited)
