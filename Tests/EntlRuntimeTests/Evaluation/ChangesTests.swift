@@ -198,67 +198,56 @@ import Testing
         }
     }
 
-    /// The order made certain: a refresh whose read of the state is held back while a later one
-    /// runs. The later one is made by the first, after it, so the results are the newest state's
-    /// (they had been the held-back evaluation's, kept last).
-    @Test func aRefreshHeldBackDoesNotOverwriteALaterOne() throws {
+    /// A pack of `units` calls.
+    static func pack(_ units: Int64, override: String? = nil) -> PurchaseState {
+        var state = PurchaseState(purchases: [Purchase(product: "pack", purchasedAt: instant("2026-11-01T00:00:00Z"),
+                                                       quantity: units)])
+        if let override { state.setOverride(override, .purchased) }
+        return state
+    }
+
+    /// A monitor of a pack of 40 calls; then a refresh reads `first` and is held back, while the
+    /// state becomes a pack of 38 and a second refresh is asked for (it returns nothing: the first
+    /// makes it); then the first goes on. The monitor, once both are done.
+    static func heldRefresh(first: PurchaseState) throws -> EntitlementMonitor {
         let graph = compileGraph("product pack: consumable { grants calls 1 }\nfeature calls: metered")
-        let at = instant("2026-11-10T00:00:00Z")
-        func state(_ units: Int64) -> PurchaseState {
-            PurchaseState(purchases: [Purchase(product: "pack", purchasedAt: instant("2026-11-01T00:00:00Z"),
-                                               quantity: units)])
-        }
-        let tracker = GatedTracker(state(40))
-        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { at })
-        tracker.set(state(39))
+        let tracker = GatedTracker(pack(40))
+        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker),
+                                             clock: { instant("2026-11-10T00:00:00Z") })
+        tracker.set(first)
         tracker.holdNextRead()
-        let first = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             _ = try? monitor.refresh()
-            first.signal()
+            done.signal()
         }
-        tracker.waitUntilHeld()  // the first refresh has read 39 units, and waits
-        tracker.set(state(38))
+        tracker.waitUntilHeld()  // the first refresh has read `first`, and waits
+        tracker.set(pack(38))
         #expect(try monitor.refresh().isEmpty)  // made by the first, after it
         tracker.release()
-        first.wait()
-        let balances: [Int64?] = monitor.results.compactMap { result -> Int64?? in
+        done.wait()
+        return monitor
+    }
+
+    static func balances(_ monitor: EntitlementMonitor) -> [Int64?] {
+        monitor.results.compactMap { result -> Int64?? in
             if case .feature(let f) = result { return .some(f.balance) }
             return nil
         }
-        #expect(balances == [38])
+    }
+
+    /// The order made certain: a refresh whose read of the state is held back while a later one
+    /// is asked for. The later one is made by the first, after it, so the results are the newest
+    /// state's (they had been the held-back evaluation's, kept last).
+    @Test func aRefreshHeldBackDoesNotOverwriteALaterOne() throws {
+        #expect(Self.balances(try Self.heldRefresh(first: Self.pack(39))) == [38])
     }
 
     /// A refresh asked for while one runs whose evaluation fails is still made: the failure is
     /// `lastError`, and the results are the later state's (the request had been left for no one).
     @Test func aRefreshAskedForWhileAFailingOneRunsIsMade() throws {
-        let graph = compileGraph("product pack: consumable { grants calls 1 }\nfeature calls: metered")
-        let at = instant("2026-11-10T00:00:00Z")
-        func state(_ units: Int64) -> PurchaseState {
-            PurchaseState(purchases: [Purchase(product: "pack", purchasedAt: instant("2026-11-01T00:00:00Z"),
-                                               quantity: units)])
-        }
-        let tracker = GatedTracker(state(40))
-        let monitor = try EntitlementMonitor(evaluator: Evaluator(graph: graph, tracker: tracker), clock: { at })
-        var broken = state(39)
-        broken.setOverride("nope", .purchased)
-        tracker.set(broken)
-        tracker.holdNextRead()
-        let first = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            _ = try? monitor.refresh()
-            first.signal()
-        }
-        tracker.waitUntilHeld()
-        tracker.set(state(38))
-        #expect(try monitor.refresh().isEmpty)  // made by the first, after its failure
-        tracker.release()
-        first.wait()
-        let balances: [Int64?] = monitor.results.compactMap { result -> Int64?? in
-            if case .feature(let f) = result { return .some(f.balance) }
-            return nil
-        }
-        #expect(balances == [38])
+        let monitor = try Self.heldRefresh(first: Self.pack(39, override: "nope"))
+        #expect(Self.balances(monitor) == [38])
         #expect(monitor.lastError == EvaluationError("overrides.nope: no product `nope` in environment live"))
     }
 
