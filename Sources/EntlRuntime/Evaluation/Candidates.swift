@@ -1,5 +1,3 @@
-/// A grant that counts for a feature at `t` (§4.1): certain when its source is owned or active,
-/// uncertain when its source's status is unknown.
 /// A place in the consumption order (§5): lower `priority` first, then the grant whose current
 /// window ends soonest (lifetime last), then declaration order.
 struct ConsumptionKey: Comparable {
@@ -12,6 +10,8 @@ struct ConsumptionKey: Comparable {
     }
 }
 
+/// A grant that counts for a feature at `t` (§4.1): certain when its source is owned or active,
+/// uncertain when its source's status is unknown.
 struct Candidate: Sendable {
     var grant: Grant
     var certain: Bool
@@ -36,9 +36,10 @@ struct Candidate: Sendable {
     /// at `t` until it lapsed, for the uses charged as the state reads at `t` (`UseReadings`).
     /// Nil: as at `t` (`present`, `certain`).
     var past: PastStanding?
-    /// For an unlimited grant (it has no ledger): when it stops paying by itself, a state grant's
-    /// `until` (`.never`: lifetime) — its place in the consumption order, as a counted grant's
-    /// window end is (`consumptionKey`). Set by the replay that keeps it.
+    /// For an unlimited grant (it has no ledger): when it stops paying by itself, the `until` of
+    /// the state grant it is or is active through (`.never`: lifetime) — its place in the
+    /// consumption order, as a counted grant's window end is (`consumptionKey`). Set by the replay
+    /// that keeps it.
     var ends: End = .never
 
     struct PastStanding {
