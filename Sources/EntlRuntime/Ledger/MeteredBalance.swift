@@ -99,7 +99,14 @@ extension Evaluation {
             hasUncertain: uncertain && range.contains { candidates[$0].present && !candidates[$0].certain },
             nextBalanceChange: uncertain ? earliest(lowChange, high.nextBalanceChange(m, at: at)) : lowChange,
             inputsChange: replays.inputsChange)
-        if range.contains(where: { candidates[$0].present && candidates[$0].grant.overage != nil }) {
+        // A soft limit of a grant there at `t`: one that starts later (at `customer_since`, or a
+        // purchase's date still ahead) has none to draw on yet, nor a lot that lapsed.
+        let softLimit = range.contains { i in
+            guard candidates[i].present, candidates[i].grant.overage != nil else { return false }
+            guard candidates[i].counted != nil else { return true }
+            return low.members[m].ledgers.contains { low.ledgers[$0].source == i && low.ledgers[$0].exists(at: at) }
+        }
+        if softLimit {
             outcome.hasOverage = true
             (outcome.overdrawn, outcome.overdraftLow) = low.overdraft(m, at: at)
             outcome.overdraftHigh = uncertain ? high.overdraft(m, at: at).left : outcome.overdraftLow

@@ -255,4 +255,30 @@ import Testing
         #expect(try left(#"{"feature": "calls", "amount": 50, "per": "month", "from": "2026-11-01T00:00:00Z", "#
                          + #""until": "2026-12-10T00:00:00Z"}"#) == 70)
     }
+
+    /// A soft limit of a grant that is not there yet at `t` (it starts at `customer_since`, still
+    /// ahead) draws nothing: the use is not allowed by credits from two systems together, which
+    /// only a soft limit allows (the runtime had taken the grant's `overage` as there, and allowed
+    /// it; the reference evaluator's differential run found the shortfall differing, seed 9593555).
+    @Test func aSoftLimitNotThereYetAllowsNothing() throws {
+        let graph = compileGraph("""
+            product pack: non_consumable
+            feature calls: metered
+            credits a { calls 1 = 1 }
+            credits b { calls 1 = 1 }
+            entitlement free = everyone { grants calls 10 overage up to 5 }
+            entitlement paid = pack { grants a 3; grants b 3 }
+            """)
+        let e = try evaluate(graph, state(#"{"customer_since": "2026-12-01T00:00:00Z", "purchases": [{"product": "pack", "#
+                                          + #""purchased_at": "2026-01-01T00:00:00Z"}]}"#), at: "2026-11-20T00:00:00Z")
+        let calls = try e.feature("calls", required: 5)
+        #expect(calls.decision == .denied)
+        #expect(calls.via == nil)
+        #expect(calls.shortfall == 2)
+        // From `customer_since` on, the soft limit is there: allowed via overage.
+        let later = try evaluate(graph, state(#"{"customer_since": "2026-12-01T00:00:00Z", "purchases": [{"product": "#
+                                              + #""pack", "purchased_at": "2026-01-01T00:00:00Z"}]}"#),
+                                 at: "2026-12-02T00:00:00Z")
+        #expect(try later.feature("calls", required: 17).via == .overage)
+    }
 }
