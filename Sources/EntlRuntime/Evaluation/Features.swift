@@ -251,7 +251,7 @@ extension Evaluation {
         // holds only with the uncertain candidates too.
         if result.decision != .allowed, direct.hasOverage {
             let (left, overdraft) = (spillLeft(f, required - low, optimistic: false, held: &held), direct.overdraftLow)
-            if overdraft.map({ $0 >= left }) ?? true {
+            if direct.hasCertainOverage, overdraft.map({ $0 >= left }) ?? true {
                 result.decision = .allowed
                 result.via = .overage
                 let paid = required - low - left
@@ -281,7 +281,7 @@ extension Evaluation {
             // could pay (credits pay a whole shortfall or nothing, so it must cover the rest; no
             // system covered it, so the loop above saw every one). With a soft limit, the spill pays
             // from every system and the overdraft takes the rest.
-            if direct.hasOverage, let overdraft = direct.overdraftLow {
+            if direct.hasCertainOverage, let overdraft = direct.overdraftLow {
                 payable = max(payable, spill.addingSaturating(overdraft))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))

@@ -18,8 +18,11 @@ struct MeteredOutcome {
     var inputsChange: Instant?
     /// A soft limit's billable use in the current windows, over the certain candidates.
     var overdrawn: Int64 = 0
-    /// Whether a candidate grant at `t` has `overage` (a soft limit).
+    /// Whether a candidate grant at `t` has `overage` (a soft limit), and whether a certain one
+    /// does: only a certain soft limit allows a check (via overage); an uncertain one makes it
+    /// undetermined.
     var hasOverage = false
+    var hasCertainOverage = false
     /// What may still be overdrawn now, over the certain candidates (`low`) and all of them
     /// (`high`); nil: without limit.
     var overdraftLow: Int64? = 0
@@ -101,13 +104,14 @@ extension Evaluation {
             inputsChange: replays.inputsChange)
         // A soft limit of a grant there at `t`: one that starts later (at `customer_since`, or a
         // purchase's date still ahead) has none to draw on yet, nor a lot that lapsed.
-        let softLimit = range.contains { i in
+        func softLimit(_ i: Int) -> Bool {
             guard candidates[i].present, candidates[i].grant.overage != nil else { return false }
             guard candidates[i].counted != nil else { return true }
             return low.members[m].ledgers.contains { low.ledgers[$0].source == i && low.ledgers[$0].exists(at: at) }
         }
-        if softLimit {
+        if range.contains(where: softLimit) {
             outcome.hasOverage = true
+            outcome.hasCertainOverage = range.contains { candidates[$0].certain && softLimit($0) }
             (outcome.overdrawn, outcome.overdraftLow) = low.overdraft(m, at: at)
             outcome.overdraftHigh = uncertain ? high.overdraft(m, at: at).left : outcome.overdraftLow
         }

@@ -281,4 +281,29 @@ import Testing
                                  at: "2026-12-02T00:00:00Z")
         #expect(try later.feature("calls", required: 17).via == .overage)
     }
+
+    /// A soft limit only an uncertain purchase gives (status `unknown`) does not allow a use that
+    /// two credit systems pay together — only a soft limit allows that — it makes it undetermined
+    /// (it had been allowed via overage, and `--consume` recorded it; a review).
+    @Test func anUncertainSoftLimitAllowsNothing() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month }
+            product pack: non_consumable
+            feature calls: metered
+            credits a { calls 1 = 1 }
+            credits b { calls 1 = 1 }
+            entitlement plan = pro { grants calls 10 per month overage up to 5 }
+            entitlement paid = pack { grants a 3; grants b 3 }
+            """)
+        func calls(_ status: String) throws -> FeatureResult {
+            try evaluate(graph, state(#"{"purchases": [{"product": "pro", "status": "\#(status)", "#
+                                      + #""purchased_at": "2026-11-01T00:00:00Z", "expires_at": "2026-12-01T00:00:00Z"}, "#
+                                      + #"{"product": "pack", "purchased_at": "2026-01-01T00:00:00Z"}]}"#),
+                         at: "2026-11-20T00:00:00Z").feature("calls", required: 5)
+        }
+        #expect(try calls("active").via == .direct)
+        #expect(try calls("unknown").decision == .undetermined)
+        #expect(try calls("unknown").via == nil)
+        #expect(try calls("expired").decision == .denied)
+    }
 }

@@ -252,6 +252,9 @@ extension ReferenceEvaluator {
         /// be overdrawn over the certain candidates and over all (nil: without limit).
         var overdrawn: Int64 = 0
         var hasOverage = false
+        /// A certain candidate has it: only that allows a check via overage (an uncertain one can
+        /// make it undetermined).
+        var hasCertainOverage = false
         var overdraftLow: Int64? = 0
         var overdraftHigh: Int64? = 0
     }
@@ -423,12 +426,14 @@ extension ReferenceEvaluator {
             if l.exists(at: t), let end = l.currentEnd { changes.append(end) }
         }
         // A soft limit of a grant that counts at `t`: a lot that lapsed has none left to draw on.
-        let hasOverage = candidates(me, at: t).contains { c in
+        let softLimits = candidates(me, at: t).filter { c in
             c.grant.overage && (c.grant.amount == nil || ledger(c).exists(at: t))
         }
+        let (hasOverage, hasCertainOverage) = (!softLimits.isEmpty, softLimits.contains { $0.certain })
         return Balance(low: certain.balances[me], high: everything.balances[me],
                        overage: certain.overage[me], nextChange: changes.min(),
                        overdrawn: certain.overdraft[me].overdrawn, hasOverage: hasOverage,
+                       hasCertainOverage: hasCertainOverage,
                        overdraftLow: certain.overdraft[me].left, overdraftHigh: everything.overdraft[me].left)
     }
 
@@ -550,7 +555,8 @@ extension ReferenceEvaluator {
         }
         // Soft limits: allowed via overage when the balance, the credits as the spill pays them and
         // the overdraft cover it all.
-        if direct.hasOverage, direct.overdraftLow.map({ $0 >= spillLeft(shortfall, optimistic: false) }) ?? true {
+        if direct.hasCertainOverage,
+           direct.overdraftLow.map({ $0 >= spillLeft(shortfall, optimistic: false) }) ?? true {
             r.decision = .allowed
             r.via = .overage
             return r
@@ -571,7 +577,7 @@ extension ReferenceEvaluator {
         r.shortfall = Int64(max(1, Int128(shortfall) - payable))
         // With a soft limit, it is allowed once the spill and the overdraft cover what the balance
         // leaves: the fewest more units u with spillLeft(shortfall - u) <= overdraft, searched for.
-        if direct.hasOverage, let overdraft = direct.overdraftLow {
+        if direct.hasCertainOverage, let overdraft = direct.overdraftLow {
             var (low, high) = (Int64(1), r.shortfall!)  // `high` allows it (or is the old answer)
             while low < high {
                 let u = low + (high - low) / 2
