@@ -77,24 +77,24 @@ extension Evaluation {
     /// order).
     static func addAbsent(_ instances: some Sequence<Candidate>, into found: UnsafeMutableBufferPointer<Candidate>,
                           first: Int, count: inout Int) {
-        var known = Set(found[first..<count].lazy.map(\.instance))
+        var known = InstanceIndex(found, first: first, count: count)
         var added = false
         for c in instances { added = add(c, absentFrom: &known, into: found, count: &count) || added }
         if added { keepTies(found, first: first, count: count) }
     }
 
     /// Adds `c` to `found` (after its first `count`), as an instance that is not a candidate at
-    /// `t`, unless `known` has it: whether it did. Instances are found by their identity, not by a
-    /// search of those found (a state may have thousands of grants).
-    static func add(_ c: Candidate, absentFrom known: inout Set<Candidate.Instance>,
+    /// `t`, unless `known` has it: whether it did.
+    static func add(_ c: Candidate, absentFrom known: inout InstanceIndex,
                     into found: UnsafeMutableBufferPointer<Candidate>, count: inout Int) -> Bool {
-        guard known.insert(c.instance).inserted else { return false }
+        guard known.place(of: c.instance) == nil else { return false }
         // INVARIANT: `found` has room for every instance (`instanceBound`); checked, as memory is.
         precondition(count < found.count, "more grant instances than their bound")
         var instance = c
         instance.present = false
         found.initializeElement(at: count, to: instance)
         count += 1
+        known.noteAdded()
         return true
     }
 
@@ -114,6 +114,46 @@ extension Evaluation {
                       let p = certainOnly ? position.entries[e].low : position.entries[e].high else { continue }
                 replay.ledgers[l].resume(p)
             }
+        }
+    }
+}
+
+/// Where each instance of `found[first..<count]` stands, found by its identity: searched in turn
+/// while there are few (most members have a handful), through a dictionary beyond (a state may
+/// have thousands of grants, and a search of those found for each would cost their square).
+struct InstanceIndex {
+    private let found: UnsafeMutableBufferPointer<Candidate>
+    private let first: Int
+    private var count: Int
+    private var places: [Candidate.Instance: Int]?
+    /// The most instances searched in turn.
+    static let searchedInTurn = 16
+
+    init(_ found: UnsafeMutableBufferPointer<Candidate>, first: Int, count: Int) {
+        (self.found, self.first, self.count) = (found, first, count)
+        if count - first > InstanceIndex.searchedInTurn { index() }
+    }
+
+    private mutating func index() {
+        var places: [Candidate.Instance: Int] = [:]
+        places.reserveCapacity(count - first)
+        for i in first..<count { places[found[i].instance] = i }
+        self.places = places
+    }
+
+    /// The place of `instance` in `found`, nil when it is not there.
+    func place(of instance: Candidate.Instance) -> Int? {
+        if let places { return places[instance] }
+        return (first..<count).first { found[$0].instance == instance }
+    }
+
+    /// Notes that `found[count]` now holds an instance.
+    mutating func noteAdded() {
+        count += 1
+        if places != nil {
+            places![found[count - 1].instance] = count - 1
+        } else if count - first > InstanceIndex.searchedInTurn {
+            index()
         }
     }
 }

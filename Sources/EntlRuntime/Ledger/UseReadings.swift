@@ -52,7 +52,7 @@ extension Evaluation {
     /// mark), not kept: a state with thousands of grants has as many readings.
     func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
                       first: Int, count: inout Int, marking marks: UseReadings) {
-        var known = Set(found[first..<count].lazy.map(\.instance))
+        var known = InstanceIndex(found, first: first, count: count)
         var added = false
         for reading in readings {
             var last: EntitlementSource?
@@ -61,13 +61,11 @@ extension Evaluation {
             }
         }
         if added { Evaluation.keepTies(found, first: first, count: count) }
-        var place: [Candidate.Instance: Int] = [:]
-        place.reserveCapacity(count - first)
-        for i in first..<count { place[found[i].instance] = i }
+        let place = InstanceIndex(found, first: first, count: count)  // where each stands once sorted
         for (r, reading) in readings.enumerated() {
             var last: EntitlementSource?
             reading.forEachCandidate(of: f, last: &last) {
-                marks.mark(place[$0.instance]!, reading: r + 1, certain: $0.certain)
+                marks.mark(place.place(of: $0.instance)!, reading: r + 1, certain: $0.certain)
             }
         }
     }
@@ -126,9 +124,24 @@ extension Evaluation {
         }
         instants.sort()
         // How the watched purchases stood, then which state grants covered the instant: at `t`
-        // (reading 0) and at each reading made, each found by how things stood (a state with
-        // thousands of grants has as many readings, each compared with the others at every cut).
-        var readingOf: [[UInt8]: Int32] = [:]
+        // (reading 0, `rows[0]`) and at each reading made (`rows[n]`), each found by how things
+        // stood — searched in turn while they are few (most states make one or two), through a
+        // dictionary beyond (a state with thousands of grants has as many readings, each compared
+        // with the others at every cut).
+        var rows: [[UInt8]] = []
+        var index: [[UInt8]: Int32]?
+        func reading(of row: [UInt8]) -> Int32? {
+            if let index { return index[row] }
+            return rows.firstIndex(of: row).map(Int32.init)
+        }
+        func keep(_ row: [UInt8]) {
+            rows.append(row)
+            if index != nil {
+                index![row] = Int32(rows.count - 1)
+            } else if rows.count > 8 {
+                index = Dictionary(rows.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
+            }
+        }
         /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
         func read(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
             var stood: [UInt8] = []
@@ -137,7 +150,7 @@ extension Evaluation {
             for g in state.grants { stood.append(g.covers(e) ? 1 : 0) }
             return stood
         }
-        readingOf[read({ Evaluation.rank(standings[$0]) }, at: at)] = 0
+        keep(read({ Evaluation.rank(standings[$0]) }, at: at))
         var seen: [Evaluation] = []
         var cut = 0, interval = -1, current: Int32 = 0
         for k in events.indices where events[k].at < at {
@@ -147,14 +160,14 @@ extension Evaluation {
                 interval = cut
                 let now = read({ pastRank(of: $0, at: e) }, at: e)
                 // Stood as at `t` (reading 0) or at a reading made: not read anew.
-                if let known = readingOf[now] {
+                if let known = reading(of: now) {
                     current = known
                 } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
                                                         explain: false, unlock: false, past: true) {
                     // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
                     seen.append(reading)
                     current = Int32(seen.count)
-                    readingOf[now] = current
+                    keep(now)
                 }
             }
             events[k].reading = current
