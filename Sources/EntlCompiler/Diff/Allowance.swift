@@ -8,10 +8,12 @@ import EntlSyntax
 /// one when it is unlimited, or when for every window length the new grants give at least as much
 /// as the old ones within one window of that length (a grant resetting more often counts the
 /// windows of its interval that surely fit: a month holds 4 weeks and 28 days; a grant with no
-/// reset counts once in every window), and its carry-over caps add up to at least as much. So
-/// `20,000 per month` → `1,000 per day` covers (28,000 in the shortest month), `20,000 per month`
-/// → `20,000 per year` does not, `10,000 + 10,000 per month` covers `20,000 per month`, and
-/// `5,000` (once) → `1,000 per year` does not.
+/// reset counts once in every window) *and* its grants that reset give at least as much there as
+/// the old ones that reset (a grant with no reset is given once: window after window, only what
+/// resets comes again), and its carry-over caps add up to at least as much. So `20,000 per month`
+/// → `1,000 per day` covers (28,000 in the shortest month), `20,000 per month` → `20,000 per year`
+/// does not, `10,000 + 10,000 per month` covers `20,000 per month`, `5,000` (once) → `1,000 per
+/// year` does not, and neither does `1,000 per year` → `1,000` (once) nor `12,000`.
 ///
 /// Soft limits compare the same way: what may be overdrawn within one window of every length
 /// (`overage` without `up to`: without limit). Lots compare by how long they last: for each length
@@ -32,10 +34,12 @@ struct Allowance: Equatable {
         if old.isEmpty || isUnlimited { return true }
         if isEmpty || old.isUnlimited { return false }
         for window in Allowance.windows.indices {
-            if capacity(within: window, of: Allowance.amount) < old.capacity(within: window, of: Allowance.amount)
-                || capacity(within: window, of: Allowance.overdraft)
-                    < old.capacity(within: window, of: Allowance.overdraft) {
-                return false
+            for measure in [Allowance.amount, Allowance.overdraft] {
+                for resetting in [false, true]
+                where capacity(within: window, of: measure, resetting: resetting)
+                    < old.capacity(within: window, of: measure, resetting: resetting) {
+                    return false
+                }
             }
         }
         return carryCapacity >= old.carryCapacity && lastsAsLong(as: old)
@@ -71,16 +75,20 @@ struct Allowance: Equatable {
 
     /// What the grants surely give (`amount`: of allowance, or of overdraft) within one window of
     /// `Allowance.windows[window]`: each grant whose interval is no longer, times the whole
-    /// intervals that fit, and each grant with no reset once. Saturates at `Int64.max`.
-    private func capacity(within window: Int, of amount: (EntlSyntax.Grant) -> Int64?) -> Int64 {
+    /// intervals that fit, and each grant with no reset once (unless `resetting`: what comes again
+    /// in every window). Saturates at `Int64.max`.
+    private func capacity(within window: Int, of amount: (EntlSyntax.Grant) -> Int64?, resetting: Bool) -> Int64 {
         var total: Int64 = 0
-        for g in grants {
+        for g in grants where !resetting || g.per != nil {
             guard let n = amount(g) else { continue }
             let times: Int64
             if let i = g.per?.value {
                 let w = Allowance.windows[window]
                 guard ResetInterval.allCases.firstIndex(of: i)! <= window else { continue }
-                times = Allowance.seconds(w).min / Allowance.seconds(i).max
+                // A window of the grant's own interval holds one of its windows (a year is not
+                // surely two of 366 days long: counting 365 / 366 whole ones had left every yearly
+                // grant out of every comparison).
+                times = i == w ? 1 : Allowance.seconds(w).min / Allowance.seconds(i).max
             } else {
                 times = 1
             }

@@ -160,10 +160,9 @@ extension EnvironmentDiff {
             }
             situations += 1
             if situations > EnvironmentDiff.situationLimit { result.incomplete = true; return }
-            let before = allowance(oldSources, active), after = allowance(newSources, active)
             let (had, has) = (isOn(oldSources, active), isOn(newSources, active))
             let (covers, coveredBy) = boolean ? (has || !had, had || !has)
-                : (after.covers(before), before.covers(after))
+                : (self.covers(newSources, oldSources, active), self.covers(oldSources, newSources, active))
             if !covers {
                 if existingSituations == nil { existingSituations = atoms.boughtBefore(since, functions) }
                 let e = atoms.and(situation, existingSituations!)
@@ -195,8 +194,37 @@ extension EnvironmentDiff {
         return result
     }
 
+    /// Whether the sources `a` active in a situation give at least what `b` give, for every number
+    /// of purchases and units held: a product's own grants count once per owned purchase of it,
+    /// times its quantity (§4), an entitlement's once. So each product's own grants in `a` must
+    /// cover its own in `b` (for many units), and everything together must cover everything (for
+    /// one): a per-unit grant moved to an entitlement takes from a customer holding two units.
+    private func covers(_ a: Sources, _ b: Sources, _ active: Set<Int32>) -> Bool {
+        let all = allowance(a, active)
+        guard all.covers(allowance(b, active)) else { return false }
+        if all.isUnlimited { return true }
+        return b.allSatisfy { s in
+            guard case .product = s.id, active.contains(s.activation) else { return true }
+            let own = a.filter { $0.id == s.id && $0.activation == s.activation }.flatMap(\.grants)
+            return Allowance(grants: own).covers(Allowance(grants: s.grants))
+        }
+    }
+
     private func allowance(_ sources: Sources, _ active: Set<Int32>) -> Allowance {
         Allowance(grants: sources.filter { active.contains($0.activation) }.flatMap(\.grants))
+    }
+
+    /// The allowance of the sources active in a situation, a product's own grants marked as given
+    /// for each purchase and unit of it: "100 for each `pack` + 10 per month".
+    private func text(of sources: Sources, _ active: Set<Int32>) -> String {
+        let own = sources.filter { if case .product = $0.id { active.contains($0.activation) } else { false } }
+        let rest = allowance(sources.filter { s in !own.contains { $0.activation == s.activation && $0.id == s.id } },
+                             active)
+        let parts = own.compactMap { s -> String? in
+            guard case .product(let name) = s.id, !s.grants.isEmpty else { return nil }
+            return "\(Allowance(grants: s.grants).text) for each `\(name)`"
+        } + (rest.isEmpty ? [] : [rest.text])
+        return parts.isEmpty ? "nothing" : parts.joined(separator: " + ")
     }
 
     private func isOn(_ sources: Sources, _ active: Set<Int32>) -> Bool {
@@ -205,7 +233,7 @@ extension EnvironmentDiff {
 
     private func compareFeature(_ feature: String, boolean: Bool, old oldSources: Sources, new newSources: Sources) {
         func change(_ active: Set<Int32>) -> String {
-            "\(allowance(oldSources, active).text) → \(allowance(newSources, active).text)"
+            "\(text(of: oldSources, active)) → \(text(of: newSources, active))"
         }
         let c = compareSituations(boolean: boolean, old: oldSources, new: newSources)
         let help = c.lost == nil && c.shrunk == nil ? nil

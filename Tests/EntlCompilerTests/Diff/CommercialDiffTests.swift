@@ -49,6 +49,52 @@ import Testing
                 == ["D403 4:29 `calls` shrinks for \(Self.owner): \(change)"])
     }
 
+    /// A grant with no reset is given once; one that resets comes again window after window. Once
+    /// had counted in every window: `1,000 per year` → `1,000` was a gain (D102).
+    @Test(arguments: [
+        ("calls 1_000 per year", "calls 1_000", "1,000 per year → 1,000"),
+        ("calls 1_000 per month", "calls 12_000", "1,000 per month → 12,000"),
+        ("calls 100 per year", "calls 100 expires after 1 year", "100 per year → 100 expires after 1 year"),
+        ("calls 100 per month overage up to 50", "calls 100 per month overage up to 10; grants calls 1 overage up to 1_000",
+         "100 per month overage up to 50 → 100 per month overage up to 10 + 1 overage up to 1,000"),
+        ("calls 1_000 per month", "calls 500 per month; grants calls 100_000",
+         "1,000 per month → 500 per month + 100,000"),
+        // A yearly grant had been in no comparison at all: any cut of it passed unseen.
+        ("calls 1_000 per year", "calls 10 per year", "1,000 per year → 10 per year"),
+        ("calls 1_000 per half_year", "calls 999 per half_year", "1,000 per half_year → 999 per half_year"),
+    ])
+    func aRecurringGrantMadeOnceIsBreaking(_ before: String, _ after: String, _ change: String) {
+        #expect(diff(before, after).filter { $0.hasPrefix("D4") }
+                == ["D403 4:29 `calls` shrinks for \(Self.owner): \(change)"])
+    }
+
+    /// A grant given once beside one that resets takes nothing; more that resets beside it neither.
+    @Test func moreThatResetsOrAGrantBesideItTakesNothing() {
+        #expect(diff("calls 1_000 per month", "calls 1_000 per month; grants calls 500").filter { $0.hasPrefix("D4") }
+                .isEmpty)
+        #expect(diff("calls 1_000 per month; grants calls 500", "calls 2_000 per month; grants calls 500")
+                .filter { $0.hasPrefix("D4") }.isEmpty)
+    }
+
+    /// A consumable's own grant counts once per unit held, an entitlement's once: moving it to an
+    /// entitlement, or splitting it between the two, takes from a customer with two units.
+    @Test(arguments: [
+        ("product pack: consumable { grants coins 100 }",
+         "product pack: consumable\nentitlement packs = pack { grants coins 100 }", "100 for each `pack` → 100"),
+        ("product pack: consumable { grants coins 100 }",
+         "product pack: consumable { grants coins 50 }\nentitlement packs = pack { grants coins 50 }",
+         "100 for each `pack` → 50 for each `pack` + 50"),
+    ])
+    func aPerUnitGrantMadeOnceIsBreaking(_ before: String, _ after: String, _ change: String) {
+        let old = check("credits coins\n" + before, path: "old.entl"), new = check("credits coins\n" + after, path: "new.entl")
+        let findings = RuleDiff.compare(old: old, new: new, since: instant("2026-06-01T00:00:00Z"), environments: [.live])
+            .findings.filter { $0.code.id.hasPrefix("D4") }.map { "\($0.code.id) \($0.message)" }
+        #expect(findings == ["D403 `coins` shrinks for a customer who owns only `pack`: \(change)"])
+        // Back the other way, and the same grant on the product with more beside it: nothing lost.
+        let back = RuleDiff.compare(old: new, new: old, since: instant("2026-06-01T00:00:00Z"), environments: [.live])
+        #expect(back.findings.filter { $0.code.id.hasPrefix("D4") }.map(\.message) == ["entitlement `packs` is removed"])
+    }
+
     @Test(arguments: [
         ("calls 100 per month", "calls 100 per month overage up to 50",
          "100 per month → 100 per month overage up to 50"),
