@@ -52,6 +52,29 @@ import Testing
                                       + "input: read no further\n"), "\(diff.stderr)")
     }
 
+    /// The lines before one that never ends are evaluated and written before the job ends (they
+    /// had been thrown away with the wave that held them: none of 3, or 3,408 of 5,000, as the
+    /// waves fell), whatever the thread count. A pipe, since a file would have to be 1 GiB.
+    @Test(arguments: ["1", "2"])
+    func theLinesBeforeALineThatNeverEndsAreWritten(jobs: String) throws {
+        let fixture = "Tests/Fixtures/states/api.states.jsonl"
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let command = ([entlcExecutable.path] + arguments + ["--states", "-", "--jobs", jobs]).joined(separator: " ")
+        shell.arguments = ["-c", "cat \(fixture) /dev/zero | \(command)"]
+        let out = Pipe(), err = Pipe()
+        shell.standardOutput = out
+        shell.standardError = err
+        try shell.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 2)
+        #expect(stdout == (try expected(copies: 1)))
+        #expect(stderr == "entlc: error: line 7 of standard input is longer than 1 GiB, the most entlc reads of "
+                + "one input: read no further\n")
+    }
+
     @Test func blocksCutByBytesAndCRLFLineEndingsChangeNothing() throws {
         // Lines of 300 KB (JSON whitespace inside the object): blocks of a few lines each; CRLF.
         let fixture = try readRepoFile("Tests/Fixtures/states/api.states.jsonl")

@@ -55,11 +55,15 @@ enum JSONLines {
         while true {
             var blocks: [Block] = []
             var paused = false
-            while blocks.count < wave, !paused,
-                  let block = try reader.nextBlock(lines: linesPerBlock, paused: &paused) {
+            while blocks.count < wave, !paused, reader.failure == nil,
+                  let block = reader.nextBlock(lines: linesPerBlock, paused: &paused) {
                 blocks.append(block)
             }
-            if blocks.isEmpty { break }
+            if blocks.isEmpty {
+                // The lines before a failed read were written first (the wave that holds them).
+                if let failure = reader.failure { throw failure }
+                break
+            }
             do {
                 let batch = blocks, made = outputs.made
                 let process = { @Sendable (i: Int) in
@@ -161,10 +165,15 @@ enum JSONLines {
 
         mutating func recycle(_ blocks: consuming [Block]) { spare = blocks }
 
-        /// The next block of at most `lines` lines, or nil at the end of the input. `paused` is
-        /// set when the input has nothing to read right now (the block may then be short, or nil
-        /// if it is empty).
-        mutating func nextBlock(lines: Int, paused: inout Bool) throws(CLIError) -> Block? {
+        /// Why the input could not be read on (a line past 1 GiB, a read error): the block that
+        /// ran into it holds the lines before it, and no block comes after.
+        private(set) var failure: CLIError?
+
+        /// The next block of at most `lines` lines, or nil at the end of the input (or after
+        /// `failure`). `paused` is set when the input has nothing to read right now (the block may
+        /// then be short, or nil if it is empty).
+        mutating func nextBlock(lines: Int, paused: inout Bool) -> Block? {
+            guard failure == nil else { return nil }
             // A spare block is the only holder of its buffers, so emptying it keeps them.
             var block = spare.popLast() ?? Block()
             block.bytes.removeAll(keepingCapacity: true)
@@ -177,7 +186,14 @@ enum JSONLines {
                     paused = true
                     break
                 }
-                guard let line = try nextLine(into: &block.bytes) else { break }
+                let next: (range: Range<Int>, number: Int, length: Int, blank: Bool)?
+                do {
+                    next = try nextLine(into: &block.bytes)
+                } catch {
+                    failure = error
+                    break
+                }
+                guard let line = next else { break }
                 block.lines.append(line)
             }
             return block.lines.isEmpty ? nil : block
