@@ -97,6 +97,23 @@ import Testing
         #expect(junctions.stdout.contains("  j1 -->|\"requires\"| feature_f\n"))
     }
 
+    /// Control characters in a unit or a doc comment (a NUL, a line break) stay inside their
+    /// quoted label, one line of the file: a raw NUL had made Graphviz refuse the picture.
+    @Test func controlCharactersStayInsideTheirLabels() throws {
+        let rules = "/// Docs\u{0}with a NUL and\u{2028}a separator.\n"
+            + #"feature calls: metered { unit "call\u{0}" / "calls\nmore" }"# + "\n"
+            + "entitlement free = everyone { grants calls 5 per day }\n"
+        let dot = try runEntlc(["graph", "-", "--format", "dot"], stdin: rules)
+        #expect(dot.status == 0)
+        #expect(dot.stdout.contains(#"tooltip="Docs with a NUL and a separator.""#), "\(dot.stdout)")
+        #expect(dot.stdout.contains(##"[label="5 calls\nmore / day", color="#15803d"]"##), "\(dot.stdout)")
+        let mermaid = try runEntlc(["graph", "-", "--format", "mermaid"], stdin: rules)
+        #expect(mermaid.stdout.contains(#"-->|"5 calls<br/>more / day"| feature_calls"#), "\(mermaid.stdout)")
+        for out in [dot.stdout, mermaid.stdout] {
+            #expect(!out.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x2028 })
+        }
+    }
+
     /// A soft limit and a lot say so on their edges.
     @Test func softLimitsAndLotsAreLabelled() throws {
         let r = try runEntlc(["graph", "examples/selling.entl", "--format", "mermaid"])

@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlRuntime
 import EntlSyntax
 
@@ -50,7 +51,9 @@ struct GeneratedNames {
             for (i, e) in model.entitlements.enumerated() where seen.insert("e " + e.name.name).inserted {
                 entitlements.append(Entry(identifier: identifier(e, 1), value: lowered.entitlements[i]))
             }
-            for (i, f) in model.features.enumerated() where seen.insert("f " + f.name.name).inserted {
+            // A feature and a credit system of one name (one in each environment) are both kept.
+            for (i, f) in model.features.enumerated()
+            where seen.insert((f.isCreditSystem ? "c " : "f ") + f.name.name).inserted {
                 if f.isCreditSystem {
                     creditSystems.append(Entry(identifier: identifier(f, 3), value: lowered.features[i]))
                 } else {
@@ -86,6 +89,17 @@ struct GeneratedNames {
         let head = first.allSatisfy { !$0.isLowercase } ? first.lowercased()
             : first.prefix(1).lowercased() + first.dropFirst()
         return head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    /// Text for a `//` comment that stays one line in Swift and TypeScript: every control
+    /// character (C0, DEL, C1) and U+2028/U+2029 (which end a line in JavaScript) written
+    /// `\u{HEX}`. The header names the rules' `app`, a string of the rules: a `\n` in it had
+    /// ended the comment and made the rest of the line code.
+    static func commentLine(_ text: String) -> String {
+        text.replacingScalars { c in
+            c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
+                ? "\\u{\(String(c.value, radix: 16, uppercase: true))}" : nil
+        }
     }
 
     /// Whether an identifier needs a letter or `_` in front (it starts with a digit).

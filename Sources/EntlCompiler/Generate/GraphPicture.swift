@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 
 /// A picture of a compiled rule graph (`entlc graph`): products → entitlements → features and
 /// credit systems. `and`/`or`/`not` become small junction nodes; grant edges carry the
@@ -169,7 +170,7 @@ public struct GraphPicture: Sendable {
     /// Graphviz DOT; doc comments become tooltips.
     public var dot: String {
         func q(_ s: String) -> String {
-            "\"" + s.replacingAll("\\", "\\\\").replacingAll("\"", "\\\"").replacingAll("\n", "\\n") + "\""
+            "\"" + s.replacingAll("\\", "\\\\").replacingAll("\"", "\\\"").oneLine(breaks: "\\n") + "\""
         }
         var out = "digraph entl {\n"
         out += "  graph [rankdir=LR, fontname=\"Helvetica\", "
@@ -203,7 +204,7 @@ public struct GraphPicture: Sendable {
 
     /// A Mermaid flowchart (GitHub renders it in Markdown).
     public var mermaid: String {
-        func q(_ s: String) -> String { "\"" + s.replacingAll("\"", "#quot;") + "\"" }
+        func q(_ s: String) -> String { "\"" + s.replacingAll("\"", "#quot;").oneLine(breaks: "<br/>") + "\"" }
         var out = "flowchart LR\n"
         for n in nodes {
             let label = q(n.detail.map { n.name + "<br/>" + $0 } ?? n.name)
@@ -246,6 +247,17 @@ public struct GraphPicture: Sendable {
 }
 
 extension String {
+    /// The text on one line of the picture's source: each `\n` written `breaks`, every other
+    /// control character (C0, DEL, C1) and U+2028/U+2029 a space. (A unit or a doc comment may
+    /// hold any of them; a raw NUL had made Graphviz refuse the file.)
+    fileprivate func oneLine(breaks: String) -> String {
+        replacingScalars { c in
+            if c == "\n" { return breaks }
+            return c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
+                ? " " : nil
+        }
+    }
+
     fileprivate func replacingAll(_ target: String, _ replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }

@@ -37,7 +37,7 @@ public enum SwiftGenerator {
     {
         let names = try GeneratedNames(graph, checked, escape: identifier)
         var out = """
-            // \(header)
+            // \(GeneratedNames.commentLine(header))
             // Do not edit: regenerate with `entlc gen swift` when the rules change.
 
             import EntlRuntime
@@ -122,15 +122,17 @@ public enum SwiftGenerator {
                 try entitled(feature.id, requiredBalance: requiredBalance, at: at)
             }
 
-            /// Does the credit system hold `requiredBalance` credits?
-            public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
+            /// Does the credit system hold `requiredBalance` credits? (Labelled, as products are: a
+            /// feature, a credit system and a product may share an identifier, and `.storage` must
+            /// not start to mean another one when one is added.)
+            public func entitled(credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
                 throws(EvaluationError) -> FeatureResult
             {
                 try entitled(credits.id, requiredBalance: requiredBalance, at: at)
             }
 
             /// Does the customer own `product`?
-            public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) \
+            public func entitled(product: EntlProduct, at: Instant = .now()) throws(EvaluationError) \
         -> ProductResult {
                 try entitled(product: product.name, at: at)
             }
@@ -156,7 +158,7 @@ public enum SwiftGenerator {
                 try self.feature(feature.name, required: required)
             }
 
-            public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) \
+            public func feature(credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) \
         -> FeatureResult {
                 try self.feature(credits.name, required: required)
             }

@@ -10,7 +10,8 @@ public enum TypeScriptGenerator {
         -> String
     {
         let names = try GeneratedNames(graph, checked, escape: identifier)
-        var out = "// \(header)\n// Do not edit: regenerate with `entlc gen typescript` when the rules change.\n\n"
+        var out = "// \(GeneratedNames.commentLine(header))\n"
+            + "// Do not edit: regenerate with `entlc gen typescript` when the rules change.\n\n"
         out += constants("Products", "ProductName", "The products of the rule set: what customers buy.",
                          names.products.map { e in
                              (e.identifier, e.value.name, doc(e.value.displayName, e.value.docs),

@@ -21,10 +21,10 @@ import Testing
             }
         }
         for credits in EntlCreditSystem.allCases {
-            #expect(try evaluator.entitled(credits, requiredBalance: 10, at: at) == evaluator.entitled(feature: credits.name, requiredBalance: 10, at: at))
+            #expect(try evaluator.entitled(credits: credits, requiredBalance: 10, at: at) == evaluator.entitled(feature: credits.name, requiredBalance: 10, at: at))
         }
         for product in EntlProduct.allCases {
-            #expect(try evaluator.entitled(product, at: at) == evaluator.entitled(product: product.name, at: at))
+            #expect(try evaluator.entitled(product: product, at: at) == evaluator.entitled(product: product.name, at: at))
             #expect(graph.live.products[graph.live.productIndex[product.name]!].storeIDs.map(\.id) == Array(product.storeIDs.values))
         }
         for entitlement in EntlEntitlement.allCases {

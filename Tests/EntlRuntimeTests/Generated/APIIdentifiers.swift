@@ -127,15 +127,17 @@ extension Evaluator {
         try entitled(feature.id, requiredBalance: requiredBalance, at: at)
     }
 
-    /// Does the credit system hold `requiredBalance` credits?
-    public func entitled(_ credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
+    /// Does the credit system hold `requiredBalance` credits? (Labelled, as products are: a
+    /// feature, a credit system and a product may share an identifier, and `.storage` must
+    /// not start to mean another one when one is added.)
+    public func entitled(credits: EntlCreditSystem, requiredBalance: Int64 = 1, at: Instant = .now())
         throws(EvaluationError) -> FeatureResult
     {
         try entitled(credits.id, requiredBalance: requiredBalance, at: at)
     }
 
     /// Does the customer own `product`?
-    public func entitled(_ product: EntlProduct, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
+    public func entitled(product: EntlProduct, at: Instant = .now()) throws(EvaluationError) -> ProductResult {
         try entitled(product: product.name, at: at)
     }
 
@@ -159,7 +161,7 @@ extension Evaluation {
         try self.feature(feature.name, required: required)
     }
 
-    public func feature(_ credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
+    public func feature(credits: EntlCreditSystem, required: Int64 = 1) throws(EvaluationError) -> FeatureResult {
         try self.feature(credits.name, required: required)
     }
 
