@@ -132,14 +132,15 @@ struct Allowance: Equatable {
         }
     }
 
-    /// How long a lot lasts: whole months, or whole days.
-    private struct Length {
+    /// How long a lot (or a non-renewing purchase) lasts: whole months, or whole days.
+    struct Length {
         var months: Bool
         var count: Int64
 
-        init(_ e: EntlSyntax.Grant.Expiry) {
-            let n = e.count.value
-            switch e.unit.value {
+        init(_ e: EntlSyntax.Grant.Expiry) { self.init(e.count.value, e.unit.value) }
+
+        init(_ n: Int64, _ unit: DurationUnit) {
+            switch unit {
             case .days: (months, count) = (false, n)
             case .weeks: (months, count) = (false, n.multipliedSaturating(by: 7))
             case .months: (months, count) = (true, n)

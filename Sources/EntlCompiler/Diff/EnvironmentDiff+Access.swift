@@ -25,7 +25,8 @@ extension EnvironmentDiff {
                 } else {
                     report(.futurePurchasesOnly,
                            "only purchases from \(sinceText) on change: \(describe(lost)) loses entitlement `\(name)`",
-                           file: new.file(name)!, range: n.name.range, notes: notes)
+                           file: new.file(name)!, range: n.name.range, help: EnvironmentDiff.undatedPurchases,
+                           notes: notes)
                 }
             }
             if gained != BDD.false {
@@ -34,6 +35,11 @@ extension EnvironmentDiff {
             }
         }
     }
+
+    /// What D105 cannot see: a purchase-date qualifier on a purchase recorded without a date.
+    static let undatedPurchases = "a purchase recorded without `purchased_at` has no date to compare: under "
+        + "`purchased before` or `since` it is undetermined, and an existing customer whose tracker leaves the "
+        + "date out loses what it gave (check with --states)"
 
     /// `entitlement NAME = NEW or OLD'` with OLD' the old terms NEW no longer covers, their
     /// products qualified `purchased before SINCE` — when that rewrite compiles in NEW and keeps
@@ -95,7 +101,7 @@ extension EnvironmentDiff {
         case .purchased(_, let date):
             guard let f = date.filter, f.before, f.instant <= since else { return nil }
             return e
-        case .everyone: return e
+        case .everyone: return nil  // "every customer who bought before SINCE" is no constraint: it is everyone
         case .not(let inner, let w): return qualified(inner, positive: false).map { .not($0, w) }
         case .and(let terms): return sequence(terms.map { qualified($0) }).map(Expression.and)
         case .or(let terms): return sequence(terms.map { qualified($0) }).map(Expression.or)
@@ -251,7 +257,7 @@ extension EnvironmentDiff {
             report(.futurePurchasesOnly,
                    "only purchases from \(sinceText) on change: "
                    + "`\(feature)` shrinks or is lost for \(describe(situation))",
-                   file: file, range: range)
+                   file: file, range: range, help: EnvironmentDiff.undatedPurchases)
         }
         if let (situation, active) = c.gained {
             let (file, range) = location(feature, oldSources, newSources, active: active)

@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 import EntlSyntax
 
 /// Where a grant comes from: an entitlement, a product (product-level grants) or a boolean
@@ -80,7 +81,9 @@ final class EnvironmentDiff {
 
     func run() {
         compareNames()
+        compareEvents()
         compareStoreIDs()
+        compareDurations()
         compareConversions()
         compareEntitlements()
         compareFeatures()
@@ -148,6 +151,69 @@ final class EnvironmentDiff {
         return false
     }
 
+    /// A string of the rules as written in them.
+    private func literal(_ s: String) -> String {
+        s.quotedLiteral(escapes: ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t"], uppercaseHex: true)
+    }
+
+    // MARK: - Events
+
+    /// A tracker names a feature in its usage records by the feature's `event` name too: an event
+    /// that now names another feature moves what was used from one to the other; one that names
+    /// none is an error in every state that reports it.
+    private func compareEvents() {
+        func owners(_ side: Side) -> [String: RuleModel.Feature] {
+            var out: [String: RuleModel.Feature] = [:]
+            for f in side.model.features { if let e = f.event?.value, out[e] == nil { out[e] = f } }
+            return out
+        }
+        let after = owners(new)
+        for o in old.model.features {
+            guard let event = o.event else { continue }
+            let name = o.name.name, quoted = "event " + literal(event.value)
+            let note = [DiagnosticNote(message: "the event before", file: old.file(name)!, range: event.range)]
+            if let n = after[event.value] {
+                guard n.name.name != name else { continue }
+                report(.nameRemoved,
+                       "\(quoted) now names `\(n.name.name)`, not `\(name)`: usage reported under it counts for "
+                       + "`\(n.name.name)`", file: new.file(n.name.name)!, range: n.event!.range,
+                       help: "trackers report usage by event name; keep each event on its feature", notes: note)
+            } else if new.table[name] != nil {
+                report(.nameRemoved, "\(quoted) no longer names `\(name)`: a usage record under it is an error",
+                       file: new.file(name)!, range: new.table[name]!.range,
+                       help: "trackers report usage by event name; keep the event", notes: note)
+            }
+        }
+    }
+
+    // MARK: - Durations
+
+    /// A non-renewing purchase with no `expires_at` is owned for its product's `duration` from its
+    /// purchase: a shorter one, or one where there was none, ends what existing customers hold.
+    private func compareDurations() {
+        for o in old.model.products {
+            let name = o.name.name
+            guard let n = new.model.product(name), n.kind?.value == o.kind?.value, let d = n.duration else { continue }
+            let after = Allowance.Length(d.count.value, d.unit.value)
+            func text(_ d: RuleModel.Duration) -> String {
+                d.count.value.grouped + " " + (d.count.value == 1 ? String(d.unit.value.rawValue.dropLast())
+                                                : d.unit.value.rawValue)
+            }
+            if let b = o.duration {
+                let before = Allowance.Length(b.count.value, b.unit.value)
+                guard !Allowance.Length.lasts(after, atLeast: before, surely: true) else { continue }
+                report(.ownershipShortened,
+                       "`\(name)` is owned for \(text(d)), not \(text(b)): "
+                       + "its purchases without `expires_at` end sooner", file: new.file(name)!, range: d.range,
+                       notes: [DiagnosticNote(message: "the duration before", file: old.file(name)!, range: b.range)])
+            } else {
+                report(.ownershipShortened,
+                       "`\(name)` is now owned for \(text(d)): its purchases without `expires_at` had no end",
+                       file: new.file(name)!, range: d.range)
+            }
+        }
+    }
+
     // MARK: - Store ids
 
     private func storeIDs(_ product: RuleModel.Product) -> Set<StoreKey> {
@@ -161,6 +227,7 @@ final class EnvironmentDiff {
         for p in new.model.products {
             for key in storeIDs(p) { newOwner[key] = newOwner[key] ?? p.name.name }
         }
+        compareStorelessIDs()
         for o in old.model.products {
             let name = o.name.name
             guard let n = new.model.product(name) else { continue }
@@ -177,6 +244,43 @@ final class EnvironmentDiff {
                 report(.storeIDUnmapped, message, file: new.file(name)!, range: n.name.range,
                        help: "keep the old id next to the new one (a product may have several ids per store)",
                        notes: [DiagnosticNote(message: "the id before", file: old.file(name)!, range: storeID.range)])
+            }
+        }
+    }
+
+    /// A purchase that gives its product without a `store` matches a rule name first, then an id
+    /// of any store; an id two products have is an error. So an id of `P` that a product added or
+    /// changed now has too (at any store), or that is now a product's name, moves or breaks the
+    /// purchases that give it alone.
+    private func compareStorelessIDs() {
+        func owners(_ side: Side) -> [String: Set<String>] {
+            var out: [String: Set<String>] = [:]
+            for p in side.model.products { for id in p.storeIDs { out[id.id.value, default: []].insert(p.name.name) } }
+            return out
+        }
+        let before = owners(old), after = owners(new)
+        var reported = Set<String>()
+        for o in old.model.products {
+            let name = o.name.name
+            guard new.model.product(name) != nil else { continue }
+            for storeID in o.storeIDs {
+                let id = storeID.id.value
+                guard before[id] == [name], old.model.product(id) == nil, reported.insert(id).inserted else { continue }
+                let what = "id " + literal(id)
+                let message: String
+                if let named = new.model.product(id), named.name.name != name {
+                    message = "\(what) is now the name of product `\(id)`: a purchase that gives it without a "
+                        + "`store` counts for `\(id)`, not `\(name)`"
+                } else if let others = after[id]?.subtracting([name]).sorted(), !others.isEmpty,
+                          after[id]?.contains(name) == true {
+                    message = "\(what) now also belongs to \(others.map { "`\($0)`" }.joined(separator: ", ")): "
+                        + "a purchase that gives it without a `store` is an error naming both"
+                } else {
+                    continue
+                }
+                report(.storeIDUnmapped, message, file: new.file(name)!, range: new.model.product(name)!.name.range,
+                       help: "give each product ids of its own, or have trackers send `store` with every purchase",
+                       notes: [DiagnosticNote(message: "the id", file: old.file(name)!, range: storeID.range)])
             }
         }
     }

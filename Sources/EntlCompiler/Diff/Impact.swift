@@ -107,7 +107,10 @@ public struct Impact: Sendable {
             let state = try state()
             let at = state.now ?? at
             before = Side(try Evaluation(graph: old, state: state, environment: environment, at: at))
-            after = Side(try Evaluation(graph: new, state: state, environment: environment, at: at))
+            // A state the old rules read and the new ones refuse (an id two products now have) is a
+            // customer who loses everything: the app's question is answered with an error.
+            after = (try? Evaluation(graph: new, state: state, environment: environment, at: at)).map(Side.init)
+                ?? Side()
             customer = Customer(id: state.customer, line: number)
         } catch {
             errorCount += 1
@@ -170,10 +173,13 @@ public struct Impact: Sendable {
     /// One version's answers for one customer: what is compared, and what says, where something
     /// changed, what represents the customer.
     struct Side {
-        let evaluation: Evaluation
+        /// Nil for a state these rules refuse: nothing is allowed.
+        let evaluation: Evaluation?
         let entitlements: [String: EntitlementResult]
         let features: [String: FeatureResult]
         let owned: Set<String>
+
+        init() { (evaluation, entitlements, features, owned) = (nil, [:], [:], []) }
 
         init(_ evaluation: Evaluation) {
             self.evaluation = evaluation
@@ -212,8 +218,8 @@ public struct Impact: Sendable {
                 }
             }
             if f.kind == .boolean {
+                guard f.allowed, let evaluation, let index = evaluation.graph.featureIndex[name] else { return .nothing }
                 let graph = evaluation.graph
-                guard f.allowed, let index = graph.featureIndex[name] else { return .nothing }
                 var granted = false
                 for grant in graph.features[index].grants {
                     switch grant.source {

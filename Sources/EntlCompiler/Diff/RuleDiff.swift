@@ -9,6 +9,7 @@ extension DiagnosticCode {
     public static let nameRemoved = DiagnosticCode("D404", "name removed or of another kind")
     public static let storeIDUnmapped = DiagnosticCode("D405", "store id no longer maps to its product")
     public static let conversionDearer = DiagnosticCode("D406", "credit conversion dearer or removed")
+    public static let ownershipShortened = DiagnosticCode("D407", "purchases of a product owned for less time")
     public static let accessGained = DiagnosticCode("D101", "access gained")
     public static let allowanceGrows = DiagnosticCode("D102", "allowance grows")
     public static let nameAdded = DiagnosticCode("D103", "new name")
@@ -18,7 +19,7 @@ extension DiagnosticCode {
 
     static let diffCodes: [DiagnosticCode] = [
         .entitlementLost, .featureLost, .allowanceShrinks, .nameRemoved, .storeIDUnmapped, .conversionDearer,
-        .accessGained, .allowanceGrows, .nameAdded, .conversionCheaper, .futurePurchasesOnly, .comparisonIncomplete,
+        .ownershipShortened, .accessGained, .allowanceGrows, .nameAdded, .conversionCheaper, .futurePurchasesOnly, .comparisonIncomplete,
     ]
 
     /// Whether the finding takes something from existing customers or from app code.

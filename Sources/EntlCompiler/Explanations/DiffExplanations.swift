@@ -68,16 +68,19 @@ extension DiagnosticCatalog {
                 """),
         CodeExplanation(.nameRemoved, """
             A product, feature, credit system or entitlement of the old rules is gone, or its name \
-            now means another kind of thing. App code and trackers name them (`entitled(feature:)`, \
-            purchases by rule name), and a name that no longer exists is denied. When another name \
+            now means another kind of thing, or a feature's `event` name now names another feature \
+            or none. App code and trackers name them (`entitled(feature:)`, purchases by rule name, \
+            usage records by event), and a name that no longer exists is denied. When another name \
             has the same definition the message says so: a rename is still a removal for app code.
             """, before: "product pro: non_consumable\nentitlement premium = pro",
             example: "product pro: non_consumable\nentitlement plus = pro",
             fix: "product pro: non_consumable\nentitlement premium = pro\nentitlement plus = pro"),
         CodeExplanation(.storeIDUnmapped, """
             A store id of a product is gone from it (removed, or moved to another product): purchases \
-            the store reports under that id stop counting for the product. A product may list several \
-            ids per store; keep the old one next to the new one.
+            the store reports under that id stop counting for the product. Or another product now has \
+            it too (at any store), or is named by it: a purchase that gives the id without a `store` \
+            is then an error, or counts for the other product. A product may list several ids per \
+            store; keep the old one next to the new one.
             """, before: "product pro: non_consumable { id app_store \"com.x.pro\" }\nentitlement e = pro",
             example: "product pro: non_consumable { id app_store \"com.x.pro2\" }\nentitlement e = pro",
             fix: """
@@ -90,6 +93,17 @@ extension DiagnosticCatalog {
             """, before: "feature calls: metered\ncredits c { calls 1 = 5 }",
             example: "feature calls: metered\ncredits c { calls 1 = 10 }",
             fix: "feature calls: metered\ncredits c { calls 1 = 5 }"),
+        CodeExplanation(.ownershipShortened, """
+            A non-renewing product's `duration` got shorter, or it has one where it had none: a \
+            purchase the tracker records without `expires_at` is owned for the duration from its \
+            purchase, so customers who bought it lose what it unlocks sooner — some of them today.
+            """, before: "product pass: non_renewing { duration 90 days }\nentitlement e = pass",
+            example: "product pass: non_renewing { duration 30 days }\nentitlement e = pass",
+            fix: """
+                product pass: non_renewing { duration 90 days }
+                product pass_30: non_renewing { duration 30 days }
+                entitlement e = pass or pass_30
+                """),
         CodeExplanation(.accessGained, """
             A purchase situation gains an entitlement or a feature (a note: nothing breaks).
             """, before: "product pro: non_consumable\nentitlement e = pro\nproduct plus: non_consumable",

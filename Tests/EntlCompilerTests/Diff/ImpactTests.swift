@@ -62,6 +62,21 @@ import Testing
         #expect(calls.largestRise == nil)
     }
 
+    /// A state the old rules read and the new ones refuse (its store id now belongs to two
+    /// products) loses all it had: it had been counted as a line that could not be evaluated, and
+    /// the impact said no customer lost anything.
+    @Test func aStateOnlyTheNewRulesRefuseLosesEverything() {
+        let old = compileGraph("product pro: non_consumable { id app_store \"pro.m\" }\nentitlement e = pro")
+        let new = compileGraph("product pro: non_consumable { id app_store \"pro.m\" }\n"
+            + "product other: non_consumable { id stripe \"pro.m\" }\nentitlement e = pro")
+        let impact = Self.measure([EntlTestSupport.state(#"{"customer": "a", "purchases": [{"product": "pro.m"}]}"#)],
+                                  old: old, new: new)
+        #expect((impact.customers, impact.errorCount) == (1, 0))
+        let e = impact.rows[Impact.Key(kind: "entitlement", name: "e")]
+        #expect(e?.lost.customers == ["a"])
+        #expect(e?.byProduct == [.product("pro"): Impact.Counts(lost: 1)])
+    }
+
     /// A state without `now` is evaluated at the instant given (`--since`), not at the clock.
     @Test func aStateWithoutNowIsEvaluatedAtTheInstantGiven() {
         let rules = compileGraph("""

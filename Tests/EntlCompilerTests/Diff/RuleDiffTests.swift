@@ -184,6 +184,68 @@ import Testing
         ])
     }
 
+    /// A store id another product now has too, at any store, or that now names a product: a
+    /// purchase giving it without `store` becomes an error or counts for the other (diff had said
+    /// only "new product").
+    @Test func anIDAnotherProductTakesBreaksPurchasesWithoutAStore() {
+        let old = """
+            product pro: subscription { period month; id app_store "pro.m"; id app_store "premium" }
+            entitlement plan = pro
+            """
+        let new = """
+            product pro: subscription { period month; id app_store "pro.m"; id app_store "premium" }
+            product other: subscription { period month; id stripe "pro.m" }
+            product premium: non_consumable
+            entitlement plan = pro
+            """
+        #expect(diff(old, new).filter { $0.hasPrefix("D4") } == [
+            "D405 new.entl:1:9 id \"pro.m\" now also belongs to `other`: a purchase that gives it without a `store` "
+                + "is an error naming both",
+            "D405 new.entl:1:9 id \"premium\" is now the name of product `premium`: a purchase that gives it "
+                + "without a `store` counts for `premium`, not `pro`",
+        ])
+    }
+
+    /// Trackers report usage by event name: swapping two features' events moves usage between
+    /// them, dropping one makes its records errors (neither had been reported).
+    @Test func eventsThatMoveOrGoAreBreaking() {
+        let old = """
+            feature calls: metered { event "api_call" }
+            feature exports: metered { event "export" }
+            feature jobs: metered { event "job" }
+            """
+        let new = """
+            feature calls: metered { event "export" }
+            feature exports: metered { event "api_call" }
+            feature jobs: metered
+            """
+        #expect(diff(old, new) == [
+            "D404 new.entl:1:32 event \"export\" now names `calls`, not `exports`: usage reported under it counts "
+                + "for `calls`",
+            "D404 new.entl:2:34 event \"api_call\" now names `exports`, not `calls`: usage reported under it counts "
+                + "for `exports`",
+            "D404 new.entl:3:9 event \"job\" no longer names `jobs`: a usage record under it is an error",
+        ])
+    }
+
+    /// A non-renewing purchase recorded without `expires_at` lasts its product's duration: a
+    /// shorter one, or one where there was none, ends access sooner (it had been "no change").
+    @Test func aShorterDurationIsBreaking() {
+        let old = "product pass: non_renewing { duration 90 days }\nproduct week: non_renewing\n"
+            + "product year: non_renewing { duration 1 year }\nproduct month: non_renewing { duration 1 month }"
+        let new = "product pass: non_renewing { duration 30 days }\nproduct week: non_renewing { duration 7 days }\n"
+            + "product year: non_renewing { duration 365 days }\nproduct month: non_renewing { duration 31 days }"
+        #expect(diff(old, new) == [
+            "D407 new.entl:1:30 `pass` is owned for 30 days, not 90 days: its purchases without `expires_at` end sooner",
+            "D407 new.entl:2:30 `week` is now owned for 7 days: its purchases without `expires_at` had no end",
+            "D407 new.entl:3:30 `year` is owned for 365 days, not 1 year: its purchases without `expires_at` end sooner",
+        ])
+        // Back: longer, or none — except that a month may be 28 days.
+        #expect(diff(new, old) == [
+            "D407 new.entl:4:31 `month` is owned for 1 month, not 31 days: its purchases without `expires_at` end sooner",
+        ])
+    }
+
     @Test func creditConversions() {
         let old = """
             feature calls: metered
@@ -220,8 +282,21 @@ import Testing
             "D105 new.entl:5:13 only purchases from 2026-06-01T00:00:00Z on change: a customer who owns only `monthly` loses entitlement `pro`",
             "D105 new.entl:5:13 only purchases from 2026-06-01T00:00:00Z on change: `export` shrinks or is lost for a customer who owns only `monthly`",
         ])
+        // What the situations cannot see is said: a purchase without a date is undetermined there.
+        #expect(findings(old, new).map(\.help) == Array(repeating: "a purchase recorded without `purchased_at` has no "
+            + "date to compare: under `purchased before` or `since` it is undetermined, and an existing customer whose "
+            + "tracker leaves the date out loses what it gave (check with --states)", count: 2))
         // Shipped later than the instant in the rules: customers who bought in between lose.
         #expect(diff(old, new, since: "2026-07-01T00:00:00Z").map { String($0.prefix(4)) } == ["D401", "D402"])
+    }
+
+    /// `everyone` cannot be limited to what was bought before SINCE: no legacy entitlement
+    /// `= everyone` is offered (it would give the old grant to every future customer too).
+    @Test func aFreeTierCutOffersNoLegacyForEveryone() {
+        let found = findings("feature calls: metered\nentitlement free = everyone { grants calls 10 per day }",
+                             "feature calls: metered\nentitlement free = everyone { grants calls 5 per day }")
+        #expect(found.map(\.code.id) == ["D403"])
+        #expect(found.first?.help == nil)
     }
 
     /// The language reference's example: monthly subscribers who bought before 2026-06-01 keep
