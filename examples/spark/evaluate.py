@@ -1,16 +1,21 @@
 """Evaluate a rule set for every customer of a dataset on Apache Spark, with `entlc eval --states -`.
 
-Each partition's lines are piped through one `entlc` process (the binary and the rules are shipped
-to the executors with `SparkContext.addFile`); entlc writes one JSON line per input line, in order,
-so the results join back to the input by position. A line entlc cannot evaluate comes back as an
-error record, never a failed task. Two DataFrames are written:
+The input files are read as bytes (`binaryFiles`) and cut into lines at `\n` alone, as entlc
+cuts them: Spark's text reader would also end a line at a lone `\r` (JSON whitespace) and replace
+bytes that are not UTF-8 with U+FFFD (a line entlc must refuse) — both silently. So one file is
+read by one task: give a large dataset as many files (Spark's own output is). Each partition's
+lines are piped through one `entlc` process (the binary and the rules are shipped to the executors
+with `SparkContext.addFile`); entlc writes one JSON line per input line, in order, so the results
+join back to the input by position. A line entlc cannot evaluate comes back as an error record,
+never a failed task. Two DataFrames are written:
 
   OUT/lines    one row per non-blank input line:
-               line (long, 1-based line of the input), customer (string, null for an error),
+               file (string, the input file), line (long, 1-based line of that file),
+               customer (string, null for an error),
                error (string, null unless the line could not be evaluated),
                output (string: entlc's JSON line, an error record numbered with `line`)
   OUT/results  one row per result of a line that was evaluated:
-               line, customer, kind, name, decision, allowed (boolean), balance (long, null when
+               file, line, customer, kind, name, decision, allowed (boolean), balance (long, null when
                unlimited or not metered), valid_until (string, null when nothing changes)
 
 Usage:
@@ -54,8 +59,22 @@ def entlc_command(entlc, rules_option, rules, query, at, env):
     return command
 
 
+def lines_of(pair):
+    """(file, bytes) → (file, line number, line bytes) for each non-blank line, cut at `\n` alone
+    with a `\r` before it dropped and numbered with blank lines counted, as entlc does."""
+    path, data = pair
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()  # the end of the last line, not a line
+    for number, line in enumerate(pieces, start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if line.strip(b" \t") != b"":
+            yield path, number, line
+
+
 def evaluate_partition(command_template):
-    """The function for mapPartitions: (line number, text) pairs in → (line number, entlc output) out."""
+    """The function for mapPartitions: (file, line number, bytes) in → (file, line number, entlc output) out."""
 
     def run(rows):
         entlc = SparkFiles.get(os.path.basename(command_template[0]))
@@ -63,14 +82,18 @@ def evaluate_partition(command_template):
         flag = ["--graph"] if command_template[2] == "--graph" else []
         command = [entlc, command_template[1], *flag, rules, *command_template[4:]]
         numbers = []
+        failed = []
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
         # Write from a thread while reading: entlc streams, so neither pipe may wait on the other.
+        # The bytes go as they are: entlc judges them.
         def feed():
             try:
-                for number, text in rows:
-                    numbers.append(number)
-                    process.stdin.write(text.encode("utf-8") + b"\n")
+                for path, number, line in rows:
+                    numbers.append((path, number))
+                    process.stdin.write(line + b"\n")
+            except BaseException as error:  # the input failed: the partition must fail, not end short
+                failed.append(error)
             finally:
                 process.stdin.close()
 
@@ -80,9 +103,12 @@ def evaluate_partition(command_template):
         for raw in process.stdout:
             # entlc writes exactly one line per non-blank input line, in input order; `numbers`
             # already holds this line's number (it was written before its output could come).
-            yield numbers[index], raw.decode("utf-8").rstrip("\n")
+            yield (*numbers[index], raw.decode("utf-8").rstrip("\n"))
             index += 1
         writer.join()
+        if failed:
+            process.wait()
+            raise RuntimeError("reading the partition's lines failed") from failed[0]
         error = process.stderr.read().decode("utf-8", "replace")
         if process.wait() != 0:
             raise RuntimeError(f"entlc failed ({process.returncode}): {error}")
@@ -101,26 +127,27 @@ def renumbered(number, output):
     return json.dumps({"line": number, "error": record["error"]}, separators=(",", ":"), ensure_ascii=False)
 
 
-def to_rows(pair):
-    number, output = pair
+def to_rows(triple):
+    path, number, output = triple
     output = renumbered(number, output)
     value = json.loads(output)
-    return (number, value.get("customer"), value.get("error"), output)
+    return (path, number, value.get("customer"), value.get("error"), output)
 
 
 def to_results(row):
-    number, customer, error, output = row
+    path, number, customer, error, output = row
     if error is not None:
         return []
     out = []
     for r in json.loads(output).get("results", []):
         balance = r.get("balance")
-        out.append((number, customer, r.get("kind"), r.get("name"), r.get("decision"), r.get("allowed"),
+        out.append((path, number, customer, r.get("kind"), r.get("name"), r.get("decision"), r.get("allowed"),
                     balance if isinstance(balance, int) else None, r.get("valid_until")))
     return out
 
 
 LINES = T.StructType([
+    T.StructField("file", T.StringType(), False),
     T.StructField("line", T.LongType(), False),
     T.StructField("customer", T.StringType(), True),
     T.StructField("error", T.StringType(), True),
@@ -128,6 +155,7 @@ LINES = T.StructType([
 ])
 
 RESULTS = T.StructType([
+    T.StructField("file", T.StringType(), False),
     T.StructField("line", T.LongType(), False),
     T.StructField("customer", T.StringType(), True),
     T.StructField("kind", T.StringType(), True),
@@ -149,12 +177,8 @@ def main():
     command = entlc_command(os.path.abspath(arguments.entlc), rules_option, os.path.abspath(rules), query, arguments.at,
                             arguments.env)
 
-    # Number every line of the input (1-based, blank lines counted as entlc counts them), then
-    # drop the blank ones: they hold no customer.
-    numbered = (sc.textFile(arguments.states)
-                .zipWithIndex()
-                .map(lambda pair: (pair[1] + 1, pair[0]))
-                .filter(lambda pair: pair[1].strip(" \t\r") != ""))
+    # Every non-blank line of every file, numbered within its file as entlc numbers it.
+    numbered = sc.binaryFiles(arguments.states).flatMap(lines_of)
     evaluated = numbered.mapPartitions(evaluate_partition(command)).map(to_rows)
     lines = spark.createDataFrame(evaluated, LINES).cache()
     lines.write.mode("overwrite").parquet(os.path.join(arguments.out, "lines"))

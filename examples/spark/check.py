@@ -1,0 +1,42 @@
+"""Checks what evaluate.py wrote against one `entlc eval --states` process per input file: for
+every file, the rows of OUT/lines in line order carry exactly the numbers of the file's non-blank
+lines (entlc's: cut at `\n` alone, blank lines counted) and exactly that process's output lines,
+byte for byte; and OUT/results holds one row per result of the evaluated lines.
+Usage: check.py OUT FILE SINGLE_OUTPUT [FILE SINGLE_OUTPUT …]"""
+import json
+import sys
+
+from pyspark.sql import SparkSession
+
+out, pairs = sys.argv[1], list(zip(sys.argv[2::2], sys.argv[3::2]))
+spark = SparkSession.builder.appName("entlc-check").master("local[2]").config("spark.ui.enabled", "false") \
+    .getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+lines = spark.read.parquet(out + "/lines")
+results = spark.read.parquet(out + "/results")
+failures = []
+expected_results = 0
+total = lines.count()
+for path, single in pairs:
+    with open(path, "rb") as f:
+        pieces = f.read().split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    numbers = [k for k, line in enumerate(pieces, start=1) if line.rstrip(b"\r").strip(b" \t") != b""]
+    with open(single, encoding="utf-8") as f:
+        outputs = f.read().splitlines()
+    rows = sorted((r.line, r.output) for r in lines.filter(lines.file.endswith("/" + path.split("/")[-1])).collect())
+    if [n for n, _ in rows] != numbers:
+        failures.append(f"{path}: line numbers differ from the file's non-blank lines")
+    if [o for _, o in rows] != outputs:
+        bad = next(i for i, (a, b) in enumerate(zip([o for _, o in rows] + [None] * len(outputs), outputs)) if a != b)
+        failures.append(f"{path}: output differs first at its non-blank line {bad + 1}")
+    expected_results += sum(len(json.loads(o).get("results", [])) for o in outputs)
+if results.count() != expected_results:
+    failures.append(f"OUT/results has {results.count()} rows, the outputs {expected_results} results")
+spark.stop()
+if failures:
+    print("FAIL: " + "; ".join(failures), file=sys.stderr)
+    sys.exit(1)
+print(f"agree: {total} lines in {len(pairs)} files, each with its line number and output bytes; "
+      f"{expected_results} result rows")
