@@ -24,7 +24,6 @@ import Testing
         #expect(try runEntlc(["gen", "ts", "Tests/Fixtures/gen/names.entl"]).stdout == ts.stdout)
 
         // The Swift type-checks against the EntlRuntime module this build made.
-        let modules = entlcExecutable.deletingLastPathComponent().appendingPathComponent("Modules").path
         let dir = try makeTemporaryDirectory()
         try swift.stdout.write(toFile: dir + "/Names.swift", atomically: true, encoding: .utf8)
         try """
@@ -35,9 +34,15 @@ import Testing
             let found = EntlFeature.named("api_calls") == .apiCalls
             let credits = EntlCreditSystem.`for`.name
             """.write(toFile: dir + "/Use.swift", atomically: true, encoding: .utf8)
+        try Self.expectTypeChecks(dir + "/Names.swift", dir + "/Use.swift")
+    }
+
+    /// `swiftc -typecheck` of `files` against the EntlRuntime module this build made.
+    static func expectTypeChecks(_ files: String...) throws {
+        let modules = entlcExecutable.deletingLastPathComponent().appendingPathComponent("Modules").path
         let swiftc = Process()
         swiftc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        swiftc.arguments = ["swiftc", "-typecheck", "-I", modules, dir + "/Names.swift", dir + "/Use.swift"]
+        swiftc.arguments = ["swiftc", "-typecheck", "-I", modules] + files
         let errors = Pipe()
         swiftc.standardError = errors
         try swiftc.run()
@@ -107,16 +112,7 @@ import Testing
 
             """
         try use.write(toFile: dir + "/Use.swift", atomically: true, encoding: .utf8)
-        let modules = entlcExecutable.deletingLastPathComponent().appendingPathComponent("Modules").path
-        let swiftc = Process()
-        swiftc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        swiftc.arguments = ["swiftc", "-typecheck", "-I", modules, dir + "/Rules.swift", dir + "/Use.swift"]
-        let err = Pipe()
-        swiftc.standardError = err
-        try swiftc.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        swiftc.waitUntilExit()
-        #expect(swiftc.terminationStatus == 0, "\(message)")
+        try Self.expectTypeChecks(dir + "/Rules.swift", dir + "/Use.swift")
     }
 
     /// Names of one kind that differ only by `_` or case are refused, naming both declarations
