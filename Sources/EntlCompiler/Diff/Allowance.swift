@@ -57,6 +57,17 @@ struct Allowance: Equatable {
     /// Window lengths, shortest first.
     private static let windows = ResetInterval.allCases
 
+    /// The months of an interval made of whole months (nil: of seconds).
+    private static func months(_ i: ResetInterval) -> Int64? {
+        switch i {
+        case .month: 1
+        case .quarter: 3
+        case .halfYear: 6
+        case .year: 12
+        default: nil
+        }
+    }
+
     /// Shortest and longest length of each interval in seconds (calendar months, quarters, half
     /// years and years vary; days are 86,400 s in the UTC calendar).
     private static func seconds(_ i: ResetInterval) -> (min: Int64, max: Int64) {
@@ -85,10 +96,14 @@ struct Allowance: Equatable {
             if let i = g.per?.value {
                 let w = Allowance.windows[window]
                 guard ResetInterval.allCases.firstIndex(of: i)! <= window else { continue }
-                // A window of the grant's own interval holds one of its windows (a year is not
-                // surely two of 366 days long: counting 365 / 366 whole ones had left every yearly
-                // grant out of every comparison).
-                times = i == w ? 1 : Allowance.seconds(w).min / Allowance.seconds(i).max
+                // Windows of whole months nest: a year holds 2 half years and 12 months (by their
+                // lengths in seconds, 365 / 366 days had made it hold no year and 11 months, which
+                // left every yearly grant out of every comparison).
+                if let a = Allowance.months(i), let b = Allowance.months(w) {
+                    times = b / a
+                } else {
+                    times = i == w ? 1 : Allowance.seconds(w).min / Allowance.seconds(i).max
+                }
             } else {
                 times = 1
             }
@@ -148,13 +163,43 @@ struct Allowance: Equatable {
             }
         }
 
-        /// Its shortest and longest length in days: each whole year of months 365 or 366 days, each
-        /// other month 28 to 31 (so 12 months is surely shorter than 53 weeks).
+        /// Its shortest and longest length in days (so 12 months is surely shorter than 53 weeks,
+        /// and 2 years never longer than 731 days).
         var days: (min: Int64, max: Int64) {
             guard months else { return (count, count) }
-            let (years, rest) = count.quotientAndRemainder(dividingBy: 12)
-            return (years.multipliedSaturating(by: 365).addingSaturating(rest * 28),
-                    years.multipliedSaturating(by: 366).addingSaturating(rest * 31))
+            return Length.span(months: count)
+        }
+
+        /// The shortest and longest number of days `months` calendar months span from any day, the
+        /// day kept and clamped at a month's end as the runtime adds months (Jan 31 + 1 month =
+        /// Feb 28 or 29): over the 400 years after which the Gregorian calendar repeats. Past 100
+        /// years (longer than any duration or lot, E222), a year is 365 to 366 days.
+        static func span(months: Int64) -> (min: Int64, max: Int64) {
+            guard months <= 1_200 else {
+                let (years, rest) = months.quotientAndRemainder(dividingBy: 12)
+                return (years.multipliedSaturating(by: 365).addingSaturating(rest * 28),
+                        years.multipliedSaturating(by: 366).addingSaturating(rest * 31))
+            }
+            func length(_ y: Int64, _ m: Int64) -> Int64 {
+                m == 2 ? (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) ? 29 : 28) : [4, 6, 9, 11].contains(m) ? 30 : 31
+            }
+            /// Days since 0000-03-01 (a civil-from-days count; only differences matter).
+            func day(_ y: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+                let y = m <= 2 ? y - 1 : y, mp = (m + 9) % 12
+                return y * 365 + y / 4 - y / 100 + y / 400 + (153 * mp + 2) / 5 + d - 1
+            }
+            var shortest = Int64.max, longest = Int64.min
+            for y in Int64(2000)..<2400 {
+                for m in Int64(1)...12 {
+                    let total = y * 12 + m - 1 + months, (y2, m2) = (total / 12, total % 12 + 1)
+                    // Up to the 28th no day is clamped: the 1st stands for them.
+                    for d: Int64 in [1, 29, 30, 31] where d <= length(y, m) {
+                        let span = day(y2, m2, min(d, length(y2, m2))) - day(y, m, d)
+                        (shortest, longest) = (min(shortest, span), max(longest, span))
+                    }
+                }
+            }
+            return (shortest, longest)
         }
 
         /// Whether `a` lasts at least as long as `b` (nil: for ever), surely or possibly.

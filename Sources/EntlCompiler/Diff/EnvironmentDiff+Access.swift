@@ -52,7 +52,7 @@ extension EnvironmentDiff {
         for t in terms {
             let v = self.old.analysis.value(t)
             if atoms.and(atoms.and(v, atoms.not(newValue)), existing) == BDD.false { continue }
-            guard let q = qualified(t) else { return nil }
+            guard let q = qualified(t), EnvironmentDiff.onlyEarlierPurchases(q) else { return nil }
             kept.append(q)
         }
         guard !kept.isEmpty else { return nil }
@@ -106,6 +106,18 @@ extension EnvironmentDiff {
         case .and(let terms): return sequence(terms.map { qualified($0) }).map(Expression.and)
         case .or(let terms): return sequence(terms.map { qualified($0) }).map(Expression.or)
         case .error: return nil
+        }
+    }
+
+    /// Whether a qualified constraint holds only for a customer with a purchase before SINCE:
+    /// each of its alternatives requires one (`not pro` holds for every customer who comes later
+    /// without `pro`, so a legacy entitlement on it would undo the change).
+    static func onlyEarlierPurchases(_ e: Expression) -> Bool {
+        switch e {
+        case .purchased(_, let date): return date.filter?.before == true
+        case .and(let terms): return terms.contains(where: onlyEarlierPurchases)
+        case .or(let terms): return terms.allSatisfy(onlyEarlierPurchases)
+        default: return false
         }
     }
 
@@ -339,7 +351,7 @@ extension EnvironmentDiff {
         let constraint = terms.count == 1 ? terms[0] : Expression.or(terms.flatMap { t -> [Expression] in
             if case .or(let inner) = t { inner } else { [t] }
         })
-        guard compilesInNew(constraint) else { return nil }
+        guard EnvironmentDiff.onlyEarlierPurchases(constraint), compilesInNew(constraint) else { return nil }
         let legacy = (names.first ?? feature) + "_legacy"
         guard new.table[legacy] == nil else { return nil }
         var candidates: [[EntlSyntax.Grant]] = []

@@ -172,14 +172,23 @@ final class EnvironmentDiff {
             guard let event = o.event else { continue }
             let name = o.name.name, quoted = "event " + literal(event.value)
             let note = [DiagnosticNote(message: "the event before", file: old.file(name)!, range: event.range)]
+            if let other = new.model.feature(event.value), other.name.name != name, old.table[event.value] == nil {
+                // A record gives a feature's name or its event's: a rule name wins.
+                report(.nameRemoved,
+                       "\(quoted) is now also the name of `\(event.value)`: usage reported as feature "
+                       + "\(literal(event.value)) counts for `\(event.value)`, not `\(name)`",
+                       file: new.file(event.value)!, range: other.name.range, help: "give the feature another name", notes: note)
+            }
             if let n = after[event.value] {
-                guard n.name.name != name else { continue }
+                // The same feature renamed keeps its event: the rename is reported (D404) already.
+                guard n.name.name != name, !(new.table[name] == nil && isRename(from: name, to: n.name.name))
+                else { continue }
                 report(.nameRemoved,
                        "\(quoted) now names `\(n.name.name)`, not `\(name)`: usage reported under it counts for "
                        + "`\(n.name.name)`", file: new.file(n.name.name)!, range: n.event!.range,
                        help: "trackers report usage by event name; keep each event on its feature", notes: note)
             } else if new.table[name] != nil {
-                report(.nameRemoved, "\(quoted) no longer names `\(name)`: a usage record under it is an error",
+                report(.nameRemoved, "\(quoted) no longer names `\(name)`: usage reported under it stops counting",
                        file: new.file(name)!, range: new.table[name]!.range,
                        help: "trackers report usage by event name; keep the event", notes: note)
             }

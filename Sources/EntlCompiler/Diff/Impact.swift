@@ -218,7 +218,9 @@ public struct Impact: Sendable {
                 }
             }
             if f.kind == .boolean {
-                guard f.allowed, let evaluation, let index = evaluation.graph.featureIndex[name] else { return .nothing }
+                guard f.allowed, let evaluation, let index = evaluation.graph.featureIndex[name] else {
+                    return .nothing
+                }
                 let graph = evaluation.graph
                 var granted = false
                 for grant in graph.features[index].grants {

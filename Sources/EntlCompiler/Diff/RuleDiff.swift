@@ -19,7 +19,8 @@ extension DiagnosticCode {
 
     static let diffCodes: [DiagnosticCode] = [
         .entitlementLost, .featureLost, .allowanceShrinks, .nameRemoved, .storeIDUnmapped, .conversionDearer,
-        .ownershipShortened, .accessGained, .allowanceGrows, .nameAdded, .conversionCheaper, .futurePurchasesOnly, .comparisonIncomplete,
+        .ownershipShortened, .accessGained, .allowanceGrows, .nameAdded, .conversionCheaper, .futurePurchasesOnly,
+        .comparisonIncomplete,
     ]
 
     /// Whether the finding takes something from existing customers or from app code.

@@ -184,6 +184,25 @@ import Testing
         ])
     }
 
+    /// Windows of whole months nest: the same amount over a year in smaller windows is no loss.
+    @Test(arguments: [("200 per year", "100 per half_year"), ("1_200 per year", "100 per month"),
+                      ("300 per quarter", "100 per month"), ("400 per year", "100 per quarter")])
+    func nestedWindowsOfTheSameTotalAreNoLoss(_ before: String, _ after: String) {
+        #expect(diff(Self.plans + "entitlement pro = monthly { grants calls \(before) }",
+                     Self.plans + "entitlement pro = monthly { grants calls \(after) }").filter { $0.hasPrefix("D4") }
+                .isEmpty)
+    }
+
+    /// A legacy entitlement must hold only for what was bought before SINCE: `not pro` holds for
+    /// every later customer without `pro` too, so no rewrite on it is offered.
+    @Test func noLegacyRewriteOnANegation() {
+        let old = "product pro: non_consumable\nproduct basic: non_consumable\nfeature calls: metered\n"
+        let found = findings(old + "entitlement e = not pro { grants calls 10 per day }",
+                             old + "entitlement e = basic { grants calls 5 per day }")
+        #expect(found.contains { $0.code.id == "D403" })
+        #expect(found.allSatisfy { $0.help.map { !$0.contains("not pro") } ?? true }, "\(found.map(\.help))")
+    }
+
     /// A store id another product now has too, at any store, or that now names a product: a
     /// purchase giving it without `store` becomes an error or counts for the other (diff had said
     /// only "new product").
@@ -224,8 +243,16 @@ import Testing
                 + "for `calls`",
             "D404 new.entl:2:34 event \"api_call\" now names `exports`, not `calls`: usage reported under it counts "
                 + "for `exports`",
-            "D404 new.entl:3:9 event \"job\" no longer names `jobs`: a usage record under it is an error",
+            "D404 new.entl:3:9 event \"job\" no longer names `jobs`: usage reported under it stops counting",
         ])
+        // A feature renamed with its event: the rename alone. A new feature named as an event: moved.
+        #expect(diff(#"feature calls: metered { event "api_call" }"#, #"feature requests: metered { event "api_call" }"#)
+                == ["D103 new.entl:1:9 new metered feature `requests`",
+                    "D404 old.entl:1:9 feature `calls` is removed; `requests` is the same feature under another name"])
+        #expect(diff(#"feature calls: metered { event "api" }"#,
+                     #"feature calls: metered { event "api" }"# + "\nfeature api: metered").filter { $0.hasPrefix("D4") }
+                == ["D404 new.entl:2:9 event \"api\" is now also the name of `api`: usage reported as feature \"api\" "
+                    + "counts for `api`, not `calls`"])
     }
 
     /// A non-renewing purchase recorded without `expires_at` lasts its product's duration: a
@@ -240,6 +267,15 @@ import Testing
             "D407 new.entl:2:30 `week` is now owned for 7 days: its purchases without `expires_at` had no end",
             "D407 new.entl:3:30 `year` is owned for 365 days, not 1 year: its purchases without `expires_at` end sooner",
         ])
+        // Lengths that are never shorter: any 2 years hold one leap day at most, 3 months 92 days.
+        #expect(diff("product a: non_renewing { duration 2 years }\nproduct b: non_renewing { duration 3 months }",
+                     "product a: non_renewing { duration 731 days }\nproduct b: non_renewing { duration 92 days }")
+                .isEmpty)
+        #expect(diff("product a: non_renewing { duration 36_525 days }", "product a: non_renewing { duration 100 years }")
+                == ["D407 new.entl:1:27 `a` is owned for 100 years, not 36,525 days: its purchases without "
+                    + "`expires_at` end sooner"])
+        #expect(diff("product a: non_renewing { duration 100 years }", "product a: non_renewing { duration 36_525 days }")
+                .isEmpty)
         // Back: longer, or none — except that a month may be 28 days.
         #expect(diff(new, old) == [
             "D407 new.entl:4:31 `month` is owned for 1 month, not 31 days: its purchases without `expires_at` end sooner",

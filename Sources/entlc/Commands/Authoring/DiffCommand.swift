@@ -19,6 +19,7 @@ enum DiffCommand {
           D401 a purchase situation loses an entitlement     D404 a name is removed or changes kind
           D402 ... loses a feature                            D405 a store id no longer maps
           D403 ... gets a smaller allowance                   D406 a credit conversion got dearer
+          D407 a non-renewing product is owned for less time
           D1xx (notes) gains, new names, cheaper conversions, changes for future purchases only
 
         Losses are breaking when a customer who bought everything before --since can be in the
