@@ -177,7 +177,8 @@ final class EnvironmentDiff {
                 report(.nameRemoved,
                        "\(quoted) is now also the name of `\(event.value)`: usage reported as feature "
                        + "\(literal(event.value)) counts for `\(event.value)`, not `\(name)`",
-                       file: new.file(event.value)!, range: other.name.range, help: "give the feature another name", notes: note)
+                       file: new.file(event.value)!, range: other.name.range, help: "give the feature another name",
+                       notes: note)
             }
             if let n = after[event.value] {
                 // The same feature renamed keeps its event: the rename is reported (D404) already.
