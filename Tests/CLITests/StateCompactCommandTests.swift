@@ -307,6 +307,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.json"))
     }
 
+    /// A window that runs past 9999 cannot be written so that it reads back: compaction refuses
+    /// and writes nothing (it had written `"window_end": "10000-01-01T00:00:00Z"`, a state entlc
+    /// then refused — in place, the customer's file was lost). A `null` folded overage is refused
+    /// where it stands (it had read as none: the overage owed was gone, even under --strict).
+    @Test func whatCouldNotBeReadBackIsRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "feature calls: metered\nentitlement free = everyone { grants calls 10 per month }\n"
+            .write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try #"{"customer_since": "9999-12-01T00:00:00Z", "usage": [{"feature": "calls", "amount": 5, "at": "9999-12-16T00:00:00Z"}]}"#
+            .write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["state", "compact", "rules.entl", "--state", "state.json", "--before",
+                              "9999-12-20T00:00:00Z", "-o", "out.json"], directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: state.json: the window of `calls` at 9999-12-20T00:00:00Z ends after the "
+                + "year 9999, which a state cannot hold: compact before an earlier instant\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.json"))
+
+        let digest = String(repeating: "0", count: 64)
+        try #"{"ledger": {"before": "2026-11-10T00:00:00Z", "rules": "\#(digest)", "overage": {"calls": null}}}"#
+            .write(toFile: dir + "/nulled.json", atomically: true, encoding: .utf8)
+        let eval = try runEntlc(["eval", "rules.entl", "--state", "nulled.json", "--feature", "calls"], directory: dir)
+        #expect(eval.status == 2)
+        #expect(eval.stderr == "entlc: error: nulled.json: ledger.overage.calls: null is no total: the overage folded "
+                + "here is owed\n")
+    }
+
     @Test func unknownRulesExitTwo() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

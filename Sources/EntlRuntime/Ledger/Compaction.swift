@@ -86,6 +86,14 @@ public enum LedgerCompaction {
                                                                amount: amount))
             }
         }
+        // A window that runs past 9999 could be written but not read back: the state would be lost.
+        for entry in snapshot.grants + snapshot.withUnknown {
+            for bound in [entry.position.windowStart, entry.position.windowEnd] {
+                guard let bound, !Instant.isInRange(bound) else { continue }
+                throw EvaluationError("the window of `\(entry.feature)` at \(before) ends after the year 9999, which a "
+                                      + "state cannot hold: compact before an earlier instant")
+            }
+        }
         let (kept, foldedIDs) = e.keptRecords(before: before)
         snapshot.ids = foldedIDs
         var compacted = state

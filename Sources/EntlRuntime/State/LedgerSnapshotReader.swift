@@ -27,7 +27,10 @@ extension StateReader {
             case 4:
                 if try r.null() { return }
                 try r.members(StateReader.noKeys) { (r, _, key) throws(DecodeError) in
-                    guard let amount = try r.amount(total: true) else { return }
+                    // Overage owed, folded: a null would erase it (entlc never writes one).
+                    guard let amount = try r.amount(total: true) else {
+                        throw DecodeError(path: "", message: "null is no total: the overage folded here is owed")
+                    }
                     overage.append(LedgerSnapshot.Overage(feature: r.s.text(key), amount: amount))
                 }
             case 5:
