@@ -105,7 +105,14 @@ public struct TestRunner {
             default: break
             }
         }
-        let environment = env ?? state.environment ?? .live
+        // The environment the checker resolved the test's names in: `env`, else live. A state file
+        // of the other one would be evaluated where those names may not exist (every `expect` on
+        // such a name had passed unchecked): the test must say `env`.
+        let environment = env ?? .live
+        if env == nil, let own = state.environment, own != environment {
+            throw TestError(message: "its state is of environment \(own.rawValue), and a test runs in live unless it "
+                            + "says `env \(own.rawValue)`")
+        }
         for item in test.items {
             switch item.kind {
             case .given(let g):
@@ -176,8 +183,14 @@ public struct TestRunner {
         var actual: String
         var holds: Bool
         let graph = evaluation.graph
+        // An answer that cannot be had is a failure, never a pass.
+        func unanswered(_ error: Error) -> Failure {
+            Failure(file: file, location: location, expectation: "expect \(name)", expected: expected,
+                    actual: "no answer: \((error as? EvaluationError)?.message ?? "\(error)")")
+        }
         if graph.featureIndex[name] != nil {
-            guard let r = try? evaluation.feature(name, required: e.amount?.value ?? 1) else { return nil }
+            let r: FeatureResult
+            do { r = try evaluation.feature(name, required: e.amount?.value ?? 1) } catch { return unanswered(error) }
             actual = r.decision.rawValue
             holds = r.decision.rawValue == e.decision.value.rawValue
             switch e.balance {
@@ -212,11 +225,13 @@ public struct TestRunner {
             }
             actual += " (\(r.reason))"
         } else if graph.entitlementIndex[name] != nil {
-            guard let r = try? evaluation.entitlement(name) else { return nil }
+            let r: EntitlementResult
+            do { r = try evaluation.entitlement(name) } catch { return unanswered(error) }
             holds = r.decision.rawValue == e.decision.value.rawValue
             actual = "\(r.decision.rawValue) (\(r.reason))"
         } else {
-            guard let r = try? evaluation.product(name) else { return nil }
+            let r: ProductResult
+            do { r = try evaluation.product(name) } catch { return unanswered(error) }
             holds = r.decision.rawValue == e.decision.value.rawValue
             actual = "\(r.decision.rawValue) (\(r.reason))"
         }

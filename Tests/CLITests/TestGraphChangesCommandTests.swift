@@ -33,6 +33,34 @@ import Testing
         """)
     }
 
+    /// A test runs where its names were checked: its `env`, else live. A state file of the other
+    /// environment is a test that cannot run (every `expect` on a live-only name had passed, each
+    /// answer that could not be had skipped), and a description's control characters are escaped
+    /// (a `\n` in one had printed a line `PASS  …` of its own).
+    @Test func aTestRunsWhereItsNamesWereChecked() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"now": "2026-11-22T12:00:00Z", "environment": "test", "purchases": [{"product": "p"}]}"#
+            .write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+        try """
+            product p: non_consumable
+            environment live { entitlement le = p }
+            test "denied\\nPASS  forged" {
+              state "s.json"
+              expect le denied
+            }
+
+            """.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["test", "rules.entl"], directory: dir)
+        #expect(r.status == 1)
+        #expect(r.stdout == """
+            FAIL  denied\\u{A}PASS  forged
+                  rules.entl:3:1: cannot run: its state is of environment test, and a test runs in live unless it says `env test`
+            0 passed, 1 failed
+
+            """)
+    }
+
     @Test func filterSelectsTests() throws {
         let r = try runEntlc(["test", "Tests/Fixtures/tests/runner.entl", "--filter", "pass"])
         #expect(r.stdout == "PASS  passes\n1 passed, 0 failed\n")

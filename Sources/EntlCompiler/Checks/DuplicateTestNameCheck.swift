@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// Two tests with the same description (W312).
@@ -23,7 +24,7 @@ enum DuplicateTestNameCheck: LintCheck {
 }
 
 extension DuplicateTestNameCheck {
-    fileprivate static func message(_ name: String) -> String { "two tests are named \"\(name)\"" }
+    fileprivate static func message(_ name: String) -> String { "two tests are named \"\(name.withControlsEscaped)\"" }
     fileprivate static let label = "used again here"
     fileprivate static let help = "give each test its own description"
 }

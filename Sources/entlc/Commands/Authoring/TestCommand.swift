@@ -60,14 +60,16 @@ enum TestCommand {
     static func text(_ outcomes: [TestRunner.Outcome]) -> String {
         var out = ""
         for o in outcomes {
-            out += (o.passed ? "PASS  " : "FAIL  ") + o.name + "\n"
+            // Each a line of its own: a description (a string of the rules) or a reason holding a
+            // line break or an escape sequence had forged a line (`PASS  …`) or moved the cursor.
+            out += (o.passed ? "PASS  " : "FAIL  ") + o.name.withControlsEscaped + "\n"
             if let error = o.error {
-                out += "      \(o.file):\(o.location): cannot run: \(error)\n"
+                out += "      \(o.file.withControlsEscaped):\(o.location): cannot run: \(error.withControlsEscaped)\n"
             }
             for f in o.failures {
-                out += "      \(f.file):\(f.location): \(f.expectation)\n"
-                out += "        expected: \(f.expected)\n"
-                out += "        actual:   \(f.actual)\n"
+                out += "      \(f.file.withControlsEscaped):\(f.location): \(f.expectation.withControlsEscaped)\n"
+                out += "        expected: \(f.expected.withControlsEscaped)\n"
+                out += "        actual:   \(f.actual.withControlsEscaped)\n"
             }
         }
         let failed = outcomes.filter { !$0.passed }.count
