@@ -19,7 +19,7 @@ public enum Compiler {
         if lint, !checked.hasErrors {
             Linter.run(checked, environments: environments, sink: context)
             let known = Set(Linter.codes.map(\.id))
-            let suppressions = Suppressions(files: files, comments: comments, knownWarnings: known,
+            let suppressions = Suppressions(files: files, sources: sources, comments: comments, knownWarnings: known,
                                             report: context.report)
             checked.diagnostics = context.diagnostics.filter { !suppressions.isAllowed($0) }
         }

@@ -11,11 +11,19 @@ struct Suppressions {
     /// Per file: declaration ranges and the codes allowed in each.
     private var allowed: [String: [(range: SourceRange, codes: Set<String>)]] = [:]
 
-    init(files: [RuleFile], comments: [[Comment]], knownWarnings: Set<String>, report: (Diagnostic) -> Void) {
-        for (file, fileComments) in zip(files, comments) {
-            // Comments by the line they end on.
+    init(files: [RuleFile], sources: [SourceFile], comments: [[Comment]], knownWarnings: Set<String>,
+         report: (Diagnostic) -> Void) {
+        for ((file, source), fileComments) in zip(zip(files, sources), comments) {
+            // Comments on lines of their own, by line: one after code (`product a … // entl-allow
+            // W301`) is about that code, not the declaration on the next line (it had silenced it).
             var byLine: [Int: Comment] = [:]
-            for c in fileComments where c.kind != .block { byLine[c.range.start.line] = c }
+            for c in fileComments where c.kind != .block {
+                let start = source.offset(ofLine: c.range.start.line)
+                guard source.bytes[start..<c.range.start.offset].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else {
+                    continue
+                }
+                byLine[c.range.start.line] = c
+            }
             var declarations: [Declaration] = []
             for d in file.declarations {
                 declarations.append(d)

@@ -17,6 +17,18 @@ import Testing
         ])
     }
 
+    /// A comment after code is about that code: it allows nothing on the next line (it had
+    /// silenced the next declaration's warning, and not its own).
+    @Test func aCommentAfterCodeAllowsNothing() {
+        assertDiagnostics("""
+        product 1️⃣legacy_unlock: non_consumable // entl-allow W301
+        product 2️⃣old_pack: consumable
+        """, [
+            ExpectedDiagnostic("W301", "product `legacy_unlock` is never used", at: "1️⃣"),
+            ExpectedDiagnostic("W301", "product `old_pack` is never used", at: "2️⃣"),
+        ])
+    }
+
     @Test func badCodesAreReported() {
         assertDiagnostics("""
         product p: non_consumable { grants f }
