@@ -13,8 +13,10 @@ import Testing
         for dir in directories {
             guard let e = FileManager.default.enumerator(atPath: repoPath(dir)) else { continue }
             for case let path as String in e {
-                // Build folders (examples/embed/.build) and other hidden entries are not fixtures.
-                if (path as NSString).lastPathComponent.hasPrefix(".") {
+                // Build folders (examples/embed/.build), other hidden entries and what an example
+                // writes (examples/spark/out: gigabytes of states and results) are not fixtures.
+                let name = (path as NSString).lastPathComponent
+                if name.hasPrefix(".") || name == "out" {
                     e.skipDescendants()
                     continue
                 }

@@ -8,21 +8,31 @@ enum NeverGrantedCheck: LintCheck {
     static let code = DiagnosticCode("W302", "never granted")
 
     static func run(_ context: LintContext) {
-        var granted: Set<String> = []
-        var conversions: [String: [String]] = [:]
-        for declaration in context.model.declarations {
-            if let g = grants(of: declaration) { for grant in g.grants { granted.insert(grant.feature.name) } }
-            guard case .feature(let f) = declaration else { continue }
-            if f.requires != nil { granted.insert(f.name.name) }
-            for c in f.conversions { conversions[f.name.name, default: []].append(c.feature.name) }
+        // Per environment: a feature both share may be granted only by the other's declarations.
+        var granted: [EnvironmentName: Set<String>] = [:]
+        for env in context.environments {
+            var reached: Set<String> = []
+            var conversions: [String: [String]] = [:]
+            for declaration in context.model.declarations
+            where declaration.site.environment.map({ $0 == env }) ?? true {
+                if let g = grants(of: declaration) { for grant in g.grants { reached.insert(grant.feature.name) } }
+                guard case .feature(let f) = declaration else { continue }
+                if f.requires != nil { reached.insert(f.name.name) }
+                for c in f.conversions { conversions[f.name.name, default: []].append(c.feature.name) }
+            }
+            // A credit system that is granted reaches the features in its schema.
+            for (system, features) in conversions where reached.contains(system) {
+                reached.formUnion(features)
+            }
+            granted[env] = reached
         }
-        // A credit system that is granted reaches the features in its schema.
-        for (system, features) in conversions where granted.contains(system) {
-            granted.formUnion(features)
-        }
-        for case .feature(let f) in context.checkedDeclarations where !granted.contains(f.name.name) {
-            context.report(code, message(f.symbolKind.noun, f.name.name), file: f.site.file, at: f.name.range,
-                           label: label, help: help(f.name.name))
+        for case .feature(let f) in context.checkedDeclarations {
+            let visible = context.environments.filter { env in f.site.environment.map { $0 == env } ?? true }
+            let never = visible.filter { granted[$0]?.contains(f.name.name) != true }
+            guard !never.isEmpty else { continue }
+            let place = never.count == visible.count ? "" : " in environment \(never[0].rawValue)"
+            context.report(code, message(f.symbolKind.noun, f.name.name) + place, file: f.site.file,
+                           at: f.name.range, label: label, help: help(f.name.name))
         }
     }
 }

@@ -6,7 +6,9 @@ import EntlSyntax
 /// means the same without it (`a or (a and b)`, `a and a`, `pro and (pro or lifetime)`), decided
 /// exactly on BDDs: the term is replaced by the identity of its `and`/`or` and the result compared
 /// with the original over the possible purchase states. Terms are tried last to first, larger
-/// before smaller, so of two equal terms the second is reported. Also: `x >= 1` on a consumable
+/// before smaller, so of two equal terms the second is reported; each found is removed before the
+/// next is tried, so several found in one constraint are redundant together (and say so). Also:
+/// `x >= 1` on a consumable
 /// (that is `x`) and `not not x`.
 ///
 /// Each trial rebuilds only the path from the term to the root, each `and`/`or` on it from the
@@ -26,10 +28,14 @@ enum RedundantTermCheck: LintCheck {
                   context.saysEveryone(e, analysis) || !facts.isAlwaysTrue else { return }
             let tree = Tree(e)
             let search = analysis.withinBudget { tree.redundantTerms(analysis) }
+            // Found one after another, each with the ones before it removed: together they are
+            // redundant, not always each alone (`(a and b) or (a and not b)` is `a` without `not b`
+            // and `a and b`, but without `a and b` alone it is `a and not b`).
+            let together = search.result.count > 1
             for term in search.result {
                 let range = tree.nodes[term].expression.range
                 context.report(code, message(context.text(site.file, range), owner), file: site.file, at: range,
-                               label: label, help: help)
+                               label: together ? togetherLabel : label, help: together ? togetherHelp : help)
             }
             if !search.complete {
                 SkippedAnalysisCheck.report(SkippedAnalysisCheck.redundancyAnalysis, of: owner, site: site,
@@ -179,6 +185,8 @@ extension RedundantTermCheck {
     }
     fileprivate static let label = "the constraint means the same without it"
     fileprivate static let help = "remove the term"
+    fileprivate static let togetherLabel = "the constraint means the same without this and the other terms reported"
+    fileprivate static let togetherHelp = "remove all the terms reported in it, together"
     fileprivate static func sameAsMessage(_ name: String) -> String { "`\(name) >= 1` is the same as `\(name)`" }
     fileprivate static let sameAsLabel = "owning a consumable means holding at least 1"
     fileprivate static let doubleNegationMessage = "double negation"

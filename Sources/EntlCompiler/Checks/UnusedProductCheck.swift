@@ -8,15 +8,21 @@ enum UnusedProductCheck: LintCheck {
     static let code = DiagnosticCode("W301", "unused product")
 
     static func run(_ context: LintContext) {
-        var referenced: Set<String> = []
-        for site in context.declarations {
-            if let c = constraint(of: site.declaration) {
-                for r in c.expression.references { referenced.insert(r.name) }
+        // Per environment: a product both share may be named only by the other's declarations.
+        var referenced: [EnvironmentName: Set<String>] = [:]
+        for env in context.environments {
+            for site in context.declarations where site.isVisible(in: env) {
+                if let c = constraint(of: site.declaration) {
+                    for r in c.expression.references { referenced[env, default: []].insert(r.name) }
+                }
             }
         }
-        for case .product(let p) in context.checkedDeclarations
-        where !referenced.contains(p.name.name) && p.grants.isEmpty {
-            context.report(code, message(p.name.name), file: p.site.file, at: p.name.range, label: label,
+        for case .product(let p) in context.checkedDeclarations where p.grants.isEmpty {
+            let visible = context.environments.filter { env in p.site.environment.map { $0 == env } ?? true }
+            let unused = visible.filter { referenced[$0]?.contains(p.name.name) != true }
+            guard !unused.isEmpty else { continue }
+            let place = unused.count == visible.count ? "" : " in environment \(unused[0].rawValue)"
+            context.report(code, message(p.name.name) + place, file: p.site.file, at: p.name.range, label: label,
                            help: help(p.name.name))
         }
     }

@@ -33,6 +33,25 @@ import Testing
         ])
     }
 
+    /// Terms found one after another are redundant together, not each alone: the warnings say so
+    /// (`(a and b) or (a and not b)` is `a` without both, but `a and not b` without the first alone).
+    @Test func termsRedundantTogetherSaySo() {
+        let checked = check("""
+            product a: non_consumable
+            product b: non_consumable
+            entitlement e1 = (a and b) or (a and not b)
+            entitlement e2 = a or (a and b)
+            """)
+        let found = checked.diagnostics.filter { $0.code.id == "W305" }.map { "\($0.message) — \($0.label ?? "")" }
+        #expect(found == [
+            "`a and b` is redundant in entitlement `e1` — the constraint means the same without this and the other "
+                + "terms reported",
+            "`not b` is redundant in entitlement `e1` — the constraint means the same without this and the other "
+                + "terms reported",
+            "`a and b` is redundant in entitlement `e2` — the constraint means the same without it",
+        ])
+    }
+
     @Test func everyTermMatters() {
         assertDiagnostics("""
         product a: non_consumable

@@ -20,4 +20,18 @@ import Testing
         feature calls: metered
         """, [])
     }
+
+    /// A product and a feature both environments share, named and granted only by the test
+    /// environment's entitlement, do nothing in live: each is checked in each environment (they
+    /// had been taken as used everywhere).
+    @Test func sharedButUsedOnlyInOneEnvironment() {
+        assertDiagnostics("""
+        product 1️⃣pro: non_consumable
+        feature 2️⃣export: boolean
+        environment test { entitlement qa = pro { grants export } }
+        """, [
+            ExpectedDiagnostic("W301", "product `pro` is never used in environment live", at: "1️⃣"),
+            ExpectedDiagnostic("W302", "feature `export` is never granted in environment live", at: "2️⃣"),
+        ])
+    }
 }
