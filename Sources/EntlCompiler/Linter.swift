@@ -43,7 +43,8 @@ final class LintContext {
 
     func analysis(_ env: EnvironmentName) -> ConstraintAnalysis {
         if let a = analyses[env] { return a }
-        let a = ConstraintAnalysis(declarations: declarations, table: tables[env]!, budget: .perConstraint)
+        let a = ConstraintAnalysis(declarations: declarations, table: tables[env]!, budget: .perConstraint,
+                                   grantable: true)
         analyses[env] = a
         return a
     }

@@ -61,7 +61,7 @@ import Testing
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         let command = ([entlcExecutable.path] + arguments + ["--states", "-", "--jobs", jobs]).joined(separator: " ")
-        shell.arguments = ["-c", "cat \(fixture) /dev/zero | \(command)"]
+        shell.arguments = ["-c", "cat \(fixture) /dev/zero 2>/dev/null | \(command)"]
         let out = Pipe(), err = Pipe()
         shell.standardOutput = out
         shell.standardError = err

@@ -217,16 +217,29 @@ final class ConstraintAnalysis {
     let table: SymbolTable
     let atoms: PurchaseAtoms
     let budget: AnalysisBudget?
+    /// Whether an entitlement a constraint names may also be active through a grant to the
+    /// customer (a state's `grants`), whatever its own constraint: a variable of its own beside
+    /// it, where the constraint names it (`premium and not pro` is not impossible when `premium =
+    /// pro`: a customer granted `premium` without `pro` has it). Per customer a named entitlement
+    /// is then as its constraint says or active, which is all a grant anywhere can make of it;
+    /// two of them are taken as independent, which only makes the lints claim less. What a lint
+    /// says then holds of every customer. A diff compares purchase situations and leaves grants
+    /// out.
+    let grantable: Bool
     private var outcomes: [Key: Outcome] = [:]
+    /// Each entitlement's constraint over purchases alone (what a name stands for inside another
+    /// constraint, before its grant variable).
+    private var purchasesOnly: [String: Int32] = [:]
 
     /// Whether the analysis stayed within its budget; when not, no lint may rely on it.
     var usable: Bool { atoms.usable }
 
     init(declarations: [DeclarationSite], table: SymbolTable, atoms: PurchaseAtoms = PurchaseAtoms(),
-         budget: AnalysisBudget? = nil) {
+         budget: AnalysisBudget? = nil, grantable: Bool = false) {
         self.table = table
         self.atoms = atoms
         self.budget = budget
+        self.grantable = grantable
         var constraints: [(String, Expression)] = []
         var requires: [(String, Expression)] = []
         var order: [Expression] = []
@@ -286,6 +299,9 @@ final class ConstraintAnalysis {
         }
         if let budget { atoms.beginTask(budget) }
         let value = value(e)
+        if case .entitlement(let name) = key {
+            purchasesOnly[name] = grantable ? self.value(e, grantable: false) : value
+        }
         let domain = atoms.domain([value])
         let facts = Facts(value: value, domain: domain, canonical: atoms.and(value, domain))
         if budget != nil, !atoms.endTask(keep: true) {
@@ -367,10 +383,16 @@ final class ConstraintAnalysis {
 
     /// The function of a constraint (references to unknown names count as false: the checker
     /// reported them already).
-    func value(_ e: Expression) -> Int32 {
+    func value(_ e: Expression) -> Int32 { value(e, grantable: grantable) }
+
+    private func value(_ e: Expression, grantable: Bool) -> Int32 {
+        let value = { (e: Expression) in self.value(e, grantable: grantable) }
         switch e {
         case .reference(let id):
-            if let v = entitlement(id.name) { return v }
+            if entitlement(id.name) != nil, let v = purchasesOnly[id.name] {
+                // " granted NAME": no product's name (names have no spaces), one atom, no domain.
+                return grantable ? atoms.or(v, atoms.variable(" granted " + id.name, .atLeast(1))) : v
+            }
             if table[id.name]?.kind.isProduct == true { return atoms.variable(id.name, .atLeast(1)) }
             return BDD.false
         case .atLeast(let id, let n):
