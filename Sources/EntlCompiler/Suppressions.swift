@@ -18,7 +18,8 @@ struct Suppressions {
             // W301`) is about that code, not the declaration on the next line (it had silenced it).
             var byLine: [Int: Comment] = [:]
             for c in fileComments where c.kind != .block {
-                let start = source.offset(ofLine: c.range.start.line)
+                var start = source.offset(ofLine: c.range.start.line)
+                if start == 0, source.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // a byte order mark
                 guard source.bytes[start..<c.range.start.offset].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else {
                     continue
                 }

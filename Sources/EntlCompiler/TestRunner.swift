@@ -105,14 +105,9 @@ public struct TestRunner {
             default: break
             }
         }
-        // The environment the checker resolved the test's names in: `env`, else live. A state file
-        // of the other one would be evaluated where those names may not exist (every `expect` on
-        // such a name had passed unchecked): the test must say `env`.
-        let environment = env ?? .live
-        if env == nil, let own = state.environment, own != environment {
-            throw TestError(message: "its state is of environment \(own.rawValue), and a test runs in live unless it "
-                            + "says `env \(own.rawValue)`")
-        }
+        // `env`, else the state file's, else live. An `expect` naming what that environment lacks
+        // (the checker resolved it in live) is a failure, never a pass (`check`).
+        let environment = env ?? state.environment ?? .live
         for item in test.items {
             switch item.kind {
             case .given(let g):
@@ -187,6 +182,12 @@ public struct TestRunner {
         func unanswered(_ error: Error) -> Failure {
             Failure(file: file, location: location, expectation: "expect \(name)", expected: expected,
                     actual: "no answer: \((error as? EvaluationError)?.message ?? "\(error)")")
+        }
+        guard graph.featureIndex[name] != nil || graph.entitlementIndex[name] != nil
+                || graph.productIndex[name] != nil else {
+            let environment = evaluation.environment.rawValue
+            return Failure(file: file, location: location, expectation: "expect \(name)", expected: expected,
+                           actual: "no answer: `\(name)` is not declared in environment \(environment)")
         }
         if graph.featureIndex[name] != nil {
             let r: FeatureResult

@@ -330,8 +330,16 @@ import Testing
             .write(toFile: dir + "/nulled.json", atomically: true, encoding: .utf8)
         let eval = try runEntlc(["eval", "rules.entl", "--state", "nulled.json", "--feature", "calls"], directory: dir)
         #expect(eval.status == 2)
-        #expect(eval.stderr == "entlc: error: nulled.json: ledger.overage.calls: null is no total: the overage folded "
-                + "here is owed\n")
+        #expect(eval.stderr == "entlc: error: nulled.json: ledger.overage.calls: null is no total: the ledger keeps "
+                + "what was used and is owed here\n")
+        // So is a null where an entry keeps what was overdrawn (it read as 0: billable use gone).
+        try (#"{"ledger": {"before": "2026-11-10T00:00:00Z", "rules": "\#(digest)", "grants": [{"feature": "calls", "#
+             + #""grant": 0, "window_start": "2026-11-01T00:00:00Z", "window_end": "2026-12-01T00:00:00Z", "#
+             + #""balance": 0, "carried": 0, "used": 10, "overdrawn": null}]}}"#)
+            .write(toFile: dir + "/entry.json", atomically: true, encoding: .utf8)
+        let entry = try runEntlc(["eval", "rules.entl", "--state", "entry.json", "--feature", "calls"], directory: dir)
+        #expect(entry.stderr == "entlc: error: entry.json: ledger.grants[0].overdrawn: null is no total: the ledger "
+                + "keeps what was used and is owed here\n")
     }
 
     @Test func unknownRulesExitTwo() throws {

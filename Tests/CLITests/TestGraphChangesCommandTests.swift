@@ -33,10 +33,10 @@ import Testing
         """)
     }
 
-    /// A test runs where its names were checked: its `env`, else live. A state file of the other
-    /// environment is a test that cannot run (every `expect` on a live-only name had passed, each
-    /// answer that could not be had skipped), and a description's control characters are escaped
-    /// (a `\n` in one had printed a line `PASS  …` of its own).
+    /// A test of a state file of the test environment runs there: an `expect` naming what that
+    /// environment lacks fails (every one had passed, each answer that could not be had skipped),
+    /// and a description's control characters are escaped (a `\n` in one had printed a line
+    /// `PASS  …` of its own).
     @Test func aTestRunsWhereItsNamesWereChecked() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -55,7 +55,9 @@ import Testing
         #expect(r.status == 1)
         #expect(r.stdout == """
             FAIL  denied\\u{A}PASS  forged
-                  rules.entl:3:1: cannot run: its state is of environment test, and a test runs in live unless it says `env test`
+                  rules.entl:5:3: expect le
+                    expected: denied
+                    actual:   no answer: `le` is not declared in environment test
             0 passed, 1 failed
 
             """)

@@ -23,7 +23,8 @@ for path, single in pairs:
         pieces = f.read().split(b"\n")
     if pieces and pieces[-1] == b"":
         pieces.pop()
-    numbers = [k for k, line in enumerate(pieces, start=1) if line.rstrip(b"\r").strip(b" \t") != b""]
+    numbers = [k for k, line in enumerate(pieces, start=1)
+               if (line[:-1] if line.endswith(b"\r") else line).strip(b" \t") != b""]
     with open(single, encoding="utf-8") as f:
         outputs = f.read().splitlines()
     # Digests, not the outputs themselves: a million lines of `--all` are gigabytes for the driver.

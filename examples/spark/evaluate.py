@@ -60,16 +60,17 @@ def entlc_command(entlc, rules_option, rules, query, at, env):
 
 
 def lines_of(pair):
-    """(file, bytes) → (file, line number, line bytes) for each non-blank line, cut at `\n` alone
-    with a `\r` before it dropped and numbered with blank lines counted, as entlc does."""
+    """(file, bytes) → (file, line number, line bytes) for each line entlc does not skip as blank,
+    cut at `\n` alone and numbered with blank lines counted, as entlc does. The bytes are given as
+    they stand (a `\r` before the `\n` too): entlc judges them again as it reads them, so it must
+    see the same (a line `\r\r` given as `\r` would come back blank, and the counts apart)."""
     path, data = pair
     pieces = data.split(b"\n")
     if pieces and pieces[-1] == b"":
         pieces.pop()  # the end of the last line, not a line
     for number, line in enumerate(pieces, start=1):
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if line.strip(b" \t") != b"":
+        content = line[:-1] if line.endswith(b"\r") else line
+        if content.strip(b" \t") != b"":
             yield path, number, line
 
 

@@ -2,7 +2,8 @@
 DIR/part-0.jsonl and DIR/part-1.jsonl (half each): a mix of Pro subscribers, pack and credit
 buyers and free customers with API usage; one line in 997 is invalid (an error record, not a
 failure), one in 1,009 is blank, one in 1,013 has a carriage return inside its JSON (whitespace:
-the line is one customer) and one in 1,019 holds a byte that is not UTF-8 (an error record).
+the line is one customer), one in 1,019 holds a byte that is not UTF-8 (an error record) and one
+in 1,021 is a lone carriage return ended by `\r\n` (an error record).
 Usage: generate.py N DIR"""
 import json
 import os
@@ -14,6 +15,9 @@ for i in range(n):
     out = files[0] if i < n // 2 else files[1]
     if i % 1009 == 1008:
         out.write(b"\n")
+        continue
+    if i % 1021 == 1020:
+        out.write(b"\r\r\n")  # the line `\r`: not blank (an error record), its `\r\n` end aside
         continue
     purchases = []
     if i % 3 != 0:

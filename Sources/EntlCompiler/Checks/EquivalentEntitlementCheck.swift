@@ -34,10 +34,11 @@ enum EquivalentEntitlementCheck: LintCheck {
 
 extension EquivalentEntitlementCheck {
     fileprivate static func message(_ name: String, _ other: String) -> String {
-        "entitlement `\(name)` holds exactly when `\(other)` does"
+        "entitlement `\(name)` is active for exactly the purchases `\(other)` is"
     }
     fileprivate static let label = "the same purchases activate it"
     fileprivate static func help(_ name: String, _ other: String) -> String {
-        "merge their grants into `\(other)`, or write `entitlement \(name) = \(other)` to say they are one"
+        "merge their grants into `\(other)`, or write `entitlement \(name) = \(other)` to say they are one "
+            + "(a customer granted `\(other)` then has `\(name)` too)"
     }
 }

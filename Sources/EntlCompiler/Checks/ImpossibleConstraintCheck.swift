@@ -34,5 +34,6 @@ enum ImpossibleConstraintCheck: LintCheck {
 extension ImpossibleConstraintCheck {
     fileprivate static func message(_ owner: String) -> String { "\(owner) can never hold" }
     fileprivate static func label(_ text: String) -> String { "`\(text)` is false for every purchase state" }
-    fileprivate static let help = "no customer can ever satisfy this; fix the constraint or remove the declaration"
+    fileprivate static let help = "no purchase satisfies this; fix the constraint, or remove the declaration unless "
+        + "customers are granted it (a state's `grants`)"
 }

@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 /// A test that expects nothing (W313).
@@ -16,7 +17,7 @@ enum TestWithoutExpectationCheck: LintCheck {
 }
 
 extension TestWithoutExpectationCheck {
-    fileprivate static func message(_ name: String) -> String { "test \"\(name)\" expects nothing" }
+    fileprivate static func message(_ name: String) -> String { "test \"\(name.withControlsEscaped)\" expects nothing" }
     fileprivate static let label = "always passes"
     fileprivate static let help = "add an `expect NAME allowed|denied|undetermined` line"
 }

@@ -166,12 +166,15 @@ public enum Changes {
 
 extension Evaluation {
     /// The earliest instant after `t` at which a decision, an entitlement's state or a balance
-    /// may change by itself: a purchase starts or ends, a state grant starts or ends, a dated usage
-    /// record arrives, or a grant's window boundary changes its balance. Unlike `valid_until` (§6),
+    /// may change by itself: a purchase starts or ends, a state grant starts or ends, the customer's
+    /// `customer_since` comes, a dated usage record arrives, or a grant's window boundary changes
+    /// its balance. Unlike `valid_until` (§6),
     /// boundaries at which a balance renews to the same amount do not count: the results there
     /// differ only in their window fields.
     public func nextObservableChange() -> Instant? {
         var next = earliest(nextChange(watching: Array(graph.products.indices)), nextStateGrantChange)
+        // Grants no purchase is behind start at `customer_since` (a timeline had stepped over it).
+        if let since = state.customerSince, since > at { next = earliest(next, since) }
         for record in state.usage where instant(of: record) > at {
             next = earliest(next, instant(of: record))
         }

@@ -86,7 +86,14 @@ public enum LedgerCompaction {
                                                                amount: amount))
             }
         }
-        // A window that runs past 9999 could be written but not read back: the state would be lost.
+        // What could be written but not read back would lose the state: a window that runs past
+        // 9999, more entries or ids than a state may hold.
+        let limits = StateLimits.default
+        if max(snapshot.grants.count, snapshot.withUnknown.count) > limits.grants {
+            throw EvaluationError("the ledger would hold \(max(snapshot.grants.count, snapshot.withUnknown.count)) "
+                                  + "entries, more than the \(limits.grants) a state may hold: this state cannot be "
+                                  + "compacted")
+        }
         for entry in snapshot.grants + snapshot.withUnknown {
             for bound in [entry.position.windowStart, entry.position.windowEnd] {
                 guard let bound, !Instant.isInRange(bound) else { continue }
@@ -95,6 +102,10 @@ public enum LedgerCompaction {
             }
         }
         let (kept, foldedIDs) = e.keptRecords(before: before)
+        if foldedIDs.count > limits.usageRecords {
+            throw EvaluationError("the ledger would remember \(foldedIDs.count) ids, more than the "
+                                  + "\(limits.usageRecords) a state may hold: compact before an earlier instant")
+        }
         snapshot.ids = foldedIDs
         var compacted = state
         compacted.usage = kept.map { state.usage[$0] }

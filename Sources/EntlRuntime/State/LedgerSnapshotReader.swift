@@ -27,10 +27,7 @@ extension StateReader {
             case 4:
                 if try r.null() { return }
                 try r.members(StateReader.noKeys) { (r, _, key) throws(DecodeError) in
-                    // Overage owed, folded: a null would erase it (entlc never writes one).
-                    guard let amount = try r.amount(total: true) else {
-                        throw DecodeError(path: "", message: "null is no total: the overage folded here is owed")
-                    }
+                    let amount = try r.total()
                     overage.append(LedgerSnapshot.Overage(feature: r.s.text(key), amount: amount))
                 }
             case 5:
@@ -65,9 +62,9 @@ extension StateReader {
             case 5: start = try r.instant()
             case 6: end = try r.instant()
             case 7: balance = try r.amount(total: true)
-            case 8: carried = try r.amount(total: true)
-            case 9: used = try r.amount(total: true)
-            case 10: overdrawn = try r.amount(total: true)
+            case 8: carried = try r.total()
+            case 9: used = try r.total()
+            case 10: overdrawn = try r.total()
             default: try r.unknown(key, place: { place }, known: StateReader.entryKeys.names)
             }
         }
@@ -132,4 +129,13 @@ extension StateReader {
     }
 
     private func refuse(_ message: String) -> DecodeError { DecodeError(path: "", message: message) }
+
+    /// A sum the ledger keeps: what was used, carried, overdrawn or is owed. entlc never writes a
+    /// null for one, and read as none it would erase what it holds (overage owed, billable use).
+    private mutating func total() throws(DecodeError) -> Int64 {
+        guard let amount = try amount(total: true) else {
+            throw DecodeError(path: "", message: "null is no total: the ledger keeps what was used and is owed here")
+        }
+        return amount
+    }
 }

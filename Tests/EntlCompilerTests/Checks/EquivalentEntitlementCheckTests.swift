@@ -13,8 +13,8 @@ import Testing
         entitlement rich = z >= 3
         entitlement 2️⃣also_rich = z >= 3 and 3️⃣z
         """, [
-            ExpectedDiagnostic("W310", "entitlement `second` holds exactly when `first` does", at: "1️⃣"),
-            ExpectedDiagnostic("W310", "entitlement `also_rich` holds exactly when `rich` does", at: "2️⃣"),
+            ExpectedDiagnostic("W310", "entitlement `second` is active for exactly the purchases `first` is", at: "1️⃣"),
+            ExpectedDiagnostic("W310", "entitlement `also_rich` is active for exactly the purchases `rich` is", at: "2️⃣"),
             ExpectedDiagnostic("W305", "`z` is redundant in entitlement `also_rich`", at: "3️⃣"),
         ])
     }

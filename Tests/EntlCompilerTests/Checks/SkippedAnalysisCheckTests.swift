@@ -63,7 +63,7 @@ import Testing
             ExpectedDiagnostic("W303", "entitlement `never` can never hold", at: "6️⃣"),
             ExpectedDiagnostic("W304", "entitlement `always` always holds", at: "7️⃣"),
             ExpectedDiagnostic("W305", "`a2` is redundant in entitlement `dup`", at: "8️⃣"),
-            ExpectedDiagnostic("W310", "entitlement `twin2` holds exactly when `twin` does", at: "9️⃣"),
+            ExpectedDiagnostic("W310", "entitlement `twin2` is active for exactly the purchases `twin` is", at: "9️⃣"),
             ExpectedDiagnostic("W301", "product `unused` is never used", at: "4️⃣"),
             ExpectedDiagnostic("W315", "redundancy analysis of entitlement `wide` skipped: too many combinations",
                                at: "5️⃣", severity: .note),

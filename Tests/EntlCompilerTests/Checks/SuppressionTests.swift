@@ -29,6 +29,11 @@ import Testing
         ])
     }
 
+    /// A file that starts with a byte order mark: an allow comment on its first line still counts.
+    @Test func anAllowCommentAfterAByteOrderMark() {
+        assertDiagnostics("\u{FEFF}// entl-allow W301\nproduct spare: non_consumable\n", [])
+    }
+
     @Test func badCodesAreReported() {
         assertDiagnostics("""
         product p: non_consumable { grants f }

@@ -90,6 +90,18 @@ import Testing
         #expect(events.count == 4)
     }
 
+    /// Grants no purchase is behind start at `customer_since`: a timeline across it reports what
+    /// they give there (it had stepped over it, and every later event of them was off).
+    @Test func theCustomersStartIsAChange() throws {
+        let graph = compileGraph("feature summaries: metered\nentitlement free = everyone { grants summaries 3 per week }")
+        let s = state(#"{"customer_since": "2026-11-10T04:00:00Z"}"#)
+        let events = try Changes.timeline(graph: graph, state: s, from: instant("2026-11-09T00:00:00Z"),
+                                          to: instant("2026-11-11T00:00:00Z")).map(\.description)
+        #expect(events.contains(
+            #"{"event":"balance_changed","name":"summaries","at":"2026-11-10T04:00:00Z","old_balance":0,"new_balance":3}"#),
+                "\(events)")
+    }
+
     @Test func aDatedPurchaseStartsByItself() throws {
         let s = #"{"purchases": [{"product": "pro", "purchased_at": "2026-12-01T00:00:00Z"}]}"#
         #expect(try timeline(s, "2026-11-22T00:00:00Z", "2026-12-02T00:00:00Z").first

@@ -69,6 +69,22 @@ import Testing
     /// with an older one that ended unused, then pruned from the state: the compacted ledger names
     /// the newer one by its start too, so its position stays with it (it had gone, 10 left
     /// against the history's 6).
+    /// A ledger of more entries than a state may hold could be written but not read back (the
+    /// customer's file, compacted in place, was lost): compaction refuses.
+    @Test func aLedgerTooLargeToReadBackIsRefused() throws {
+        let graph = compileGraph("product pack: consumable { grants calls 10 per month }\nfeature calls: metered")
+        let at = instant("2026-06-01T00:00:00Z")
+        let purchases = (0..<10_001).map { i in
+            Purchase(product: "pack", purchasedAt: Instant(seconds: at.seconds - 86_400 - Int64(i), nanoseconds: 0))
+        }
+        let state = PurchaseState(purchases: purchases,
+                                  usage: [UsageRecord(feature: "calls", kind: .amount(1), at: at, id: nil)])
+        #expect(throws: EvaluationError("the ledger would hold 10001 entries, more than the 10000 a state may hold: "
+                                        + "this state cannot be compacted")) {
+            try LedgerCompaction.compact(graph: graph, state: state, before: instant("2026-06-02T00:00:00Z"))
+        }
+    }
+
     @Test func aUseJustBeforeTAndAPrunedGrant() throws {
         let plan = compileGraph("""
             product sub: subscription { period month }
