@@ -421,6 +421,25 @@ public enum Consumption {
     }
 }
 
+extension Evaluation {
+    /// §6 and §5: a use dated at `t` is one of now, and a nanosecond later a past one, which a
+    /// purchase whose status ended it may pay then (`chargedLater`): when the state holds both, a
+    /// metered result may change a nanosecond after `t` (it had said it would not change at all,
+    /// and a cache kept its overage). Nil otherwise.
+    var pastReadingChange: Instant? {
+        // The purchases first: a few, and most states have none such (the records may be millions).
+        let products = graph.products, product = purchaseProduct
+        let charged = state.purchases.withUnsafeBufferPointer { purchases in
+            purchases.indices.contains { j in
+                Consumption.chargedLater(purchases.baseAddress! + j, product: Int(product[j]), products: products,
+                                         at: at)
+            }
+        }
+        guard charged, state.usage.contains(where: { $0.at == at }) else { return nil }
+        return Consumption.justAfter(at)
+    }
+}
+
 extension UsageRecord.Kind: CustomStringConvertible {
     /// `amount 3`, `level 2`.
     public var description: String {

@@ -83,4 +83,18 @@ import Testing
         #expect(r.via == .direct)
         #expect(r.validUntil == instant("2026-11-23T06:00:00Z"))
     }
+
+    /// A use dated at `t` is one of now; a nanosecond later a past one, which an `expired`
+    /// purchase still within its dates pays (§5): the result changes then, and says so (it had
+    /// said it never would, and a cache kept an overage of 30 that was 0 a nanosecond later).
+    @Test func aUseAtTheInstantIsPaidDifferentlyANanosecondLater() throws {
+        let graph = compileGraph("product lifetime: non_consumable\nfeature calls: metered\n"
+                                 + "entitlement pro = lifetime { grants calls 100 }")
+        let s = state(#"{"purchases": [{"product": "lifetime", "status": "expired", "purchased_at": "2026-11-01T00:00:00Z"}], "usage": [{"feature": "calls", "amount": 30, "at": "2026-11-22T12:00:00Z"}]}"#)
+        let now = try evaluate(graph, s, at: t).feature("calls")
+        let later = try evaluate(graph, s, at: "2026-11-22T12:00:00.000000001Z").feature("calls")
+        #expect(now.overage != later.overage)
+        #expect(now.validUntil == instant("2026-11-22T12:00:00.000000001Z"))
+        #expect(later.validUntil == nil)
+    }
 }
