@@ -41,6 +41,7 @@ extension NeverGrantedCheck {
     fileprivate static func message(_ noun: String, _ name: String) -> String { "\(noun) `\(name)` is never granted" }
     fileprivate static let label = "no product, entitlement or granted credit system reaches it"
     fileprivate static func help(_ name: String) -> String {
-        "add `grants \(name) …` to an entitlement or product, or remove it"
+        "add `grants \(name) …` to an entitlement or product, or remove it unless customers are granted it "
+            + "(a state's `grants`)"
     }
 }
