@@ -94,6 +94,11 @@ final class LintContext {
         return saying
     }
 
+    /// The checked environments a declaration of the model is visible in.
+    func environments(of site: RuleModel.Site) -> [EnvironmentName] {
+        environments.filter { env in site.environment.map { $0 == env } ?? true }
+    }
+
     /// The declarations visible in at least one checked environment (computed once).
     private(set) lazy var checkedDeclarations: [RuleModel.Declaration] = model.declarations.filter { d in
         d.site.environment.map(environments.contains) ?? !environments.isEmpty

@@ -7,6 +7,13 @@ extension String {
         return replacingScalars { String.controlEscape($0, uppercaseHex: true) }
     }
 
+    /// Whether a scalar breaks a line or is a control character: C0, DEL, C1 (NEL among them) and
+    /// U+2028/U+2029 (which end a line in JavaScript). What a one-line comment or label of
+    /// generated code must not hold as it is.
+    public static func breaksALine(_ c: Unicode.Scalar) -> Bool {
+        c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
+    }
+
     /// `\u{HEX}` for a control character (C0 or DEL), nil for any other scalar.
     static func controlEscape(_ scalar: Unicode.Scalar, uppercaseHex: Bool) -> String? {
         guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }

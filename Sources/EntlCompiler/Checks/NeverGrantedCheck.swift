@@ -27,7 +27,7 @@ enum NeverGrantedCheck: LintCheck {
             granted[env] = reached
         }
         for case .feature(let f) in context.checkedDeclarations {
-            let visible = context.environments.filter { env in f.site.environment.map { $0 == env } ?? true }
+            let visible = context.environments(of: f.site)
             let never = visible.filter { granted[$0]?.contains(f.name.name) != true }
             guard !never.isEmpty else { continue }
             let place = never.count == visible.count ? "" : " in environment \(never[0].rawValue)"

@@ -18,7 +18,7 @@ enum UnusedProductCheck: LintCheck {
             }
         }
         for case .product(let p) in context.checkedDeclarations where p.grants.isEmpty {
-            let visible = context.environments.filter { env in p.site.environment.map { $0 == env } ?? true }
+            let visible = context.environments(of: p.site)
             let unused = visible.filter { referenced[$0]?.contains(p.name.name) != true }
             guard !unused.isEmpty else { continue }
             let place = unused.count == visible.count ? "" : " in environment \(unused[0].rawValue)"

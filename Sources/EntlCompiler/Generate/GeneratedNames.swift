@@ -97,8 +97,7 @@ struct GeneratedNames {
     /// ended the comment and made the rest of the line code.
     static func commentLine(_ text: String) -> String {
         text.replacingScalars { c in
-            c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
-                ? "\\u{\(String(c.value, radix: 16, uppercase: true))}" : nil
+            String.breaksALine(c) ? "\\u{\(String(c.value, radix: 16, uppercase: true))}" : nil
         }
     }
 

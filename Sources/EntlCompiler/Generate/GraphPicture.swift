@@ -253,8 +253,7 @@ extension String {
     fileprivate func oneLine(breaks: String) -> String {
         replacingScalars { c in
             if c == "\n" { return breaks }
-            return c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029
-                ? " " : nil
+            return String.breaksALine(c) ? " " : nil
         }
     }
 
