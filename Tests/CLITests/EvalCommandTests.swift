@@ -19,6 +19,24 @@ import Testing
         assertGolden(json.stdout, named: "eval/\(name).json")
     }
 
+    /// What a state says (a grant's id and reason, the customer) and a unit of the rules reach the
+    /// text output with their control characters escaped: a state could forge a line or send an
+    /// escape sequence to the terminal of whoever reads the result.
+    @Test func controlCharactersOfTheStateAreEscapedInText() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"feature calls: metered { unit "call\u{1B}[31m" / "calls\u{1B}[31m" }"#
+            .write(toFile: dir + "/r.entl", atomically: true, encoding: .utf8)
+        try #"{"customer": "c\nfake: allowed", "grants": [{"feature": "calls", "amount": 5, "from": "2026-11-01T00:00:00Z", "id": "g\u001b[2J", "reason": "why\nforged line"}]}"#
+            .write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["eval", "r.entl", "--state", "s.json", "--feature", "calls", "--explain",
+                              "--at", "2026-11-22T12:00:00Z"], directory: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B }, "\(r.stdout)")
+        #expect(r.stdout.contains(#"customer c\u{A}fake: allowed"#), "\(r.stdout)")
+        #expect(r.stdout.contains(#"via grant g\u{1B}[2J to this customer (why\u{A}forged line)"#), "\(r.stdout)")
+    }
+
     @Test func theCLIExampleLine() throws {
         let r = try runEntlc(["eval", "Tests/Fixtures/valid/tour.entl", "--state", "Tests/Fixtures/states/spec-example.state.json",
                               "--feature", "api_calls"])

@@ -12,8 +12,8 @@ enum EvalText {
         var out = ""
         if explain {
             out += "evaluated at \(evaluation.at), environment \(evaluation.environment.rawValue)"
-                + (evaluation.state.customer.map { ", customer \($0)" } ?? "") + "\n"
-            for line in evaluation.ignoredPurchases() { out += "  " + line + "\n" }
+                + (evaluation.state.customer.map { ", customer \($0.withControlsEscaped)" } ?? "") + "\n"
+            for line in evaluation.ignoredPurchases() { out += "  " + line.withControlsEscaped + "\n" }
         }
         for r in results {
             switch r {
@@ -22,7 +22,7 @@ enum EvalText {
             case .product(let p): out += product(p)
             }
             if explain {
-                for line in r.explanation { out += "  " + line + "\n" }
+                for line in r.explanation { out += "  " + line.withControlsEscaped + "\n" }
             }
         }
         return out
@@ -42,7 +42,8 @@ enum EvalText {
     static func feature(_ f: FeatureResult, _ evaluation: Evaluation) -> String {
         let decision = f.decision.rawValue + (f.via.map { $0 == .direct ? "" : " via \($0.rawValue)" } ?? "")
         guard f.kind != .boolean else {
-            return "\(f.name): \(decision) — \(f.reason)\n" + unlock(f.unlockedBy) + validUntil(f.validUntil)
+            return "\(f.name): \(decision) — \(f.reason.withControlsEscaped)\n" + unlock(f.unlockedBy)
+                + validUntil(f.validUntil)
         }
         let feature = evaluation.graph.features[evaluation.graph.featureIndex[f.name]!]
         let certain = f.sources.filter(\.certain)
@@ -67,14 +68,16 @@ enum EvalText {
         }
         // The result's reason says how much goes over; this line says how the rest is paid.
         if f.via == .overage { line += "; the rest is paid by credits first, then over the allowance (billable)" }
-        var out = line + "\n"
+        var out = line.withControlsEscaped + "\n"  // units are strings of the rules
         if let overdrawn = f.overdrawn, overdrawn > 0 {
-            out += "  overdrawn \(feature.amount(overdrawn)) (billable)\n"
+            out += "  overdrawn \(feature.amount(overdrawn).withControlsEscaped) (billable)\n"
         }
         var shown: Set<String> = []
         let distinct = certain.filter { shown.insert("\($0.kind) \($0.grant)").inserted }
         for s in distinct.prefix(4) {
-            out += s.kind == "state" ? "  via grant \(s.grant) to this customer" + (s.reason.map { " (\($0))" } ?? "")
+            out += s.kind == "state"
+                ? "  via grant \(s.grant.withControlsEscaped) to this customer"
+                    + (s.reason.map { " (\($0.withControlsEscaped))" } ?? "")
                 : "  via \(s.kind) \(s.grant)"
             if s.kind == "entitlement", let e = try? evaluation.entitlement(s.grant) {
                 out += (e.product.map { " ← \($0)" } ?? "") + " (\(status(e)))"
@@ -84,13 +87,13 @@ enum EvalText {
         // The first line already says what is left and needed; an undetermined result also says
         // what it depends on.
         if f.decision == .undetermined, let r = f.reason.firstRange(of: "it depends on") {
-            out += "  \(f.reason[r.lowerBound...])\n"
+            out += "  \(String(f.reason[r.lowerBound...]).withControlsEscaped)\n"
         }
-        if let shortfall = f.shortfall { out += "  short by \(feature.amount(shortfall))\n" }
+        if let shortfall = f.shortfall { out += "  short by \(feature.amount(shortfall).withControlsEscaped)\n" }
         // Denied with enough left, or with credits that would pay (no shortfall): `--consume` refused
         // a use for what recording it would do.
         if f.decision == .denied, f.shortfall == nil || (f.balance ?? .max) >= (f.required ?? 1) {
-            out += "  \(f.reason)\n"
+            out += "  \(f.reason.withControlsEscaped)\n"
         }
         return out + unlock(f.unlockedBy) + validUntil(f.validUntil)
     }
@@ -104,7 +107,7 @@ enum EvalText {
     }
 
     static func entitlement(_ e: EntitlementResult) -> String {
-        var out = "\(e.name): \(e.decision.rawValue) — \(e.reason)\n"
+        var out = "\(e.name): \(e.decision.rawValue) — \(e.reason.withControlsEscaped)\n"
         if let product = e.product {
             var details = [product + (e.store.map { " (\($0))" } ?? "")]
             if let p = e.period { details.append(p) }
@@ -120,6 +123,6 @@ enum EvalText {
     }
 
     static func product(_ p: ProductResult) -> String {
-        "\(p.name): \(p.decision.rawValue) — \(p.reason)\n" + validUntil(p.validUntil)
+        "\(p.name): \(p.decision.rawValue) — \(p.reason.withControlsEscaped)\n" + validUntil(p.validUntil)
     }
 }
