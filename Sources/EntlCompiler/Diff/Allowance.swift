@@ -241,3 +241,19 @@ struct Allowance: Equatable {
         }.joined(separator: " + ")
     }
 }
+
+extension EntlSyntax.Grant {
+    /// The grant as `units` units of a product give it (its amount and caps times `units`,
+    /// saturating): a product's own grants count once per unit held.
+    func scaled(by units: Int64) -> EntlSyntax.Grant {
+        guard units > 1 else { return self }
+        func times(_ n: IntegerLiteral) -> IntegerLiteral {
+            Located(n.value.multipliedSaturating(by: units), range: n.range)
+        }
+        var g = self
+        if case .count(let n)? = amount { g.amount = .count(times(n)) }
+        if let cap = carry?.cap { g.carry?.cap = times(cap) }
+        if let cap = overage?.cap { g.overage?.cap = times(cap) }
+        return g
+    }
+}

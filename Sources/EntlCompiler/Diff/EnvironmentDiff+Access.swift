@@ -179,8 +179,10 @@ extension EnvironmentDiff {
             situations += 1
             if situations > EnvironmentDiff.situationLimit { result.incomplete = true; return }
             let (had, has) = (isOn(oldSources, active), isOn(newSources, active))
+            let units = { (product: String) in self.units(of: product, in: situation) }
             let (covers, coveredBy) = boolean ? (has || !had, had || !has)
-                : (self.covers(newSources, oldSources, active), self.covers(oldSources, newSources, active))
+                : (self.covers(newSources, oldSources, active, units: units),
+                   self.covers(oldSources, newSources, active, units: units))
             if !covers {
                 if existingSituations == nil { existingSituations = atoms.boughtBefore(since, functions) }
                 let e = atoms.and(situation, existingSituations!)
@@ -212,14 +214,33 @@ extension EnvironmentDiff {
         return result
     }
 
+    /// The fewest units of `product` a situation holds (it may require `product >= 2`).
+    private func units(of product: String, in situation: Int32) -> Int64 {
+        var fewest: Int64 = 1
+        for (p, atom) in atoms.example(situation) ?? [] where p == product {
+            guard case .atLeast(let n) = atom, n > fewest,
+                  atoms.and(situation, atoms.not(atoms.variable(p, .atLeast(n)))) == BDD.false else { continue }
+            fewest = n
+        }
+        return fewest
+    }
+
     /// Whether the sources `a` active in a situation give at least what `b` give, for every number
     /// of purchases and units held: a product's own grants count once per owned purchase of it,
     /// times its quantity (§4), an entitlement's once. So each product's own grants in `a` must
-    /// cover its own in `b` (for many units), and everything together must cover everything (for
-    /// one): a per-unit grant moved to an entitlement takes from a customer holding two units.
-    private func covers(_ a: Sources, _ b: Sources, _ active: Set<Int32>) -> Bool {
-        let all = allowance(a, active)
-        guard all.covers(allowance(b, active)) else { return false }
+    /// cover its own in `b` (for many units), and everything together must cover everything for
+    /// the fewest units the situation holds (`units`): a per-unit grant moved to an entitlement
+    /// takes from a customer holding two units.
+    private func covers(_ a: Sources, _ b: Sources, _ active: Set<Int32>, units: (String) -> Int64) -> Bool {
+        func fewest(_ sources: Sources) -> Allowance {
+            Allowance(grants: sources.filter { active.contains($0.activation) }.flatMap { s -> [EntlSyntax.Grant] in
+                guard case .product(let name) = s.id else { return s.grants }
+                let n = units(name)
+                return n == 1 ? s.grants : s.grants.map { $0.scaled(by: n) }
+            })
+        }
+        let all = fewest(a)
+        guard all.covers(fewest(b)) else { return false }
         if all.isUnlimited { return true }
         return b.allSatisfy { s in
             guard case .product = s.id, active.contains(s.activation) else { return true }

@@ -68,6 +68,19 @@ import Testing
                 == ["D403 4:29 `calls` shrinks for \(Self.owner): \(change)"])
     }
 
+    /// In a situation that holds at least 2 units, a per-unit grant counts twice: `100 for each
+    /// pack + 500 at >= 2` → `400 for each pack` gives more for every quantity from 2 (it had been
+    /// compared at one unit, and reported as a loss).
+    @Test func aPerUnitGrantCountsTheUnitsTheSituationHolds() {
+        let old = check("credits coins\nproduct pack: consumable { grants coins 100 }\n"
+                        + "entitlement bulk = pack >= 2 { grants coins 500 }", path: "old.entl")
+        let new = check("credits coins\nproduct pack: consumable { grants coins 400 }\n"
+                        + "entitlement bulk = pack >= 2", path: "new.entl")
+        let findings = RuleDiff.compare(old: old, new: new, since: instant("2026-06-01T00:00:00Z"), environments: [.live])
+            .findings.filter { $0.code.id == "D403" || $0.code.id == "D402" }
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+    }
+
     /// A grant given once beside one that resets takes nothing; more that resets beside it neither.
     @Test func moreThatResetsOrAGrantBesideItTakesNothing() {
         #expect(diff("calls 1_000 per month", "calls 1_000 per month; grants calls 500").filter { $0.hasPrefix("D4") }
