@@ -3,8 +3,12 @@ extension String {
     /// `\u{1B}`: text from an input made safe for a one-line message on a terminal — no escape
     /// sequence reaches it, no newline forges a line of its own. Itself when it has none.
     public var withControlsEscaped: String {
-        guard utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return self }
-        return replacingScalars { String.controlEscape($0, uppercaseHex: true) }
+        // C1 (U+0080…U+009F: NEL, CSI) and U+2028/U+2029 too: a terminal or a viewer may take them
+        // for a line end or the start of an escape sequence.
+        guard unicodeScalars.contains(where: String.breaksALine) else { return self }
+        return replacingScalars { c in
+            String.breaksALine(c) ? "\\u{\(String(c.value, radix: 16, uppercase: true))}" : nil
+        }
     }
 
     /// Whether a scalar breaks a line or is a control character: C0, DEL, C1 (NEL among them) and

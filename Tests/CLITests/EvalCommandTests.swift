@@ -27,14 +27,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try #"feature calls: metered { unit "call\u{1B}[31m" / "calls\u{1B}[31m" }"#
             .write(toFile: dir + "/r.entl", atomically: true, encoding: .utf8)
-        try #"{"customer": "c\nfake: allowed", "grants": [{"feature": "calls", "amount": 5, "from": "2026-11-01T00:00:00Z", "id": "g\u001b[2J", "reason": "why\nforged line"}]}"#
+        try #"{"customer": "c\nfake: allowed", "grants": [{"feature": "calls", "amount": 5, "from": "2026-11-01T00:00:00Z", "id": "g\u001b[2J", "reason": "why\nforged line\u009b\u2028"}]}"#
             .write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
         let r = try runEntlc(["eval", "r.entl", "--state", "s.json", "--feature", "calls", "--explain",
                               "--at", "2026-11-22T12:00:00Z"], directory: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B }, "\(r.stdout)")
         #expect(r.stdout.contains(#"customer c\u{A}fake: allowed"#), "\(r.stdout)")
-        #expect(r.stdout.contains(#"via grant g\u{1B}[2J to this customer (why\u{A}forged line)"#), "\(r.stdout)")
+        #expect(r.stdout.contains(#"via grant g\u{1B}[2J to this customer (why\u{A}forged line\u{9B}\u{2028})"#),
+                "\(r.stdout)")
     }
 
     @Test func theCLIExampleLine() throws {

@@ -243,17 +243,13 @@ struct Allowance: Equatable {
 }
 
 extension EntlSyntax.Grant {
-    /// The grant as `units` units of a product give it (its amount and caps times `units`,
-    /// saturating): a product's own grants count once per unit held.
+    /// The grant as `units` units of a product give it: its amount times `units` (saturating).
+    /// Its carry and overage caps stay as written: one purchase of many units has them once (the
+    /// runtime's ledger), and a situation that holds 2 units may be that one purchase.
     func scaled(by units: Int64) -> EntlSyntax.Grant {
-        guard units > 1 else { return self }
-        func times(_ n: IntegerLiteral) -> IntegerLiteral {
-            Located(n.value.multipliedSaturating(by: units), range: n.range)
-        }
+        guard units > 1, case .count(let n)? = amount else { return self }
         var g = self
-        if case .count(let n)? = amount { g.amount = .count(times(n)) }
-        if let cap = carry?.cap { g.carry?.cap = times(cap) }
-        if let cap = overage?.cap { g.overage?.cap = times(cap) }
+        g.amount = .count(Located(n.value.multipliedSaturating(by: units), range: n.range))
         return g
     }
 }

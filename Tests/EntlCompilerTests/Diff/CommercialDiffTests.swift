@@ -79,6 +79,14 @@ import Testing
         let findings = RuleDiff.compare(old: old, new: new, since: instant("2026-06-01T00:00:00Z"), environments: [.live])
             .findings.filter { $0.code.id == "D403" || $0.code.id == "D402" }
         #expect(findings.isEmpty, "\(findings.map(\.message))")
+        // Caps are not multiplied: one purchase of 2 units overdraws 50 + 15 before, 60 after.
+        let capped = RuleDiff.compare(
+            old: check("feature calls: metered\nproduct pack: consumable { grants calls 100 per month overage up to 50 }\n"
+                       + "entitlement bulk = pack >= 2 { grants calls 1 per month overage up to 15 }", path: "old.entl"),
+            new: check("feature calls: metered\nproduct pack: consumable { grants calls 100 per month overage up to 60 }\n"
+                       + "entitlement bulk = pack >= 2 { grants calls 1 per month }", path: "new.entl"),
+            since: instant("2026-06-01T00:00:00Z"), environments: [.live])
+        #expect(capped.findings.map(\.code.id).contains("D403"), "\(capped.findings.map(\.message))")
     }
 
     /// A grant given once beside one that resets takes nothing; more that resets beside it neither.
