@@ -21,6 +21,9 @@ enum ChangesCommand {
         (expiries, grace ends, resets, dated purchases and usage) is reported at its instant.
 
         OPTIONS:
+          --at T                with --from/--to: evaluate both states at T (default: each at its
+                                own `now`)
+          --env live|test       the environment (default: the state's, else live)
           --graph FILE          a graph built by `entlc build` instead of RULES
         \(RuleLoader.trustHelp(column: 24))
 

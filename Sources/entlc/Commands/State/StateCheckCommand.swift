@@ -20,8 +20,9 @@ enum StateCheckCommand {
           --rules RULES       also check against these rules (repeatable: files, directories)
           --env live|test     the environment to check in; else the state's; else live
           --strict            warnings are errors
-          --format text|json  text (default): messages on standard error; json: one object per
-                              state on standard output, {"state", "valid", "error", "warnings"}
+          --format text|json  text (default): messages on standard error; json: an array on
+                              standard output, an object per state {"state", "valid", "error",
+                              "warnings"}
 
         EXIT: 0 every state is valid (warnings allowed unless --strict), 1 some state is not,
               2 bad arguments, unreadable files, or rules that do not compile.
