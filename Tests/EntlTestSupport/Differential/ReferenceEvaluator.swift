@@ -208,6 +208,14 @@ public struct ReferenceEvaluator {
         return then
     }
 
+    /// The state as a later evaluation reads its instant `t` (§5): a past instant.
+    func readingAsPast() -> ReferenceEvaluator {
+        var then = self
+        then.pastReading = true
+        then.unlocks = false
+        return then
+    }
+
     func standing(_ j: Int) -> Standing {
         let p = state.purchases[j]
         if p.status == .revoked { return .notOwned }

@@ -471,6 +471,17 @@ extension ReferenceEvaluator {
         var r = decide(name, required: required, changes: &changes)
         r.validUntil = Self.instant(changes.min())
         let feature = features.first { $0.name == name }!
+        // §6: a use dated at t is a past one a nanosecond later, which a purchase whose status
+        // ended it (expired, billing_retry, or unknown) pays if, read as past at t, it was or may
+        // have been owned: a metered result may change then.
+        let past = readingAsPast()
+        if feature.kind != .boolean, state.usage.contains(where: { $0.at == Instant(seconds: t) }),
+           state.purchases.indices.contains(where: { j in
+               [.expired, .billingRetry, .unknown].contains(state.purchases[j].status) && purchaseTargets[j] != nil
+                   && past.standing(j) != .notOwned
+           }) {
+            r.validUntil = Instant(seconds: t, nanoseconds: 1)
+        }
         r.displayName = feature.displayName
         if feature.kind != .boolean, let unit = feature.unit { r.unit = r.balance == 1 ? unit.singular : unit.plural }
         if !r.allowed { r.unlockedBy = unlocking { $0.feature(name, required: required).allowed } }
