@@ -1,4 +1,3 @@
-import EntlSupport
 import EntlRuntime
 import EntlSyntax
 
@@ -89,16 +88,6 @@ struct GeneratedNames {
         let head = first.allSatisfy { !$0.isLowercase } ? first.lowercased()
             : first.prefix(1).lowercased() + first.dropFirst()
         return head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-    }
-
-    /// Text for a `//` comment that stays one line in Swift and TypeScript: every control
-    /// character (C0, DEL, C1) and U+2028/U+2029 (which end a line in JavaScript) written
-    /// `\u{HEX}`. The header names the rules' `app`, a string of the rules: a `\n` in it had
-    /// ended the comment and made the rest of the line code.
-    static func commentLine(_ text: String) -> String {
-        text.replacingScalars { c in
-            String.breaksALine(c) ? "\\u{\(String(c.value, radix: 16, uppercase: true))}" : nil
-        }
     }
 
     /// Whether an identifier needs a letter or `_` in front (it starts with a digit).

@@ -37,7 +37,7 @@ public enum SwiftGenerator {
     {
         let names = try GeneratedNames(graph, checked, escape: identifier)
         var out = """
-            // \(GeneratedNames.commentLine(header))
+            // \(header.withControlsEscaped)
             // Do not edit: regenerate with `entlc gen swift` when the rules change.
 
             import EntlRuntime

@@ -10,7 +10,7 @@ public enum TypeScriptGenerator {
         -> String
     {
         let names = try GeneratedNames(graph, checked, escape: identifier)
-        var out = "// \(GeneratedNames.commentLine(header))\n"
+        var out = "// \(header.withControlsEscaped)\n"
             + "// Do not edit: regenerate with `entlc gen typescript` when the rules change.\n\n"
         out += constants("Products", "ProductName", "The products of the rule set: what customers buy.",
                          names.products.map { e in
