@@ -423,11 +423,22 @@ public enum Consumption {
 
 extension Evaluation {
     /// §6 and §5: a use dated at `t` is one of now, and a nanosecond later a past one, which a
-    /// purchase whose status ended it may pay then (`chargedLater`): when the state holds both, a
-    /// metered result may change a nanosecond after `t` (it had said it would not change at all,
-    /// and a cache kept its overage). Nil otherwise.
+    /// purchase whose status ended it may pay then (`chargedLater`); and an undated use, read at
+    /// `t` as dated at `t`, is then later than it (a continuous feature's latest reading, the
+    /// order uses are charged in). When the state holds both, a metered result may change a
+    /// nanosecond after `t` (it had said it would not change at all, and a cache kept its
+    /// overage). Nil otherwise.
     var pastReadingChange: Instant? {
-        // The purchases first: a few, and most states have none such (the records may be millions).
+        // A first look at the dates alone (most states have no use at `t`); then only the uses
+        // that count: a retry or a record naming nothing is none.
+        guard state.usage.contains(where: { $0.at == at }) else { return nil }
+        let counts = tables.usageFeatures(in: graph)
+        var atT = false, undated = false
+        for (k, record) in state.usage.enumerated() where counts[k] >= 0 {
+            if record.at == at { atT = true } else if record.at == nil { undated = true }
+        }
+        guard atT else { return nil }
+        if undated { return Consumption.justAfter(at) }
         let products = graph.products, product = purchaseProduct
         let charged = state.purchases.withUnsafeBufferPointer { purchases in
             purchases.indices.contains { j in
@@ -435,8 +446,7 @@ extension Evaluation {
                                          at: at)
             }
         }
-        guard charged, state.usage.contains(where: { $0.at == at }) else { return nil }
-        return Consumption.justAfter(at)
+        return charged ? Consumption.justAfter(at) : nil
     }
 }
 

@@ -97,4 +97,20 @@ import Testing
         #expect(now.validUntil == instant("2026-11-22T12:00:00.000000001Z"))
         #expect(later.validUntil == nil)
     }
+
+    /// An undated use is read as dated at the evaluation's instant: at `t` it ties with a use
+    /// dated at `t`, a nanosecond later it is the later one — a continuous feature's latest
+    /// reading changes then (found by differential testing: level 2 at `t`, 4 a nanosecond later,
+    /// while `valid_until` said never).
+    @Test func anUndatedUseOvertakesAUseAtTheInstantANanosecondLater() throws {
+        let graph = compileGraph("product p: non_consumable { grants calls 1 }\n"
+                                 + "feature calls: metered { usage continuous }")
+        let s = state(#"{"usage": [{"feature": "calls", "level": 4}, {"feature": "calls", "level": 2, "at": "2026-11-22T12:00:00Z"}]}"#)
+        let now = try evaluate(graph, s, at: t).feature("calls")
+        let later = try evaluate(graph, s, at: "2026-11-22T12:00:00.000000001Z").feature("calls")
+        #expect(now.overage == 2)
+        #expect(later.overage == 4)
+        #expect(now.validUntil == instant("2026-11-22T12:00:00.000000001Z"))
+        #expect(later.validUntil == nil)
+    }
 }

@@ -303,6 +303,10 @@ public struct DifferentialCase: CustomStringConvertible {
             state.purchases.append(p)
         }
         var ids: [String] = []
+        // Some uses dated exactly at the evaluation's instant (a stream of its own, so every other
+        // draw stays as it was): a past one a nanosecond later (§5, §6).
+        var atNow = SeededRandom(seed: seed ^ 0xA7_0000)
+        let nowHeavy = atNow.chance(0.15)
         for _ in 0..<r.int(spillHeavy ? 6...16 : history ? 8...24 : 0...10) {
             guard let f = features.filter({ $0.shape != .boolean }).randomElement(using: &r) else { break }
             var name = f.name
@@ -316,7 +320,8 @@ public struct DifferentialCase: CustomStringConvertible {
             let n = r.chance(0.03) ? 1_000_000_000_000_000 : r.int64(spillHeavy ? 5...60 : 1...25)
             // Mostly what the feature expects; sometimes the other kind (ignored).
             let kind: UsageRecord.Kind = (f.shape == .continuous) != r.chance(0.1) ? .level(n) : .amount(n)
-            let at: Instant? = r.chance(history ? 0.05 : 0.15) ? nil : instant(before: span, after: history ? 0 : span / 10)
+            var at: Instant? = r.chance(history ? 0.05 : 0.15) ? nil : instant(before: span, after: history ? 0 : span / 10)
+            if at != nil, nowHeavy, atNow.chance(0.3) { at = Instant(seconds: t) }
             // Idempotency keys, some repeated (retries).
             var id: String?
             if r.chance(0.3) {

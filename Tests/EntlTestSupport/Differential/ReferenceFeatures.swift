@@ -473,10 +473,14 @@ extension ReferenceEvaluator {
         let feature = features.first { $0.name == name }!
         // §6: a use dated at t is a past one a nanosecond later, which a purchase whose status
         // ended it (expired, billing_retry, or unknown) pays if, read as past at t, it was or may
-        // have been owned: a metered result may change then.
+        // have been owned; and an undated use, read at t as dated at t, is then later than it (a
+        // continuous feature's latest reading, the order in which uses are charged): a metered
+        // result may change then.
         let past = readingAsPast()
-        if feature.kind != .boolean, state.usage.contains(where: { $0.at == Instant(seconds: t) }),
-           state.purchases.indices.contains(where: { j in
+        // Uses that count: a retry, or a record naming nothing, is none.
+        let uses = state.usage.indices.filter { target(ofRecord: $0) != nil }.map { state.usage[$0] }
+        if feature.kind != .boolean, uses.contains(where: { $0.at == Instant(seconds: t) }),
+           uses.contains(where: { $0.at == nil }) || state.purchases.indices.contains(where: { j in
                [.expired, .billingRetry, .unknown].contains(state.purchases[j].status) && purchaseTargets[j] != nil
                    && past.standing(j) != .notOwned
            }) {
