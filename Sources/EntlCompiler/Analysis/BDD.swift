@@ -15,21 +15,18 @@ struct BDD {
     static let `false`: Int32 = 0
     static let `true`: Int32 = 1
 
-    private struct Key: Hashable {
-        var variable: Int32, low: Int32, high: Int32
-    }
-
-    private struct Pair: Hashable {
-        var a: Int32, b: Int32
-    }
-
     private var variables: [Int32] = [Int32.max, Int32.max]
     private var lows: [Int32] = [0, 1]
     private var highs: [Int32] = [0, 1]
-    private var unique: [Key: Int32] = [:]
-    private var andMemo: [Pair: Int32] = [:]
-    private var orMemo: [Pair: Int32] = [:]
-    private var notMemo: [Int32: Int32] = [:]
+    /// The unique table: node ids by (variable, low, high), open addressing over the node arrays'
+    /// own triples (a `Dictionary` hashed each key with a seeded `Hasher`: most of `check`'s time
+    /// on large rule sets).
+    private var unique = [UInt64](repeating: BDD.empty, count: 1_024)
+    /// Slots not empty: live ids and `removed` marks.
+    private var uniqueUsed = 0
+    /// Entries no node has: node ids are below 2^31.
+    private static let empty = UInt64.max, removed = UInt64.max - 1
+    private var andMemo = Memo(), orMemo = Memo(), notMemo = Memo()
 
     /// The most nodes the store may hold.
     let capacity: Int
@@ -74,31 +71,81 @@ struct BDD {
     /// Forgets the nodes made since `checkpoint`, and the memos (which may name them).
     private mutating func rollBack() {
         guard variables.count > checkpoint else { return }
-        for id in checkpoint..<variables.count {
-            unique[Key(variable: variables[id], low: lows[id], high: highs[id])] = nil
+        let dropped = variables.count - checkpoint
+        if dropped > checkpoint {
+            variables.removeSubrange(checkpoint...)
+            lows.removeSubrange(checkpoint...)
+            highs.removeSubrange(checkpoint...)
+            rehashUnique()
+        } else {
+            for id in Int32(checkpoint)..<Int32(variables.count) {
+                unique[slot(variables[Int(id)], lows[Int(id)], highs[Int(id)]).index] = BDD.removed
+            }
+            variables.removeSubrange(checkpoint...)
+            lows.removeSubrange(checkpoint...)
+            highs.removeSubrange(checkpoint...)
         }
-        variables.removeSubrange(checkpoint...)
-        lows.removeSubrange(checkpoint...)
-        highs.removeSubrange(checkpoint...)
-        andMemo = [:]
-        orMemo = [:]
-        notMemo = [:]
+        andMemo.removeAll()
+        orMemo.removeAll()
+        notMemo.removeAll()
+    }
+
+    /// The unique table's slot of node (v, low, high) when it is there, else the slot it would take,
+    /// and the entry that names it there: its id under the high half of its hash (compared first,
+    /// so a probe reads the node arrays only for a likely match).
+    private func slot(_ v: Int32, _ low: Int32, _ high: Int32) -> (index: Int, found: Bool, tag: UInt64) {
+        let mask = unique.count - 1
+        let h = Memo.hash(Memo.key(low, high) ^ UInt64(UInt32(bitPattern: v)) &* 0x9E37_79B9_7F4A_7C15)
+        let tag = UInt64(truncatingIfNeeded: h) & 0xFFFF_FFFF_0000_0000
+        var i = h & mask
+        var free = -1
+        while true {
+            let entry = unique[i]
+            if entry == BDD.empty { return (free >= 0 ? free : i, false, tag) }
+            if entry == BDD.removed {
+                if free < 0 { free = i }
+            } else if entry & 0xFFFF_FFFF_0000_0000 == tag {
+                let id = Int(entry & 0xFFFF_FFFF)
+                if variables[id] == v, lows[id] == low, highs[id] == high { return (i, true, tag) }
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Rebuilds the unique table without its `removed` marks, at most a quarter full.
+    private mutating func rehashUnique() {
+        let live = variables.count - 2
+        var size = 1_024
+        while live * 4 >= size { size *= 2 }
+        unique = [UInt64](repeating: BDD.empty, count: size)
+        uniqueUsed = live
+        for id in 2..<variables.count {
+            let (i, _, tag) = slot(variables[id], lows[id], highs[id])
+            unique[i] = tag | UInt64(id)
+        }
     }
 
     private mutating func node(_ v: Int32, _ low: Int32, _ high: Int32) -> Int32 {
         if low == high { return low }
         if exhausted { return BDD.false }
-        let key = Key(variable: v, low: low, high: high)
-        if let id = unique[key] { return id }
+        var (i, found, tag) = slot(v, low, high)
+        if found { return Int32(truncatingIfNeeded: unique[i]) }
         if variables.count >= nodeLimit {
             exhausted = true
             return BDD.false
+        }
+        if unique[i] == BDD.empty {
+            if (uniqueUsed + 1) * 8 > unique.count * 3 {
+                rehashUnique()
+                i = slot(v, low, high).index
+            }
+            uniqueUsed += 1
         }
         let id = Int32(variables.count)
         variables.append(v)
         lows.append(low)
         highs.append(high)
-        unique[key] = id
+        unique[i] = tag | UInt64(id)
         return id
     }
 
@@ -111,11 +158,11 @@ struct BDD {
         if a == BDD.false { return BDD.true }
         if a == BDD.true { return BDD.false }
         if exhausted { return BDD.false }
-        if let r = notMemo[a] { return r }
+        if let r = notMemo[Memo.key(a, a)] { return r }
         guard enter() else { return BDD.false }
         defer { depth -= 1 }
         let r = node(variables[Int(a)], not(lows[Int(a)]), not(highs[Int(a)]))
-        if !exhausted { notMemo[a] = r }
+        if !exhausted { notMemo[Memo.key(a, a)] = r }
         return r
     }
 
@@ -131,7 +178,7 @@ struct BDD {
         if a == one { return b }
         if b == one || a == b { return a }
         if exhausted { return BDD.false }
-        let key = Pair(a: min(a, b), b: max(a, b))
+        let key = Memo.key(min(a, b), max(a, b))
         if let r = isAnd ? andMemo[key] : orMemo[key] { return r }
         guard enter() else { return BDD.false }
         defer { depth -= 1 }
@@ -198,5 +245,78 @@ struct BDD {
             stack.append(highs[Int(n)])
         }
         return out
+    }
+}
+
+extension BDD {
+    /// A memo of an operation: results by their operands' ids (two, packed in one word), open
+    /// addressing. Forgotten whole on a roll-back.
+    fileprivate struct Memo {
+        private var keys = [UInt64](repeating: Memo.none, count: 256)
+        private var values = [Int32](repeating: 0, count: 256)
+        private var count = 0
+        /// No key: ids are never negative.
+        private static let none = UInt64.max
+
+        static func key(_ a: Int32, _ b: Int32) -> UInt64 {
+            UInt64(UInt32(bitPattern: a)) << 32 | UInt64(UInt32(bitPattern: b))
+        }
+
+        /// A word mixed into a slot number (the multiply–xorshift of SplitMix64).
+        static func hash(_ word: UInt64) -> Int {
+            var h = word &+ 0x9E37_79B9_7F4A_7C15
+            h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int(truncatingIfNeeded: h ^ (h >> 31))
+        }
+
+        private func slot(_ key: UInt64) -> Int {
+            let mask = keys.count - 1
+            var i = Memo.hash(key) & mask
+            while keys[i] != key, keys[i] != Memo.none { i = (i + 1) & mask }
+            return i
+        }
+
+        subscript(key: UInt64) -> Int32? {
+            get {
+                let i = slot(key)
+                return keys[i] == key ? values[i] : nil
+            }
+            set {
+                // Only ever set (a memo is not edited), and never to nil.
+                guard let newValue else { return }
+                var i = slot(key)
+                if keys[i] == Memo.none {
+                    if (count + 1) * 2 > keys.count {
+                        grow()
+                        i = slot(key)
+                    }
+                    count += 1
+                }
+                keys[i] = key
+                values[i] = newValue
+            }
+        }
+
+        private mutating func grow() {
+            let (oldKeys, oldValues) = (keys, values)
+            keys = [UInt64](repeating: Memo.none, count: oldKeys.count * 2)
+            values = [Int32](repeating: 0, count: oldKeys.count * 2)
+            for (k, v) in zip(oldKeys, oldValues) where k != Memo.none {
+                let i = slot(k)
+                keys[i] = k
+                values[i] = v
+            }
+        }
+
+        mutating func removeAll() {
+            guard count > 0 else { return }
+            if keys.count > 4_096 {
+                self = Memo()
+            } else {
+                for i in keys.indices { keys[i] = Memo.none }
+                count = 0
+            }
+        }
     }
 }
