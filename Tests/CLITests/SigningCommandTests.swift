@@ -116,6 +116,51 @@ import Testing
         #expect(piped.status == 0, "\(piped.stderr)")
     }
 
+    /// An output never replaces one of the command's own inputs (a review: `build --sign release
+    /// --signature release` wrote the signature over the private key, exit 0, and `build r.entl -o
+    /// r.entl` the artifact over the rules), through another path or a link as well.
+    @Test func anOutputNeverReplacesAnInputOfTheCommand() throws {
+        let dir = try makeTemporaryDirectory()
+        let key = dir + "/release", rules = dir + "/r.entl"
+        #expect(try runEntlc(["keygen", key]).status == 0)
+        let keyText = try String(contentsOfFile: key, encoding: .utf8)
+        try "product a: non_consumable\nentitlement e = a\n".write(toFile: rules, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.entl", withDestinationPath: rules)
+        for (arguments, input) in [(["-o", dir + "/a.json", "--sign", key, "--signature", key], key),
+                                   (["-o", key, "--sign", key], key), (["-o", rules], rules),
+                                   (["-o", dir + "/link.entl"], rules)] {
+            let run = try runEntlc(["build", rules] + arguments)
+            let output = arguments.contains("--signature") ? key : arguments[1]
+            let which = output == input ? "it is" : "it is `\(input)`,"
+            #expect(run.status == 2)
+            #expect(run.stderr == "entlc: error: cannot write `\(output)`: \(which) an input of this command "
+                    + "(nothing was written; give the output a path of its own)\n")
+            #expect(try String(contentsOfFile: key, encoding: .utf8) == keyText)
+            #expect(try String(contentsOfFile: rules, encoding: .utf8) == "product a: non_consumable\nentitlement e = a\n")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/a.json"))
+        }
+        // gen and state import alike; fmt rewrites its file on purpose.
+        let gen = try runEntlc(["gen", "swift", rules, "-o", rules])
+        #expect(gen.status == 2 && gen.stderr.contains("an input of this command"))
+        #expect(try runEntlc(["fmt", rules]).status == 0)
+    }
+
+    /// `verify` prints what the artifact says escaped (a review: a signed artifact's `compiler`
+    /// with a newline printed a line that passed for entlc's own).
+    @Test func verifyEscapesTheArtifactsCompiler() throws {
+        let dir = try makeTemporaryDirectory()
+        let artifact = dir + "/a.json"
+        #expect(try runEntlc(["build", "examples/api.entl", "-o", artifact]).status == 0)
+        let text = try String(contentsOfFile: artifact, encoding: .utf8)
+            .replacingOccurrences(of: #""compiler":"entlc 0.1.0""#, with: #""compiler":"entlc\u001b[2K\nentlc: note: approved""#)
+        try text.write(toFile: artifact, atomically: false, encoding: .utf8)
+        let key = try Ed25519.PrivateKey(pemRepresentation: readRepoFile(Self.fixtureKey))
+        try Data(ArtifactSignature.file(signing: Array(text.utf8), with: key)).write(to: URL(fileURLWithPath: artifact + ".sig"))
+        let verified = try runEntlc(["verify", artifact, "--trusted-key", Self.fixtureKey + ".pub"])
+        #expect(verified.status == 0)
+        #expect(verified.stdout.hasSuffix(#", built by entlc\u{1B}[2K\u{A}entlc: note: approved"# + "\n"), "\(verified.stdout)")
+    }
+
     @Test func untrustedGraphsAreRefusedWithExitTwo() throws {
         let dir = try makeTemporaryDirectory()
         let artifact = dir + "/api.graph.json"

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The file system through POSIX calls (no Foundation: fast start-up): reading files and
 /// descriptors, walking directories for rule files, locking a file while it is read and
@@ -86,6 +87,7 @@ enum FileSystem {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw ReadError(path: path, reason: lastError()) }
         defer { close(fd) }
+        noteInput(fd, path)
         do throws(ReadFailure) {
             return try readAll(fd, limit: limit)
         } catch {
@@ -144,6 +146,26 @@ enum FileSystem {
         }
     }
 
+    /// The regular files this process has read (by device and inode, with the path it read each
+    /// by): a command's output never replaces one of its own inputs (`build -o rules.entl`, `build
+    /// --sign key --signature key`), unless it rewrites that file on purpose (`rewriting`). One
+    /// command runs per process.
+    private static let inputs = Mutex<[FileID: String]>([:])
+
+    private struct FileID: Hashable {
+        var device: UInt64, inode: UInt64
+        init(_ info: stat) { (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino)) }
+    }
+
+    private static func noteInput(_ fd: Int32, _ path: String) {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        inputs.withLock { $0[FileID(info)] = $0[FileID(info)] ?? path }
+    }
+
+    /// The path by which this process read the file `info` describes, if it did.
+    private static func input(_ info: stat) -> String? { inputs.withLock { $0[FileID(info)] } }
+
     /// Runs `body` with the bytes of `path` while holding an exclusive lock on the file (`flock`),
     /// so another `entlc` doing the same waits. A writer replaces the file by renaming a new one
     /// over it, so after the lock is granted the path must still be the locked file; if not, lock
@@ -160,6 +182,7 @@ enum FileSystem {
             guard fstat(fd, &locked) == 0 else { throw readError(path) }
             guard stat(path, &current) == 0 else { throw readError(path) }
             guard locked.st_ino == current.st_ino, locked.st_dev == current.st_dev else { continue }
+            noteInput(fd, path)
             let bytes: [UInt8]
             do throws(ReadFailure) {
                 bytes = try readAll(fd)
@@ -236,9 +259,10 @@ enum FileSystem {
     /// the link stays. A path that names no regular file (`/dev/stdout`, a FIFO, a device) is
     /// written through, as a shell's `>` would; a directory is an error. With `replace` false, an
     /// existing file is an error and stays as it was (the new file is linked in, never renamed over).
+    /// An input of the command is replaced only when it is `rewriting` it (`fmt`, `eval --consume`).
     static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t? = nil,
-                                replace: Bool = true) throws(CLIError) {
-        try PreparedWrite(path, bytes, mode: mode, replace: replace).commit()
+                                replace: Bool = true, rewriting: Bool = false) throws(CLIError) {
+        try PreparedWrite(path, bytes, mode: mode, replace: replace, rewriting: rewriting).commit()
     }
 
     /// A file to write: its path, its bytes, and its permission bits (nil: as `writeAtomically`).
@@ -247,12 +271,12 @@ enum FileSystem {
     /// Writes several files that belong together (an artifact and its signature, a key pair): every
     /// one is prepared first (written in full beside its target, flushed), and only when all are
     /// ready are they put in place, in order; if one cannot be prepared, none is touched. Two paths
-    /// naming the same file are refused.
+    /// naming the same file are refused, and so is a path naming one of the command's inputs.
     static func writeAtomically(_ files: [NewFile], replace: Bool = true) throws(CLIError) {
         var prepared: [PreparedWrite] = []
         defer { for p in prepared { p.discard() } }
         for (path, bytes, mode) in files {
-            let write = try PreparedWrite(path, bytes, mode: mode, replace: replace)
+            let write = try PreparedWrite(path, bytes, mode: mode, replace: replace, rewriting: false)
             if let same = prepared.first(where: { $0.sameTarget(as: write) }) {
                 write.discard()
                 throw CLIError("`\(same.path)` and `\(path)` are the same file: give each its own path")
@@ -289,7 +313,7 @@ enum FileSystem {
         let bytes: [UInt8]
         let replace: Bool
 
-        init(_ path: String, _ bytes: [UInt8], mode: mode_t?, replace: Bool) throws(CLIError) {
+        init(_ path: String, _ bytes: [UInt8], mode: mode_t?, replace: Bool, rewriting: Bool) throws(CLIError) {
             (self.path, self.bytes, self.replace) = (path, bytes, replace)
             let chain = linkChain(path)
             target = chain.last!
@@ -297,6 +321,10 @@ enum FileSystem {
             var info = stat()
             let exists = stat(path, &info) == 0
             if exists, info.st_mode & S_IFMT == S_IFDIR { throw CLIError("cannot write `\(path)`: it is a directory") }
+            if exists, !rewriting, let input = FileSystem.input(info) {
+                let which = input == path ? "it is" : "it is `\(input)`,"
+                throw CLIError("cannot write `\(path)`: \(which) an input of this command (nothing was written; give the output a path of its own)")
+            }
             // `/dev/stdout` and its kin (or a link to one) name a descriptor: written through, not replaced.
             if exists, info.st_mode & S_IFMT != S_IFREG || descriptor != nil {
                 guard replace else { throw CLIError("cannot write `\(path)`: it already exists") }

@@ -52,7 +52,7 @@ enum FmtCommand {
                 Terminal.emit(formatted)
             } else if bytes != source.bytes {
                 // In place: a regular file this process may replace (not a FIFO, not a read-only file).
-                try FileSystem.writeAtomically(try FileSystem.writableTarget(source.path), bytes)
+                try FileSystem.writeAtomically(try FileSystem.writableTarget(source.path), bytes, rewriting: true)
             }
         }
         if check, !diff { Terminal.emit(changed.map { $0 + "\n" }.joined()) }

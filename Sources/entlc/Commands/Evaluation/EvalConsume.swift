@@ -59,7 +59,7 @@ enum EvalConsume {
                 } catch {
                     throw CLIError("\(StateFile.name(path)): \(error)")
                 }
-                try FileSystem.writeAtomically(target, updated)
+                try FileSystem.writeAtomically(target, updated, rewriting: true)
             }
             // What was recorded is said first: if the answer cannot be printed (exit 2), standard
             // error still tells that the use is in the file.

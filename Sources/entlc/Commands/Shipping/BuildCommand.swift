@@ -1,5 +1,6 @@
 import EntlCompiler
 import EntlRuntime
+import EntlSupport
 
 /// `entlc build RULES -o FILE [--sign KEY]`: the artifact an app or server ships, and its signature.
 enum BuildCommand {
@@ -56,8 +57,8 @@ enum BuildCommand {
         try FileSystem.writeAtomically(files)
         if output == "-" { Terminal.emit(bytes: bytes) }
         // The digest, for a release note or a CDN's integrity check.
-        Terminal.emitError("built \(output == "-" ? "<stdout>" : output): sha256 \(digest)\n")
-        if let signaturePath, signature != nil { Terminal.emitError("signed: \(signaturePath)\n") }
+        Terminal.emitError("built \(output == "-" ? "<stdout>" : output.withControlsEscaped): sha256 \(digest)\n")
+        if let signaturePath, signature != nil { Terminal.emitError("signed: \(signaturePath.withControlsEscaped)\n") }
         return .success
     }
 }

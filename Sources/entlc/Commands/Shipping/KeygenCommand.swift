@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -57,7 +58,8 @@ enum KeygenCommand {
         try FileSystem.writeAtomically([(path, Array(key.pemRepresentation.utf8), 0o600),
                                         (publicPath, Array(key.publicKey.pemRepresentation.utf8), 0o644)],
                                        replace: replace)
-        Terminal.emitError("wrote private key \(path) (keep it secret) and public key \(publicPath)\n")
+        Terminal.emitError("wrote private key \(path.withControlsEscaped) (keep it secret) and public key "
+                           + "\(publicPath.withControlsEscaped)\n")
         return .success
     }
 

@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 
 /// `entlc verify FILE --trusted-key KEY.pub…`: would an app that trusts these keys load FILE?
 enum VerifyCommand {
@@ -32,7 +33,9 @@ enum VerifyCommand {
             throw CLIError("give at least one --trusted-key KEY.pub to verify against")
         }
         let (artifact, signer) = try RuleLoader.artifact(path, args)
-        Terminal.emit("\(path): signed by \(signer ?? "?"), sha256 \(artifact.sha256), built by \(artifact.compiler)\n")
+        let signedBy = (signer ?? "?").withControlsEscaped
+        Terminal.emit("\(path.withControlsEscaped): signed by \(signedBy), sha256 \(artifact.sha256), "
+                      + "built by \(artifact.compiler.withControlsEscaped)\n")
         return .success
     }
 }

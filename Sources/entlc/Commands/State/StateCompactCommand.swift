@@ -62,7 +62,7 @@ enum StateCompactCommand {
         if output != "-", path != "-", FileSystem.resolvingLinks(output) == FileSystem.resolvingLinks(path) {
             let target = try FileSystem.writableTarget(path)
             try FileSystem.withLockedFile(target) { bytes throws(CLIError) in
-                try FileSystem.writeAtomically(target, try compacted(bytes))
+                try FileSystem.writeAtomically(target, try compacted(bytes), rewriting: true)
             }
         } else {
             try FileSystem.writeOutput(output, try compacted(try FileSystem.contents(ofInput: path)))

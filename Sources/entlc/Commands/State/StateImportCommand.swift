@@ -1,5 +1,6 @@
 import EntlImport
 import EntlRuntime
+import EntlSupport
 
 /// `entlc state import --from VENDOR FILE… [--rules RULES] [-o OUT] [--unverified-jws]`: what a
 /// store or billing system reports, as a customer state (docs/import.md). The work is
@@ -61,7 +62,7 @@ enum StateImportCommand {
         } catch {
             throw CLIError("\(error)")
         }
-        for warning in result.warnings { Terminal.emitError("entlc: warning: \(warning)\n") }
+        for warning in result.warnings { Terminal.emitError("entlc: warning: \("\(warning)".withControlsEscaped)\n") }
         try FileSystem.writeOutput(args.value("--output") ?? "-", result.json)
         return .success
     }
