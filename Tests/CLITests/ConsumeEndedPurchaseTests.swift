@@ -47,6 +47,34 @@ import Testing
                                      + "ended as its expires_at"), "\(last.stdout)")
     }
 
+    /// Uses at one instant, paid by a grant that comes before an ended plan: each is recorded (a
+    /// review: the second was refused — the first made the check's `valid_until` a nanosecond later,
+    /// read as "something changes where what pays cannot be read" — so a tracker with second-resolution
+    /// timestamps, or a state's fixed `now`, could record one use only). Once that grant is spent,
+    /// the ended plan (not owned now) leaves none.
+    @Test func usesAtOneInstantAreRecordedWhileAGrantBeforeTheEndedPlanPays() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+        feature calls: metered { unit "call" / "calls" }
+        product pro: subscription { period month }
+        entitlement free = everyone { grants calls 3 per month }
+        entitlement plan = pro { grants calls 100 per month }
+        """.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try (#"{"purchases": [{"product": "pro", "status": "expired", "purchased_at": "2026-11-01T00:00:00Z", "#
+             + #""expires_at": "2026-12-01T00:00:00Z"}]}"#).write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        var outputs: [String] = []
+        for _ in 0..<4 {
+            let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                                  "--at", "2026-11-10T00:00:10Z"], directory: dir)
+            outputs.append("\(r.status) " + r.stdout.prefix { $0 != "\n" })
+        }
+        #expect(outputs == ["0 calls: allowed — 3 of 3 calls left this month (1 needed)",
+                            "0 calls: allowed — 2 of 3 calls left this month (1 needed)",
+                            "0 calls: allowed — 1 of 3 calls left this month (1 needed)",
+                            "1 calls: denied — 0 of 3 calls left this month (1 needed)"])
+    }
+
     @Test func aPlanEndedAtItsInstantLeavesTheFreeAllowance() throws {
         // The same plan with the instant it ended: the free grant pays, once.
         let (allowed, _) = try run(#"{"product": "pro", "status": "expired", "purchased_at": "2026-10-01T00:00:00Z", "#

@@ -17,6 +17,9 @@ public struct Evaluation: Sendable {
     public let unlocks: Bool
     /// The purchases resolved against the graph, and what is computed on first use.
     let tables: EvaluationTables
+    /// Whether a metered result's `valid_until` counts a use at `at` turning past a nanosecond
+    /// later (`pastReadingChange`); a consume that reads the state then itself asks without it.
+    var watchesUsesTurningPast = true
 
     var purchaseProduct: UnsafeBufferPointer<Int32> { tables.purchaseProduct }
     var standings: UnsafeBufferPointer<PurchaseStanding> { tables.standings }

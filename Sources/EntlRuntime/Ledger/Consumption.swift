@@ -53,7 +53,8 @@ public enum Consumption {
                 answer.shortfall = nil
                 answer.unlockedBy = nil
                 answer.why = Reason(formed: {
-                    "recorded as usage[\(first)] at \(when): a retry, nothing recorded again"
+                    "recorded as usage[\(first)] at \(when): a retry, nothing recorded again; the state has changed "
+                        + "since (checked now, the use would not be allowed: the figures are of the state as it is)"
                 })
             }
             return Decision(result: answer, record: nil, retryOf: first)
@@ -156,8 +157,15 @@ public enum Consumption {
         else { return nil }
         let g = graph[environment], units = g.features[f].amount(amount), just = justAfter(at)
         // Read a nanosecond later, the balances are the check's unless something changes then (a
-        // window's end): fail closed at that one instant.
-        if let change = check.validUntil, change <= just {
+        // window's end): fail closed at that one instant. That the uses at `at` turn past then is
+        // what the reading below reads (a second use at one instant had been refused for it).
+        var change = check.validUntil
+        if change == just, evaluation.pastReadingChange == just {
+            var other = evaluation
+            other.watchesUsesTurningPast = false
+            change = other.feature(f, required: check.required ?? 1).validUntil
+        }
+        if let change, change <= just {
             return "recording \(units) at \(at), a nanosecond before \(change), where what pays for it cannot be "
                 + "read: record it at \(change) or later"
         }
@@ -429,6 +437,7 @@ extension Evaluation {
     /// nanosecond after `t` (it had said it would not change at all, and a cache kept its
     /// overage). Nil otherwise.
     var pastReadingChange: Instant? {
+        guard watchesUsesTurningPast else { return nil }
         // A first look at the dates alone (most states have no use at `t`); then only the uses
         // that count: a retry or a record naming nothing is none.
         guard state.usage.contains(where: { $0.at == at }) else { return nil }

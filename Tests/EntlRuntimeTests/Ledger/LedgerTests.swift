@@ -348,7 +348,11 @@ import Testing
         tracker.modify { $0.purchases[0].status = .revoked }
         let retry = try evaluator.consume(feature: "calls", id: "r1", at: instant("2026-12-01T00:30:00Z"))
         #expect((retry.decision, retry.replayed) == (.allowed, true))
-        #expect(retry.reason == "recorded as usage[0] at 2026-11-30T23:00:00Z: a retry, nothing recorded again")
+        // Its reason says the state has changed (a review: it read as a plain replay, beside a
+        // balance the first call never saw).
+        #expect(retry.reason == "recorded as usage[0] at 2026-11-30T23:00:00Z: a retry, nothing recorded again; the "
+                + "state has changed since (checked now, the use would not be allowed: the figures are of the state as it is)")
+        #expect(retry.balance == 0)
         #expect(tracker.snapshot.usage.count == 1)
     }
 
