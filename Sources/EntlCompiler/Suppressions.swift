@@ -1,9 +1,9 @@
 import EntlSupport
 import EntlSyntax
 
-/// `// entl-allow CODE [CODE…]` on the line above a declaration silences those warnings inside
-/// it (codes separated by spaces or commas; the comment may sit among the declaration's doc
-/// comments). An unknown code, or an error code, is itself reported (W311).
+/// `// entl-allow CODE [CODE…]` on the line above a declaration that starts its line silences
+/// those warnings inside it (codes separated by spaces or commas; the comment may sit among the
+/// declaration's doc comments). An unknown code, or an error code, is itself reported (W311).
 struct Suppressions {
     static let code = DiagnosticCode("W311", "bad entl-allow comment")
     static let marker = "entl-allow"
@@ -17,12 +17,7 @@ struct Suppressions {
             // Comments on lines of their own, by line: one after code (`product a … // entl-allow
             // W301`) is about that code, not the declaration on the next line (it had silenced it).
             var byLine: [Int: Comment] = [:]
-            for c in fileComments where c.kind != .block {
-                var start = source.offset(ofLine: c.range.start.line)
-                if start == 0, source.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // a byte order mark
-                guard source.bytes[start..<c.range.start.offset].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else {
-                    continue
-                }
+            for c in fileComments where c.kind != .block && source.startsItsLine(c.range.start.offset) {
                 byLine[c.range.start.line] = c
             }
             var declarations: [Declaration] = []
@@ -30,7 +25,10 @@ struct Suppressions {
                 declarations.append(d)
                 if case .environment(let env) = d { declarations += env.declarations }
             }
-            for d in declarations {
+            // A declaration after code or a block comment on its line (`product a; product b`, `/* x */
+            // product b`) has no line above of its own: covering it would cover what `fmt` puts on
+            // a line of its own, and a comment above the line would cover both.
+            for d in declarations where source.startsItsLine(d.range.start.offset) {
                 var line = d.range.start.line - 1
                 var codes: Set<String> = []
                 // The run of comment lines directly above the declaration.

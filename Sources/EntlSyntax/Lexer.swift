@@ -67,6 +67,7 @@ public struct Lexer {
         guard let b = peekByte() else {
             return Token(kind: .endOfFile, range: SourceRange(start: start, end: start), docs: takeDocs())
         }
+        let lineWasBlank = currentLineBlank
         currentLineBlank = false
         let docs = takeDocs()
         let kind: TokenKind
@@ -110,10 +111,11 @@ public struct Lexer {
         }
         // `;` is ignored (docs/language.md): the docs above it are those of the token after it on
         // its line (`;product`); a line that holds only `;` is a blank one, which docs do not
-        // cross (`fmt`, which drops the `;`, keeps that line blank).
+        // cross (`fmt`, which drops the `;`, keeps that line blank). After code it is code: a
+        // `///` after `};` is an ordinary comment, as after `}` (it had become the next one's docs).
         if kind == .semicolon {
             pendingDocs = docs
-            currentLineBlank = true
+            currentLineBlank = lineWasBlank
             return Token(kind: kind, range: SourceRange(start: start, end: location))
         }
         return Token(kind: kind, range: SourceRange(start: start, end: location), docs: docs)

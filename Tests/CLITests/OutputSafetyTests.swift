@@ -108,6 +108,17 @@ import Testing
         #expect(try mode(dir + "/out") == 0o444)
     }
 
+    /// `fmt` in place refuses a FIFO before reading it (a review: reading one no one writes to
+    /// waited forever).
+    @Test func fmtInPlaceRefusesAFIFOWithoutWaitingForIt() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(mkfifo(dir + "/pipe.entl", 0o644) == 0)
+        let r = try runEntlc(["fmt", "pipe.entl"], directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: cannot write `pipe.entl`: not a regular file\n")
+    }
+
     @Test func aRewrittenFileKeepsItsSetUserIDBit() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -56,4 +56,13 @@ import Testing
             #expect(script.filter { $0 == .same }.count == lcs[0][0])
         }
     }
+
+    /// Header names as git writes them, so `patch -p0` finds the file (a review: `--- w/my
+    /// rules.entl` made patch look for `w/my`), and a newline in a name cannot end the header line.
+    @Test func headerNamesWithSpacesEndWithATabAndOddOnesAreQuoted() {
+        #expect(UnifiedDiff.headerName("w/rules.entl") == "w/rules.entl")
+        #expect(UnifiedDiff.headerName("w/my rules.entl") == "w/my rules.entl\t")
+        #expect(UnifiedDiff.headerName("a\"b\\c\nd\u{1}é.entl") == #""a\"b\\c\nd\001é.entl""#)
+        #expect(UnifiedDiff.render(path: "my rules.entl", old: "a\n", new: "b\n").hasPrefix("--- my rules.entl\t\n+++ my rules.entl\t\n"))
+    }
 }

@@ -83,6 +83,10 @@ private func kinds(_ text: String) -> [TokenKind] {
         let (tokens, lexer) = lex("a/// trailing\nb /* x */ /// after a block\nc\n  /// own line\nd")
         #expect(tokens.map(\.docs) == [[], [], [], ["own line"], []])
         #expect(lexer.comments.map(\.kind) == [.line, .block, .line, .doc])
+        // After `;` too (a review: `}; /// x` became the next declaration's docs); a line of `;`
+        // alone is still a blank one, and docs before `;` go to the token after it.
+        let (afterSemicolon, _) = lex("a; /// after\nb\n/// doc\n;c\n;\n/// own\nd")
+        #expect(afterSemicolon.filter { $0.kind != .semicolon }.map(\.docs) == [[], [], ["doc"], ["own"], []])
     }
 
     @Test func columnsCountCharactersNotBytes() {

@@ -61,6 +61,26 @@ import Testing
         #expect(docs(source).isEmpty && docs(formatted ?? "").isEmpty)
     }
 
+    /// A comment after a block comment that follows `}` and ends on a later line stays after it:
+    /// on a line of its own it would become the next declaration's docs or `entl-allow` (a review:
+    /// `} /*⏎*/ // entl-allow W301` silenced the next product's warning once formatted).
+    @Test func aCommentAfterABlockCommentAfterABraceStaysOnItsLine() {
+        let source = "feature x: boolean\nproduct a: non_consumable { grants x } /*\n*/ // entl-allow W301\n"
+            + "product b: non_consumable\n"
+        #expect(Printer.format(SourceFile(path: "x", text: source)) == """
+            feature x: boolean
+
+            product a: non_consumable {
+              grants x
+            } /*
+            */ // entl-allow W301
+
+            product b: non_consumable
+
+            """)
+        #expect(roundTripProblem(Array(source.utf8)) == nil)
+    }
+
     @Test func commentsInsideItemsStayInside() {
         let source = """
             feature calls: metered

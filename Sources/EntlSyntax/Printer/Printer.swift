@@ -132,14 +132,7 @@ public struct Printer {
     }
 
     /// Whether only whitespace precedes the comment on its source line.
-    private func isOwnLine(_ c: Comment) -> Bool {
-        var i = c.range.start.offset - 1
-        while i >= 0, source.bytes[i] != UInt8(ascii: "\n") {
-            if !Lexer.isWhitespace(source.bytes[i]) { return false }
-            i -= 1
-        }
-        return true
-    }
+    private func isOwnLine(_ c: Comment) -> Bool { source.startsItsLine(c.range.start.offset) }
 
     /// One element: leading own-line comments, then its pieces with the comments inside it
     /// where they stood, then the comments that follow it on its line. `limit` is where the next
@@ -240,9 +233,10 @@ public struct Printer {
         newlineIfNeeded()
         out += String(repeating: "  ", count: indent) + "}"
         var trailing: [Comment] = []
-        // The comments after `}` on its line, up to the next element (one on the same line keeps its own).
-        while next < comments.count, comments[next].range.start.line == closeLine,
-              comments[next].range.start.offset < limit {
+        // The comments after `}` on its line, up to the next element (one on the same line keeps its
+        // own), and those after them that are not on lines of their own (`} /* a⏎b */ // c`: `// c`
+        // on a line of its own would become the next element's docs or `entl-allow`).
+        while next < comments.count, comments[next].range.start.offset < limit, !isOwnLine(comments[next]) {
             trailing.append(comments[next])
             next += 1
         }

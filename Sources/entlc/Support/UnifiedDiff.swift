@@ -93,7 +93,8 @@ enum UnifiedDiff {
             case .insert: y += 1
             }
         }
-        var out = "--- \(path)\n+++ \(path)\n"
+        let name = UnifiedDiff.headerName(path)
+        var out = "--- \(name)\n+++ \(name)\n"
         var i = 0
         while i < edits.count {
             guard edits[i] != .same else { i += 1; continue }
@@ -140,5 +141,27 @@ enum UnifiedDiff {
         case 1: "\(start + 1)"
         default: "\(start + 1),\(count)"
         }
+    }
+
+    /// A path as a header line names it, as git writes it: a name with a space ends with a tab
+    /// (`patch` takes the name up to it), one with a control character, `"` or `\\` is quoted
+    /// with C escapes (a newline in it would have ended the header line).
+    static func headerName(_ path: String) -> String {
+        let special = path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" }
+        guard special else { return path.contains(" ") ? path + "\t" : path }
+        var quoted = "\""
+        for c in path.unicodeScalars {
+            switch c {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case _ where c.value < 0x20 || c.value == 0x7F:
+                let octal = String(c.value, radix: 8)
+                quoted += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+            default: quoted.unicodeScalars.append(c)
+            }
+        }
+        return quoted + "\""
     }
 }

@@ -29,6 +29,26 @@ import Testing
         ])
     }
 
+    /// An allow comment covers the declaration that starts the line below it, not one after code
+    /// or a block comment on that line: `fmt` puts those on lines of their own, below the comment
+    /// or away from it (a review: `// entl-allow W301` above `product b; product c` silenced both,
+    /// and after `fmt` only `b`; above `/* legacy */ product b` it silenced `b` until `fmt` put the
+    /// block comment between them).
+    @Test func anAllowCommentCoversOnlyTheDeclarationThatStartsTheLineBelow() {
+        assertDiagnostics("""
+        // entl-allow W301
+        product b: non_consumable; product 1️⃣c: non_consumable
+        // entl-allow W301
+        product d: non_consumable product 2️⃣e: non_consumable
+        // entl-allow W301
+        /* legacy */ product 3️⃣f: non_consumable
+        """, [
+            ExpectedDiagnostic("W301", "product `c` is never used", at: "1️⃣"),
+            ExpectedDiagnostic("W301", "product `e` is never used", at: "2️⃣"),
+            ExpectedDiagnostic("W301", "product `f` is never used", at: "3️⃣"),
+        ])
+    }
+
     /// A file that starts with a byte order mark: an allow comment on its first line still counts.
     @Test func anAllowCommentAfterAByteOrderMark() {
         assertDiagnostics("\u{FEFF}// entl-allow W301\nproduct spare: non_consumable\n", [])

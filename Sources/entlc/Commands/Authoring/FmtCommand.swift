@@ -26,9 +26,16 @@ enum FmtCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) throws(CLIError) -> ExitCode {
-        let sources = try RuleLoader.load(args.positionals)
         let diff = args.has("--diff")
         let check = args.has("--check") || diff
+        // In place, a file named that is not one to replace (a FIFO, a device) is refused before it
+        // is read: reading a FIFO no one writes to waits forever.
+        if !check, !args.has("--stdout") {
+            for path in args.positionals where path != "-" && FileSystem.kind(path) == .other {
+                _ = try FileSystem.writableTarget(path)
+            }
+        }
+        let sources = try RuleLoader.load(args.positionals)
         if args.has("--stdout"), check {
             throw CLIError("--stdout writes the formatted text; it does not go with --check or --diff")
         }
