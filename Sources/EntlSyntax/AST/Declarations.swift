@@ -209,8 +209,8 @@ public struct Grant: Hashable, Sendable {
         /// `12 months`, `1 year`: the unit in the singular after 1.
         public var text: String { count.value.literal + " " + unitWord }
 
-        /// The unit as text reads it: `year` after 1, else `years` (both are valid units).
-        public var unitWord: String { count.value == 1 ? String(unit.value.rawValue.dropLast()) : unit.value.rawValue }
+        /// The unit as text reads it: `year` after 1, else `years`.
+        public var unitWord: String { unit.value.word(after: count.value) }
     }
 
     public var feature: Identifier

@@ -103,6 +103,9 @@ public enum DurationUnit: String, KeywordValue {
     case days, weeks, months, years
     public static let setName = "duration unit"
     public static let aliases: [String: DurationUnit] = ["day": .days, "week": .weeks, "month": .months, "year": .years]
+
+    /// The unit as text reads it after `count`: `year` after 1, else `years` (both are valid units).
+    public func word(after count: Int64) -> String { count == 1 ? String(rawValue.dropLast()) : rawValue }
 }
 
 public enum EnvironmentName: String, KeywordValue {
