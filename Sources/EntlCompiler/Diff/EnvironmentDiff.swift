@@ -205,7 +205,9 @@ final class EnvironmentDiff {
             let name = o.name.name
             guard let n = new.model.product(name), n.kind?.value == o.kind?.value, let d = n.duration else { continue }
             let after = Allowance.Length(d.count.value, d.unit.value)
-            func text(_ d: RuleModel.Duration) -> String { d.count.value.grouped + " " + d.unit.value.word(after: d.count.value) }
+            func text(_ d: RuleModel.Duration) -> String {
+                d.count.value.grouped + " " + d.unit.value.word(after: d.count.value)
+            }
             if let b = o.duration {
                 let before = Allowance.Length(b.count.value, b.unit.value)
                 guard !Allowance.Length.lasts(after, atLeast: before, surely: true) else { continue }

@@ -323,7 +323,8 @@ enum FileSystem {
             if exists, info.st_mode & S_IFMT == S_IFDIR { throw CLIError("cannot write `\(path)`: it is a directory") }
             if exists, !rewriting, let input = FileSystem.input(info) {
                 let which = input == path ? "it is" : "it is `\(input)`,"
-                throw CLIError("cannot write `\(path)`: \(which) an input of this command (nothing was written; give the output a path of its own)")
+                throw CLIError("cannot write `\(path)`: \(which) an input of this command (nothing was written; "
+                               + "give the output a path of its own)")
             }
             // `/dev/stdout` and its kin (or a link to one) name a descriptor: written through, not replaced.
             if exists, info.st_mode & S_IFMT != S_IFREG || descriptor != nil {
