@@ -15,6 +15,31 @@ import Testing
         #expect(roundTripProblem(Array(try readRepoFile(path).utf8)) == nil)
     }
 
+    /// Comments of every kind dropped between the tokens of the examples (an `entl-allow`, a doc, a
+    /// block comment spanning lines, a `;`): formatting keeps every invariant — the tree, each
+    /// comment's kind and place, and what `check` reports (a review found a moved `entl-allow` and
+    /// a doc that changed hands, each by hand).
+    @Test(arguments: files.prefix(5))
+    func commentsDroppedAnywhereKeepWhatTheFileMeans(_ path: String) throws {
+        let text = Array(try readRepoFile(path).utf8)
+        let source = SourceFile(path: path, bytes: text)
+        var lexer = Lexer(file: path, bytes: text)
+        var ends: [Int] = []
+        while true {
+            let t = lexer.next()
+            if t.kind == .endOfFile { break }
+            ends.append(t.range.end.offset)
+        }
+        let inserts = [" /* c */ ", " // entl-allow W301\n", "\n// entl-allow W301\n", " /*\n*/ // entl-allow W301\n",
+                       "\n/// doc\n", "; /// after\n", " /*\n*/ /// d\n", "\n/* x */ "]
+        var random = SeededRandom(seed: UInt64(path.utf8.count))
+        for _ in 0..<60 {
+            let at = random.pick(ends), insert = random.pick(inserts)
+            let mutated = Array(text[..<at]) + Array(insert.utf8) + Array(text[at...])
+            #expect(roundTripProblem(mutated) == nil, "\(path) with \(insert.debugDescription) at \(source.location(ofOffset: at))")
+        }
+    }
+
     /// `p // one` newline `or /* two */ q`: each comment stays between the tokens it stood
     /// between, and a line comment ends its line (the constraint goes on, indented).
     @Test func commentsInsideAConstraintKeepTheirOrderAndPlace() {

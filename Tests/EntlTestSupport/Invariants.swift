@@ -36,6 +36,14 @@ public func roundTripProblem(_ bytes: [UInt8]) -> String? {
     if let i = before.indices.first(where: { before[$0].ownLine != after[$0].ownLine }) {
         return "comment \(before[i].text) moved \(before[i].ownLine ? "onto a line with code" : "onto a line of its own")"
     }
+    // What `check` reports stays what it reported, positions aside: a comment `fmt` moves must not
+    // start or stop silencing a declaration (`entl-allow`), nor make or unmake docs.
+    let reported = { (diagnostics: [Diagnostic]) in diagnostics.map { "\($0.code.id) \($0.message)" }.sorted() }
+    let checkedAgain = Compiler.check([SourceFile(path: "fuzz.entl", text: formatted)])
+    if reported(checked.diagnostics) != reported(checkedAgain.diagnostics) {
+        let gone = Set(reported(checked.diagnostics)).symmetricDifference(reported(checkedAgain.diagnostics))
+        return "formatting changed what check reports: \(gone.sorted().joined(separator: "; "))"
+    }
     if !checked.hasErrors, let graph = Compiler.compile([source]).graph {
         for env in [Environment.live, .test] {
             guard let e = try? Evaluation(graph: graph, state: PurchaseState(), environment: env,
