@@ -75,7 +75,10 @@ import Testing
                               "--explain"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("  level 57 at 2026-11-22T00:00:00Z"))
-        #expect(r.stdout.contains("credits `forecast_credits`: 1 GB = 100 credits, so the 1 GB missing cost 100; balance 2200"))
+        // The level (57) is 7 GB over the allowance (50): credits never pay a level, so they must
+        // cover those 7 and the 1 more.
+        #expect(r.stdout.contains("credits `forecast_credits`: 1 GB = 100 credits, so the 8 GB missing (7 over the "
+                                  + "allowance) cost 800; balance 2200"), "\(r.stdout)")
         #expect(r.stdout.contains("2026-11-22T00:00:00Z: used 300 ← api_pro 300"))
         #expect(r.stdout.contains(#"product `api_pro_monthly` ← purchase #0 "price_forecast_pro_monthly" (stripe) active"#))
         let photos = try runEntlc(["eval", "examples/photos.entl", "--state", "examples/photos.state.json", "--product",

@@ -196,8 +196,11 @@ extension Evaluation {
             }
             return
         }
-        // §4.4: credits pay the shortfall, in the declaration order of the systems.
-        let shortfall = required - low
+        // §4.4: credits pay the shortfall, in the declaration order of the systems. A continuous
+        // level above the allowances is part of it: credits never pay a level, so the rest of what
+        // they would allow stands on them alone (10 credits had let a customer 90 seats over add
+        // one more, and another, never spent).
+        let shortfall = (required - low).addingSaturating(direct.excess)
         var uncertain = direct.high.map { $0 >= required } ?? true
         var asked: BalanceReason.Credits?  // the credit system the result reports, for the reason
         // §4.6 (not allowed): the most units one credit system could pay, and all of them together.
@@ -215,6 +218,7 @@ extension Evaluation {
                 let feature = graph.features[f]
                 trail.append("  credits `\(systemName)`: \(route.amount) \(feature.unit(route.amount)) = "
                              + "\(route.credits) credits, so the \(shortfall) \(feature.unit(shortfall)) missing "
+                             + (direct.excess > 0 ? "(\(direct.excess) over the allowance) " : "")
                              + "cost \(need); balance \(system.low.map(String.init) ?? "unlimited")")
                 trail += meteredBalance(route.system, sources: false, held: &held).trail
             }
@@ -227,7 +231,7 @@ extension Evaluation {
             if covers {
                 result.decision = .allowed
                 result.via = .credits
-                let payer = route.system
+                let payer = route.system, excess = direct.excess
                 result.why = Reason { text in
                     text.write(amount: low, of: f, in: graph)
                     text.write(" left, so ")
@@ -236,13 +240,18 @@ extension Evaluation {
                     text.write(code: graph.features[payer].name)
                     text.write(low > 0 ? " pay for the other " : " pay for ")
                     text.write(grouped: shortfall)
+                    if excess > 0 {
+                        text.write(" (")
+                        text.write(grouped: excess)
+                        text.write(" already over the allowance)")
+                    }
                 }
                 break
             }
             // §4.5: the optimistic balances, with the shortfall after the optimistic direct one.
             if let high = direct.high, high < required {
-                let optimisticNeed = (required - high).multipliedDividedRoundingUp(by: route.credits,
-                                                                                   dividedBy: route.amount)
+                let optimisticNeed = (required - high).addingSaturating(direct.excessHigh)
+                    .multipliedDividedRoundingUp(by: route.credits, dividedBy: route.amount)
                 if system.high.map({ $0.covers(optimisticNeed) }) ?? true { uncertain = true }
             }
         }
@@ -285,7 +294,8 @@ extension Evaluation {
                 payable = max(payable, spill.addingSaturating(overdraft))
             }
             result.shortfall = max(1, shortfall.subtractingSaturating(payable))
-            let why = BalanceReason(feature: Int32(f), left: low, required: required, credits: asked)
+            let why = BalanceReason(feature: Int32(f), left: low, required: required, credits: asked,
+                                    excess: direct.excess)
             if uncertain {
                 let depends = "; it depends on \(unknownProducts(graph.features[f].watchedProducts))"
                 result.why = Reason { text in

@@ -5,6 +5,9 @@ struct MeteredOutcome {
     /// The balance over certain and uncertain candidates; nil when unlimited.
     var high: Int64?
     var overage: Int64 = 0
+    /// A continuous feature's level above its certain allowances (`overage`) and above all of them:
+    /// credits never pay a level (§5), so a check's shortfall counts it.
+    var excess: Int64 = 0, excessHigh: Int64 = 0
     var sources: [BalanceSource] = []
     var trail: [String] = []
     var hasUncertain = false
@@ -195,6 +198,8 @@ extension Evaluation {
         }
         // Nothing exceeds an unlimited allowance.
         if outcome.low == nil { outcome.overage = 0 }
+        outcome.excess = outcome.overage
+        if outcome.high != nil { outcome.excessHigh = max(0, level.subtractingSaturating(allTotal)) }
         for c in all where c.grant.amount == .unlimited {
             outcome.sources.append(balanceSource(c, allowance: nil, remaining: nil, interval: c.grant.interval))
         }

@@ -85,6 +85,8 @@ struct BalanceReason: Sendable {
     var required: Int64
     /// Not allowed: the credit system that could not pay.
     var credits: Credits? = nil
+    /// A continuous level above the allowances, which the credits must cover too.
+    var excess: Int64 = 0
 }
 
 /// A result with a reason: its text as `reason`, formed from `why` when read.
@@ -176,7 +178,13 @@ struct ReasonText: ByteOutput {
             return write(string: graph.features[f].unit(2))
         }
         write(amount: left, of: f, in: graph)
-        write(" left, ")
+        write(" left")
+        if reason.excess > 0, reason.credits != nil {
+            write(" (")
+            write(grouped: reason.excess)
+            write(" over the allowance)")
+        }
+        write(", ")
         write(grouped: reason.required)
         write(" needed")
         guard let credits = reason.credits else { return }

@@ -129,6 +129,32 @@ import Testing
         #expect(r.creditsRequired == 300)
     }
 
+    /// Credits never pay a level (§5): what a continuous level already exceeds its allowances is
+    /// part of the shortfall they must cover (a review: 10 credits let a customer 90 seats over a
+    /// 10-seat plan add one more — and another — and were never spent).
+    @Test func aContinuousLevelOverTheAllowanceIsPartOfTheShortfall() throws {
+        let graph = compileGraph("""
+            product team: subscription { period month }
+            feature seats: metered { usage continuous; unit "seat" / "seats" }
+            credits cr { seats 1 = 10 }
+            entitlement plan = team { grants seats 10 grants cr 15 }
+            """)
+        let team = #"{"product": "team", "purchased_at": "2026-06-01T00:00:00Z"}"#
+        let over = try evaluate(graph, state(#"{"purchases": [\#(team)], "usage": [{"feature": "seats", "level": 100}]}"#),
+                                at: "2026-06-15T00:00:00Z").feature("seats")
+        #expect(over.decision == .denied)
+        #expect((over.overage, over.creditsRequired, over.creditBalance) == (90, 910, 15))
+        #expect(over.shortfall == 90)
+        #expect(over.reason == "0 seats left (90 over the allowance), 1 needed; `cr` has 15 of the 910 credits needed")
+        // Just over: the credits cover the seat over and the one more.
+        let justOver = try evaluate(graph, state(#"{"purchases": [\#(team)], "usage": [{"feature": "seats", "level": 10}]}"#),
+                                    at: "2026-06-15T00:00:00Z").feature("seats")
+        #expect((justOver.decision, justOver.via, justOver.creditsRequired) == (.allowed, .credits, 10))
+        let oneOver = try evaluate(graph, state(#"{"purchases": [\#(team)], "usage": [{"feature": "seats", "level": 11}]}"#),
+                                   at: "2026-06-15T00:00:00Z").feature("seats")
+        #expect(oneOver.decision == .denied && oneOver.creditsRequired == 20)
+    }
+
     @Test func spentCreditsCount() throws {
         let usage = #"[{"feature": "api_calls", "amount": 10}, {"feature": "universal_credits", "amount": 996}]"#
         let e = try apiEval(proAndTopup, usage: usage)

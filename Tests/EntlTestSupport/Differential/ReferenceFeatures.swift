@@ -257,6 +257,10 @@ extension ReferenceEvaluator {
         var hasCertainOverage = false
         var overdraftLow: Int64? = 0
         var overdraftHigh: Int64? = 0
+        /// A continuous feature's level above its allowances, certain ones (`overage`) and all:
+        /// credits never pay a level (§5), so a check's shortfall counts it.
+        var excess: Int64 = 0
+        var excessHigh: Int64 = 0
     }
 
     func balance(of name: String) -> Balance {
@@ -459,10 +463,13 @@ extension ReferenceEvaluator {
             }
         }
         let certain = sum(counted.filter(\.certain)), any = sum(counted)
-        return Balance(low: unlimitedCertain ? nil : max(0, certain - level),
-                       high: unlimitedAny ? nil : max(0, any - level),
-                       overage: unlimitedCertain ? 0 : max(0, level - certain),
-                       nextChange: records.map(\.at).filter { $0 > t }.min())
+        var b = Balance(low: unlimitedCertain ? nil : max(0, certain - level),
+                        high: unlimitedAny ? nil : max(0, any - level),
+                        overage: unlimitedCertain ? 0 : max(0, level - certain),
+                        nextChange: records.map(\.at).filter { $0 > t }.min())
+        b.excess = b.overage
+        b.excessHigh = unlimitedAny ? 0 : max(0, level - any)
+        return b
     }
 
     public func feature(_ name: String, required: Int64 = 1) -> FeatureResult {
@@ -538,8 +545,11 @@ extension ReferenceEvaluator {
             let c = (Int128(units) * Int128(s.credits) + Int128(s.amount) - 1) / Int128(s.amount)
             return c > Int128(Int64.max) ? .max : Int64(c)
         }
-        // Credits pay the shortfall: the first system whose certain balance covers its cost.
-        let shortfall = required - low
+        // Credits pay the shortfall: the first system whose certain balance covers its cost. A
+        // continuous level above the allowances is part of it: credits never pay a level, so the
+        // rest of what they would allow stands on them alone (a review: 10 credits let a customer
+        // 90 seats over add one more, and another, never spent).
+        let shortfall = Ledger.add(required - low, direct.excess)
         func pays(_ s: (name: String, amount: Int64, credits: Int64, balance: Balance)) -> Bool {
             s.balance.low.map { creditsPay($0, cost(shortfall, s)) } ?? true
         }
@@ -579,7 +589,8 @@ extension ReferenceEvaluator {
         // Undetermined when the optimistic balances could make it.
         var maybe = direct.high.map { $0 >= required } ?? true
         if let high = direct.high, high < required {
-            maybe = maybe || systems.contains { s in s.balance.high.map { creditsPay($0, cost(required - high, s)) } ?? true }
+            let rest = Ledger.add(required - high, direct.excessHigh)
+            maybe = maybe || systems.contains { s in s.balance.high.map { creditsPay($0, cost(rest, s)) } ?? true }
             if direct.hasOverage {
                 maybe = maybe || direct.overdraftHigh.map { $0 >= spillLeft(required - high, optimistic: true) } ?? true
             }
