@@ -150,6 +150,18 @@ extension Evaluation {
         return best?.index
     }
 
+    /// §3: whether a purchase behind `e` has ended by `t` through its status `expired` or its access
+    /// end: `expired`. One a refund ended while another is owned is reported, but nothing expired
+    /// (it had said `expired`).
+    func anyExpired(behind e: Int) -> Bool {
+        graph.entitlements[e].behind.contains { behind in
+            purchases(of: behind.product).contains { j in
+                admits(behind.date, j) && hasEnded(j)
+                    && (state.purchases[j].status == .expired || accessEnd(j).instant.map { $0 <= at } ?? false)
+            }
+        }
+    }
+
     /// §6: besides its products' own changes, what changes what entitlement `e` reports: a
     /// purchase behind it dated later, when it comes to exist, and while `e` is not active, one
     /// that ends (it is then the one that ended, with its date).
@@ -266,7 +278,7 @@ extension Evaluation {
         case .unknown: result.status = .unknown
         case .false:
             result.status = result.inBillingRetry ? .billingRetry : result.isRevoked ? .revoked
-                : result.product != nil ? .expired : .neverPurchased
+                : result.product != nil && anyExpired(behind: e) ? .expired : .neverPurchased
         }
         if unlocks, truth != .true {
             result.unlockedBy = unlockingProducts(graph.entitlements[e].unlockCandidates) {

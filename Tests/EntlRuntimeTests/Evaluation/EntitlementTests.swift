@@ -155,6 +155,31 @@ import Testing
         #expect(!stillOwned.isRevoked)
     }
 
+    /// A refund that leaves another purchase owned is not a revocation (`is_revoked`: none is owned)
+    /// and nothing expired: `never_purchased`, the refunded purchase reported (a review: it said
+    /// `expired` — to a customer whose purchase was refunded).
+    @Test func aRefundBesideAnOwnedPurchaseIsNotAnExpiry() throws {
+        let graph = compileGraph("""
+            product coins: consumable
+            product pro: subscription { period month }
+            product life: non_consumable
+            entitlement rich = coins >= 3
+            entitlement duo = pro and life
+            """)
+        let s = state(#"{"purchases": [{"product": "coins", "quantity": 1}, {"product": "coins", "quantity": 5, "status": "revoked"}, "#
+                      + #"{"product": "pro", "expires_at": "2026-12-01T00:00:00Z"}, {"product": "life", "status": "revoked"}]}"#)
+        let e = try evaluate(graph, s, at: t)
+        for name in ["rich", "duo"] {
+            let r = try e.entitlement(name)
+            #expect((r.decision, r.status, r.isRevoked) == (.denied, .neverPurchased, false), "\(name)")
+        }
+        #expect(try e.entitlement("rich").product == "coins")
+        // With a purchase that did expire behind it, `expired`.
+        let expired = try evaluate(graph, state(#"{"purchases": [{"product": "coins", "quantity": 1}, "#
+                                                + #"{"product": "coins", "quantity": 5, "status": "expired"}]}"#), at: t)
+        #expect(try expired.entitlement("rich").status == .expired)
+    }
+
     @Test func negatedProductsAreNotBehindTheEntitlement() throws {
         // `banned` is named under `not`: its purchase never represents `clean`. The annual purchase
         // has not ended: inactive for another reason, nothing to report.

@@ -590,7 +590,13 @@ extension ReferenceEvaluator {
             r.status = .unknown
         } else if active == .false {
             // In this order of precedence.
-            r.status = r.inBillingRetry ? .billingRetry : r.isRevoked ? .revoked : r.product != nil ? .expired : .neverPurchased
+            // §3: `expired` when a purchase behind it has ended by `t` through its status `expired`
+            // or its access end — not one a refund ended while another is owned (it is reported,
+            // but nothing expired: `never_purchased`, the expression not satisfied otherwise).
+            let expired = behind.contains { j in
+                hasEnded(j) && (state.purchases[j].status == .expired || accessEnd(j).map { $0 <= t } ?? false)
+            }
+            r.status = r.inBillingRetry ? .billingRetry : r.isRevoked ? .revoked : expired ? .expired : .neverPurchased
         }
         // §6: a purchase behind it dated later changes what it reports when it comes to exist, and
         // while it is not active, one that ends changes it too (it is then the one that ended).
