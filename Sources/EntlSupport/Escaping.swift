@@ -43,3 +43,10 @@ extension String {
         } + "\""
     }
 }
+
+extension String {
+    /// The noun with `a` or `an` before it, for messages: "an entitlement", "a product".
+    public var withIndefiniteArticle: String {
+        (first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + self
+    }
+}

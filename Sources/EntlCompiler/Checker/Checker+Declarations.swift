@@ -120,11 +120,13 @@ extension Checker {
                 break
             case .feature(.boolean?, _), .credits:
                 report(.conversionOfNonMetered,
-                       "credit system `\(credits.name.name)` converts `\(feature.name)`, a \(symbol.kind.detail)",
+                       "credit system `\(credits.name.name)` converts `\(feature.name)`, "
+                           + symbol.kind.detail.withIndefiniteArticle,
                        file: file, at: feature.range, label: "not a metered feature",
                        help: "credits pay for metered features only; remove this conversion")
             case .product, .entitlement:
-                report(.wrongKindOfName, "`\(feature.name)` is \(Checker.article(symbol.kind.detail)), not a feature",
+                report(.wrongKindOfName,
+                       "`\(feature.name)` is \(symbol.kind.detail.withIndefiniteArticle), not a feature",
                        file: file, at: feature.range, label: "expected a metered feature",
                        help: "a conversion reads `FEATURE AMOUNT = CREDITS`")
             }
@@ -137,10 +139,6 @@ extension Checker {
         for item in entitlement.items {
             if case .grant(let g) = item.kind { checkGrant(g, file: file, table: table) }
         }
-    }
-
-    static func article(_ noun: String) -> String {
-        (noun.first.map { "aeiou".contains($0) } ?? false ? "an " : "a ") + noun
     }
 
     /// The longest length of each unit (of a `duration` or an `expires after`): 100 years. In
@@ -188,7 +186,8 @@ extension Checker {
             guard checkConstraintName(id, symbol, file: file) else { return }
             if symbol.kind != .product(.consumable), symbol.kind != .product(nil) {
                 report(.quantityOnNonConsumable,
-                       "`\(id.name)` is \(Checker.article(symbol.kind.detail)); `>= N` counts units of a consumable",
+                       "`\(id.name)` is \(symbol.kind.detail.withIndefiniteArticle); "
+                           + "`>= N` counts units of a consumable",
                        file: file, at: expression.range, label: "not a consumable",
                        help: "write `\(id.name)` alone to require it")
             }
@@ -226,7 +225,8 @@ extension Checker {
             return true
         case .feature, .credits:
             report(.wrongKindOfName,
-                   "`\(id.name)` is \(Checker.article(symbol.kind.detail)); constraints name products and entitlements",
+                   "`\(id.name)` is \(symbol.kind.detail.withIndefiniteArticle); "
+                       + "constraints name products and entitlements",
                    file: file, at: id.range, label: "not a product or entitlement",
                    help: "to depend on a feature, name the entitlement or product that grants it")
             return false

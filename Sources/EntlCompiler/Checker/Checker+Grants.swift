@@ -1,3 +1,4 @@
+import EntlSupport
 import EntlSyntax
 
 extension Checker {
@@ -15,7 +16,7 @@ extension Checker {
             return
         }
         report(.wrongKindOfName,
-               "`\(grant.feature.name)` is \(Checker.article(symbol.kind.detail)), not a feature or credit system",
+               "`\(grant.feature.name)` is \(symbol.kind.detail.withIndefiniteArticle), not a feature or credit system",
                file: file, at: grant.feature.range, label: "cannot be granted",
                help: "`grants` names a feature or a credit system")
     }

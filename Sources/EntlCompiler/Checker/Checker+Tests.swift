@@ -1,4 +1,5 @@
 import EntlRuntime
+import EntlSupport
 import EntlSyntax
 
 extension Checker {
@@ -36,7 +37,7 @@ extension Checker {
                 }
                 if let q = given.quantity, product.kind != .product(.consumable), product.kind != .product(nil) {
                     report(.quantityOnNonConsumable,
-                           "`\(product.name)` is \(Checker.article(product.kind.detail)); "
+                           "`\(product.name)` is \(product.kind.detail.withIndefiniteArticle); "
                            + "only consumables have a quantity",
                            file: file, at: q.range, label: "not a consumable", help: "remove `quantity`")
                 }
@@ -86,8 +87,8 @@ extension Checker {
         }
         guard accepts(symbol.kind) else {
             report(.wrongKindOfName,
-                   "`\(id.name)` is \(Checker.article(symbol.kind.detail)), not \(Checker.article(noun))",
-                   file: file, at: id.range, label: "expected \(Checker.article(noun))")
+                   "`\(id.name)` is \(symbol.kind.detail.withIndefiniteArticle), not \(noun.withIndefiniteArticle)",
+                   file: file, at: id.range, label: "expected \(noun.withIndefiniteArticle)")
             return nil
         }
         return symbol
@@ -106,7 +107,7 @@ extension Checker {
                    at: feature.range, label: "single-use", help: "write `used \(feature.name) N`")
         default:
             report(.invalidTestItem,
-                   "`\(feature.name)` is \(Checker.article(symbol.kind.detail)); "
+                   "`\(feature.name)` is \(symbol.kind.detail.withIndefiniteArticle); "
                    + "only metered features and credit systems are used",
                    file: file, at: feature.range, label: "not metered")
         }
@@ -123,7 +124,8 @@ extension Checker {
         if let n = e.amount {
             if !metered {
                 report(.invalidTestItem, "a required amount applies only to metered features and credit systems",
-                       file: file, at: n.range, label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))",
+                       file: file, at: n.range,
+                       label: "`\(e.name.name)` is \(symbol.kind.detail.withIndefiniteArticle)",
                        help: "write `expect \(e.name.name) \(e.decision.value.rawValue)`")
             } else {
                 requirePositive(n, "a required amount", file: file)
@@ -135,17 +137,17 @@ extension Checker {
             case .unlimited(let w): w.range
             }
             report(.invalidTestItem, "`balance` applies only to metered features and credit systems", file: file,
-                   at: range, label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
+                   at: range, label: "`\(e.name.name)` is \(symbol.kind.detail.withIndefiniteArticle)")
         }
         guard let via = e.via else { return }
         guard case .feature(let kind, let usage) = symbol.kind, kind != .boolean else {
             report(.invalidTestItem, "`via` applies only to metered features", file: file, at: via.range,
-                   label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))")
+                   label: "`\(e.name.name)` is \(symbol.kind.detail.withIndefiniteArticle)")
             return
         }
         if case .overage = via, usage == .continuous {
             report(.invalidTestItem, "`via overage` applies only to single-use features", file: file, at: via.range,
-                   label: "`\(e.name.name)` is \(Checker.article(symbol.kind.detail))",
+                   label: "`\(e.name.name)` is \(symbol.kind.detail.withIndefiniteArticle)",
                    help: "a continuous feature's level is never overdrawn")
         }
         guard case .credits(_, let system?) = via else { return }

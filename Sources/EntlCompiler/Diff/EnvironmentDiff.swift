@@ -120,7 +120,8 @@ final class EnvironmentDiff {
                 continue
             }
             if o.kind != n.kind {
-                report(.nameRemoved, "`\(name)` was a \(o.kind.detail), is now a \(n.kind.detail)", file: n.file,
+                report(.nameRemoved, "`\(name)` was \(o.kind.detail.withIndefiniteArticle), "
+                       + "is now \(n.kind.detail.withIndefiniteArticle)", file: n.file,
                        range: n.range,
                        notes: [DiagnosticNote(message: "declared here before", file: o.file, range: o.range)])
             }

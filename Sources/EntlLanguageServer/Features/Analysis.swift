@@ -1,4 +1,5 @@
 import EntlCompiler
+import EntlSupport
 import EntlSyntax
 
 /// One rule set as the editor features see it: every `.entl` file of a directory (open buffers
@@ -85,7 +86,9 @@ public struct FeatureError: Error, Equatable, Sendable {
 
 /// A declaration's `///` comment as Markdown (the space after `///` dropped).
 func docComment(_ docs: [String]) -> String {
-    docs.map { $0.hasPrefix(" ") ? String($0.dropFirst()) : $0 }.joined(separator: "\n")
+    // A line's control characters escaped, as the source would write them: raw, an ESC or a NUL
+    // reached the editor's hover (a review).
+    docs.map { ($0.hasPrefix(" ") ? String($0.dropFirst()) : $0).withControlsEscaped }.joined(separator: "\n")
 }
 
 /// The last component of a path.

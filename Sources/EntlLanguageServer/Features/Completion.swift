@@ -122,8 +122,12 @@ struct CompletionPlace {
             case .keyword(let k) where k.startsDeclaration:
                 if case .block? = stack.last {} else { header = [t] }
             default:
-                if case .block? = stack.last {
+                if case .block(let owner)? = stack.last {
                     if let previous = item.last, previous.range.start.line != t.range.start.line { item = [] }
+                    // An item word after a whole item on the same line starts the next item
+                    // (`name "P" period`: items need no `;` or line break between them); right after
+                    // the first word it is a name (`grants period`, a feature called so).
+                    if item.count >= 2, Self.itemWords(owner).contains(Self.word(t)) { item = [] }
                     item.append(t)
                 } else {
                     header.append(t)
@@ -137,6 +141,12 @@ struct CompletionPlace {
         } else {
             topLevel(header, inEnvironment: !stack.isEmpty, cursorLine: cursorLine)
         }
+    }
+
+    /// The words that start an item of `owner`'s block.
+    private static func itemWords(_ owner: String) -> [String] {
+        owner == "test" ? Parser.testItemWords
+            : BlockOwner.allCases.first { $0.noun == owner || "\($0)" == owner }?.itemWords ?? []
     }
 
     private static func word(_ t: Token) -> String {
@@ -162,9 +172,7 @@ struct CompletionPlace {
                 keywords(BlockOwner.credits.itemWords)
                 names { if case .feature(.metered?, _) = $0 { true } else { false } }
             default:
-                if let block = BlockOwner.allCases.first(where: { $0.noun == owner || "\($0)" == owner }) {
-                    keywords(block.itemWords)
-                }
+                keywords(Self.itemWords(owner))
             }
             return
         }

@@ -1,4 +1,5 @@
 import EntlCompiler
+import EntlSupport
 import EntlSyntax
 
 /// Hover: what a name is (its declaration as a code block), its doc comment, and how it is
@@ -26,9 +27,11 @@ enum Hover {
         switch declaration {
         case .product(let p):
             header = "product \(name)" + (p.kind.map { ": " + $0.value.rawValue } ?? "")
-            if let s = p.displayName { written.append((s.range, "display name: \"\(s.value)\"")) }
+            if let s = p.displayName { written.append((s.range, "display name: \"\(s.value.withControlsEscaped)\"")) }
             if let period = p.period { written.append((period.range, "period: `\(period.value.rawValue)`")) }
-            for id in p.storeIDs { written.append((id.range, "store id: \(id.store.name) `\(id.id.value)`")) }
+            for id in p.storeIDs {
+                written.append((id.range, "store id: \(id.store.name) `\(id.id.value.withControlsEscaped)`"))
+            }
             if let d = p.duration { written.append((d.range, "duration: \(d.count.value) \(d.unit.value.rawValue)")) }
             if let g = p.group { written.append((g.range, "group: `\(g.name)`")) }
             for g in p.grants { written.append((g.range, "grants `\(g)`")) }
@@ -45,9 +48,9 @@ enum Hover {
         case .feature(let f):
             header = "feature \(name)" + (f.kind.map { ": " + $0.value.rawValue } ?? "")
             if let r = f.requires { header += " requires \(r)" }
-            if let s = f.displayName { written.append((s.range, "display name: \"\(s.value)\"")) }
+            if let s = f.displayName { written.append((s.range, "display name: \"\(s.value.withControlsEscaped)\"")) }
             if let u = f.usage { written.append((u.range, "usage: `\(u.value.rawValue)`")) }
-            if let e = f.event { written.append((e.range, "event: \"\(e.value)\"")) }
+            if let e = f.event { written.append((e.range, "event: \"\(e.value.withControlsEscaped)\"")) }
             if let u = f.unit { written.append((u.range, unit(u))) }
             facts += grantedBy(name, in: model) + paidBy(name, in: model)
         case .entitlement(let e):
@@ -69,7 +72,8 @@ enum Hover {
     }
 
     private static func unit(_ u: RuleModel.Unit) -> String {
-        "unit: \"\(u.singular.value)\"" + (u.plural.map { " / \"\($0.value)\"" } ?? "")
+        "unit: \"\(u.singular.value.withControlsEscaped)\""
+            + (u.plural.map { " / \"\($0.value.withControlsEscaped)\"" } ?? "")
     }
 
     /// The entitlements and features whose constraint names `name`.

@@ -1,4 +1,5 @@
 import EntlCompiler
+import EntlSupport
 import EntlSyntax
 
 /// Go to definition, find references and rename: the name under the cursor, resolved through
@@ -37,7 +38,7 @@ extension Analysis {
         if let reason = Self.invalidName(newName) { throw FeatureError(reason) }
         for env in EnvironmentName.allCases {
             if let existing = checked.tables[env]?[newName] {
-                throw FeatureError("`\(newName)` is already the name of a \(existing.kind.noun) "
+                throw FeatureError("`\(newName)` is already the name of \(existing.kind.noun.withIndefiniteArticle) "
                                    + "(\(fileName(existing.file)):\(existing.range.start))")
             }
         }

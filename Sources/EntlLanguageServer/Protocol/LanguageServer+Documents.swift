@@ -78,9 +78,11 @@ extension LanguageServer {
         unpublished.insert(key)
     }
 
-    /// A file's rule set: its directory, or the document alone when it is not a file.
+    /// A file's rule set: its directory, or the document alone when it is not a file, or not an
+    /// `.entl` one (a `notes.txt` buffer had been merged into its directory's rules, as `check`
+    /// never does).
     func ruleSetKey(_ uri: String) -> String {
-        DocumentURI.path(uri).map(DocumentURI.directory) ?? uri
+        DocumentURI.path(uri).flatMap { $0.hasSuffix(".entl") ? DocumentURI.directory(of: $0) : nil } ?? uri
     }
 
     /// The URI to publish for a path: the client's own spelling for an open document.

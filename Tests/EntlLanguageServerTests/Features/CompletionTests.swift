@@ -37,6 +37,20 @@ import Testing
         #expect(complete(r, "6️⃣") == [])
     }
 
+    /// Items need no `;` or line break between them: after a whole item on the same line, an item
+    /// word starts the next (a review: `{ name "P" period ` completed nothing).
+    @Test func itemsOnOneLineCompleteAsOnLinesOfTheirOwn() {
+        let r = MarkedRuleSet("""
+            feature m: metered
+            product p: subscription { name "P" period 1️⃣ }
+            entitlement e = everyone { name "x" grants 2️⃣ }
+            entitlement f = everyone { name "x" grants m 5 per 3️⃣ }
+            """, depth: .names)
+        #expect(complete(r, "1️⃣") == ["week", "month", "quarter", "half_year", "year"])
+        #expect(complete(r, "2️⃣") == ["m"])
+        #expect(complete(r, "3️⃣").prefix(3) == ["minute", "hour", "day"])
+    }
+
     @Test func namesCarryTheirKindDetailAndDocs() {
         let r = MarkedRuleSet(Self.rules, depth: .names)
         let items = r.analysis.completions(in: r.source, at: r["2️⃣"])

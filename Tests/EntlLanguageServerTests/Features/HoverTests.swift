@@ -29,6 +29,18 @@ import Testing
         #expect(r.analysis.hover(in: MarkedRuleSet.path, at: r["3️⃣"])?.markdown == hover?.markdown)
     }
 
+    /// What the rules' strings and doc comments hold is shown escaped, as the source writes it (a
+    /// review: an ESC, a NUL and a NEL reached the editor raw).
+    @Test func controlCharactersAreShownEscaped() {
+        let r = MarkedRuleSet("/// Doc \u{1B}[31mred\u{7}\nproduct 1️⃣p: non_consumable { name \"N\\u{1B}\\u{0}\" "
+                              + "id app_store \"a\\u{85}b\" }")
+        let markdown = r.analysis.hover(in: MarkedRuleSet.path, at: r["1️⃣"])?.markdown ?? ""
+        #expect(markdown.contains(#"Doc \u{1B}[31mred\u{7}"#))
+        #expect(markdown.contains(#"- display name: "N\u{1B}\u{0}""#))
+        #expect(markdown.contains(#"- store id: app_store `a\u{85}b`"#))
+        #expect(!markdown.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) })
+    }
+
     @Test func aFeatureSaysWhoGrantsItAndWhatPaysForIt() {
         let r = MarkedRuleSet("""
             feature 1️⃣api_calls: metered { unit "call" / "calls"; event "api.call" }

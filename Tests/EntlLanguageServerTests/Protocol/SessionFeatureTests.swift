@@ -76,6 +76,16 @@ private func labels(_ s: Session, _ line: Int, _ character: Int) -> [String] {
         #expect(published["file:///w/sub/ignored.entl"] == nil)
     }
 
+    /// A buffer that is not an `.entl` file is a rule set of its own, as `check` never reads it (a
+    /// review: an open `notes.txt` declaring `f` gave the directory's `rules.entl` an E202).
+    @Test func aBufferThatIsNotARuleFileStaysOutOfTheDirectorysRules() {
+        let s = Session(files: [path: photos])
+        s.open("/w/0notes.txt", "feature export: boolean\n")
+        s.open(path, photos)
+        let published = s.publishedDiagnostics()
+        #expect((published["file:///w/photos.entl"] ?? []).allSatisfy { $0["code"] != .string("E202") })
+    }
+
     @Test func aFileThatIsNotUTF8IsADiagnosticNotACrash() {
         var bytes = Array("feature x: boolean\n".utf8)
         bytes.append(0xFF)
@@ -174,7 +184,7 @@ private func labels(_ s: Session, _ line: Int, _ character: Int) -> [String] {
             ]))["error"]
         }
         #expect(refusal("everyone")?["message"] == .string("`everyone` is a reserved word and cannot name anything"))
-        #expect(refusal("pro")?["message"] == .string("`pro` is already the name of a entitlement (photos.entl:11:13)"))
+        #expect(refusal("pro")?["message"] == .string("`pro` is already the name of an entitlement (photos.entl:11:13)"))
         #expect(refusal("2x")?["message"] == .string("`2x` is not a name: use letters, digits and `_`, starting with a letter or `_`"))
         #expect(refusal("pro")?["code"] == .int(-32803))
         let notAName = s.response("textDocument/prepareRename", at(path, 12, 22))
