@@ -88,13 +88,14 @@ public struct SourceFile: Sendable {
         lineStarts[min(max(n - 1, 0), lineStarts.count - 1)]
     }
 
-    /// Whether only spaces, tabs, lone carriage returns (and a byte order mark at the file's start)
-    /// come before `offset` on its line: what starts there starts a line of its own (a comment not
-    /// after code, a declaration an `entl-allow` above may cover).
+    /// Whether only spaces, tabs, lone carriage returns and `;` (which means nothing; a byte order
+    /// mark at the file's start too) come before `offset` on its line: what starts there starts a
+    /// line of its own (a comment not after code, a declaration an `entl-allow` above may cover).
     public func startsItsLine(_ offset: Int) -> Bool {
         var start = self.offset(ofLine: line(ofOffset: offset))
         if start == 0, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        return start <= offset && bytes[start..<offset].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        return start <= offset
+            && bytes[start..<offset].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == UInt8(ascii: ";") }
     }
 
     /// The location of a byte offset (columns count Unicode scalars: O(column)).

@@ -188,6 +188,19 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/data") == ["real.json"])
     }
 
+    /// A second name of the state (a hard link) is one of the command's inputs: refused before
+    /// anything is folded or said (a review: the summary of what was folded came first).
+    @Test func aHardLinkToTheStateIsRefusedBeforeAnythingIsSaid() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.linkItem(atPath: dir + "/state.json", toPath: dir + "/other.json")
+        let r = try compact(dir, ["-o", "other.json"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: cannot write `other.json`: it is `state.json`, an input of this command "
+                + "(nothing was written; give the output a path of its own)\n")
+        #expect(try String(contentsOfFile: dir + "/other.json", encoding: .utf8) == Self.state)
+    }
+
     /// Compacting in place while uses are recorded: both take the file's lock, so no use is lost
     /// and none is recorded twice, whatever order they run in. (The history is long enough that a
     /// compaction without the lock, reading before a use is written and renaming after, loses it.)

@@ -31,7 +31,8 @@ import Testing
             ends.append(t.range.end.offset)
         }
         let inserts = [" /* c */ ", " // entl-allow W301\n", "\n// entl-allow W301\n", " /*\n*/ // entl-allow W301\n",
-                       "\n/// doc\n", "; /// after\n", " /*\n*/ /// d\n", "\n/* x */ "]
+                       "\n/// doc\n", "; /// after\n", " /*\n*/ /// d\n", "\n/* x */ ", "\n// entl-allow W301\n;",
+                       "\n; // c\n"]
         var random = SeededRandom(seed: UInt64(path.utf8.count))
         for _ in 0..<60 {
             let at = random.pick(ends), insert = random.pick(inserts)

@@ -54,12 +54,13 @@ public func roundTripProblem(_ bytes: [UInt8]) -> String? {
     return nil
 }
 
-/// Each comment's text, and whether only whitespace precedes it on its line.
+/// Each comment's text, and whether only whitespace (and `;`, which means nothing) precedes it on
+/// its line.
 func commentPlaces(_ source: SourceFile, _ comments: [Comment]) -> [(text: String, ownLine: Bool)] {
     comments.map { c in
         var i = c.range.start.offset - 1
         while i >= 0, source.bytes[i] == UInt8(ascii: " ") || source.bytes[i] == UInt8(ascii: "\t")
-            || source.bytes[i] == UInt8(ascii: "\r") { i -= 1 }
+            || source.bytes[i] == UInt8(ascii: "\r") || source.bytes[i] == UInt8(ascii: ";") { i -= 1 }
         return (c.text, i < 0 || source.bytes[i] == UInt8(ascii: "\n") || (i == 2 && source.bytes.starts(with: [0xEF, 0xBB, 0xBF])))
     }
 }

@@ -57,6 +57,14 @@ extension Analysis {
               let decl = sites.declaration(containing: d.range.start.offset) else { return nil }
         let name = decl.name.map { " `\($0.name)`" } ?? ""
         let title = "Allow \(d.code.id) in\(name) (// entl-allow)"
+        // After code or a block comment on its line, a comment above covers nothing of it: the
+        // declaration moves to a line of its own, under the comment.
+        guard source.startsItsLine(decl.range.start.offset) else {
+            let at = decl.range.start.offset
+            let text = "\n// entl-allow \(d.code.id)\n"
+            return CodeAction(title: title, diagnostic: d,
+                              edits: [TextEdit(file: d.file, range: at..<at, newText: text)])
+        }
         // The run of line comments directly above the declaration.
         var line = decl.range.start.line
         while let c = sites.lineComments[line - 1] {

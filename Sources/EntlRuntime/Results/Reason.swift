@@ -85,7 +85,7 @@ struct BalanceReason: Sendable {
     var required: Int64
     /// Not allowed: the credit system that could not pay.
     var credits: Credits? = nil
-    /// A continuous level above the allowances, which the credits must cover too.
+    /// A continuous level above the allowances, which more allowance or credits must cover too.
     var excess: Int64 = 0
 }
 
@@ -179,7 +179,7 @@ struct ReasonText: ByteOutput {
         }
         write(amount: left, of: f, in: graph)
         write(" left")
-        if reason.excess > 0, reason.credits != nil {
+        if reason.excess > 0 {
             write(" (")
             write(grouped: reason.excess)
             write(" over the allowance)")

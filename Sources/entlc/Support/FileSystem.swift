@@ -166,6 +166,16 @@ enum FileSystem {
     /// The path by which this process read the file `info` describes, if it did.
     private static func input(_ info: stat) -> String? { inputs.withLock { $0[FileID(info)] } }
 
+    /// Refuses an output path that names a file this process read (`info`: its `stat`, when known).
+    static func refuseReplacingInput(_ path: String, _ known: stat? = nil) throws(CLIError) {
+        var info = stat()
+        if let known { info = known } else if path == "-" || stat(path, &info) != 0 { return }
+        guard let input = input(info) else { return }
+        let which = input == path ? "it is" : "it is `\(input)`,"
+        throw CLIError("cannot write `\(path)`: \(which) an input of this command (nothing was written; "
+                       + "give the output a path of its own)")
+    }
+
     /// Runs `body` with the bytes of `path` while holding an exclusive lock on the file (`flock`),
     /// so another `entlc` doing the same waits. A writer replaces the file by renaming a new one
     /// over it, so after the lock is granted the path must still be the locked file; if not, lock
@@ -321,11 +331,7 @@ enum FileSystem {
             var info = stat()
             let exists = stat(path, &info) == 0
             if exists, info.st_mode & S_IFMT == S_IFDIR { throw CLIError("cannot write `\(path)`: it is a directory") }
-            if exists, !rewriting, let input = FileSystem.input(info) {
-                let which = input == path ? "it is" : "it is `\(input)`,"
-                throw CLIError("cannot write `\(path)`: \(which) an input of this command (nothing was written; "
-                               + "give the output a path of its own)")
-            }
+            if exists, !rewriting { try FileSystem.refuseReplacingInput(path, info) }
             // `/dev/stdout` and its kin (or a link to one) name a descriptor: written through, not replaced.
             if exists, info.st_mode & S_IFMT != S_IFREG || descriptor != nil {
                 guard replace else { throw CLIError("cannot write `\(path)`: it already exists") }

@@ -33,7 +33,7 @@ import Testing
     /// or a block comment on that line: `fmt` puts those on lines of their own, below the comment
     /// or away from it (a review: `// entl-allow W301` above `product b; product c` silenced both,
     /// and after `fmt` only `b`; above `/* legacy */ product b` it silenced `b` until `fmt` put the
-    /// block comment between them).
+    /// block comment between them). A `;` before it means nothing (`;product g` is covered).
     @Test func anAllowCommentCoversOnlyTheDeclarationThatStartsTheLineBelow() {
         assertDiagnostics("""
         // entl-allow W301
@@ -42,6 +42,8 @@ import Testing
         product d: non_consumable product 2️⃣e: non_consumable
         // entl-allow W301
         /* legacy */ product 3️⃣f: non_consumable
+        // entl-allow W301
+        ;product g: non_consumable
         """, [
             ExpectedDiagnostic("W301", "product `c` is never used", at: "1️⃣"),
             ExpectedDiagnostic("W301", "product `e` is never used", at: "2️⃣"),

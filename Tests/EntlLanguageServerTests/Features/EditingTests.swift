@@ -76,6 +76,16 @@ import Testing
                                                newText: "  // entl-allow W314\n")])
     }
 
+    /// A declaration after code on its line moves to a line of its own under the comment: one above
+    /// the line would cover the other declaration, not it (a review: the fix changed nothing).
+    @Test func aDeclarationAfterCodeIsAllowedOnALineOfItsOwn() {
+        let r = MarkedRuleSet("product old_a: consumable; 1️⃣product 2️⃣old_b: consumable\n")
+        let actions = r.analysis.codeActions(in: MarkedRuleSet.path, from: r["2️⃣"], to: r["2️⃣"], changes: [])
+        #expect(actions.map(\.title) == ["Allow W301 in `old_b` (// entl-allow)"])
+        #expect(actions.last?.edits == [TextEdit(file: MarkedRuleSet.path, range: r["1️⃣"]..<r["1️⃣"],
+                                                 newText: "\n// entl-allow W301\n")])
+    }
+
     /// An edit that takes access away from existing customers: `diff` against the text as it
     /// was gives the rewrite that keeps it.
     @Test func aLostEntitlementIsKeptForExistingCustomers() {

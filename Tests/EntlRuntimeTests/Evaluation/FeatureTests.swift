@@ -153,6 +153,16 @@ import Testing
         let oneOver = try evaluate(graph, state(#"{"purchases": [\#(team)], "usage": [{"feature": "seats", "level": 11}]}"#),
                                    at: "2026-06-15T00:00:00Z").feature("seats")
         #expect(oneOver.decision == .denied && oneOver.creditsRequired == 20)
+        // Without credits, the shortfall is the allowance that would allow one more.
+        let noCredits = compileGraph("""
+            product team: subscription { period month }
+            feature seats: metered { usage continuous; unit "seat" / "seats" }
+            entitlement plan = team { grants seats 10 }
+            """)
+        let alone = try evaluate(noCredits, state(#"{"purchases": [\#(team)], "usage": [{"feature": "seats", "level": 100}]}"#),
+                                 at: "2026-06-15T00:00:00Z").feature("seats")
+        #expect((alone.decision, alone.shortfall) == (.denied, 91))
+        #expect(alone.reason == "0 seats left (90 over the allowance), 1 needed")
     }
 
     @Test func spentCreditsCount() throws {

@@ -65,7 +65,10 @@ enum StateCompactCommand {
                 try FileSystem.writeAtomically(target, try compacted(bytes), rewriting: true)
             }
         } else {
-            try FileSystem.writeOutput(output, try compacted(try FileSystem.contents(ofInput: path)))
+            let bytes = try FileSystem.contents(ofInput: path)
+            // Before the summary of what was folded is printed: nothing is written.
+            try FileSystem.refuseReplacingInput(output)
+            try FileSystem.writeOutput(output, try compacted(bytes))
         }
         return .success
     }
