@@ -260,6 +260,36 @@ import Testing
                 + "paid (docs/ledger.md)\n")
     }
 
+    /// Any change after the compaction that makes a purchase not owned where its grant paid for
+    /// folded uses warns as a refund does (a review: `canceled` without an end was silent, the
+    /// compacted state 3 calls richer than the history).
+    @Test func aPurchaseNoLongerOwnedWhereItPaidWarnsAsARefundDoes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "product life: non_consumable\nfeature f1: metered\nentitlement e = life { grants f1 10 }\n"
+            .write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        try (#"{"purchases": [{"product": "life", "purchased_at": "2026-11-01T00:00:00Z"}], "#
+             + #""usage": [{"feature": "f1", "amount": 3, "at": "2026-11-02T00:00:00Z"}]}"#)
+            .write(toFile: dir + "/state.json", atomically: true, encoding: .utf8)
+        #expect(try compact(dir, ["-o", "short.json"], before: "2026-11-03T00:00:00Z").status == 0)
+        for file in ["state.json", "short.json"] {
+            let text = try String(contentsOfFile: dir + "/" + file, encoding: .utf8)
+            let purchase = try #require(text.range(of: #"{"product": "life", "purchased_at""#))
+            try text.replacingCharacters(in: purchase, with: #"{"product": "life", "status": "canceled", "purchased_at""#)
+                .write(toFile: dir + "/" + file, atomically: true, encoding: .utf8)
+        }
+        func eval(_ file: String, _ format: String = "text") throws -> CommandResult {
+            try runEntlc(["eval", "rules.entl", "--state", file, "--feature", "f1", "--at", "2026-12-01T00:00:00Z",
+                          "--format", format], directory: dir)
+        }
+        #expect(try eval("state.json", "json").stdout.contains(#""overage": 3,"#))
+        #expect(try eval("short.json", "json").stdout.contains(#""overage": 0,"#))
+        #expect(try eval("state.json").stderr == "")
+        #expect(try eval("short.json").stderr == "entlc: warning: short.json: ledger.grants[0].purchase: `life` is, "
+                + "as the state now says, not owned at 2026-11-01T00:00:00Z, where its grant paid for uses folded "
+                + "before 2026-11-03T00:00:00Z: what it paid for then stays paid (docs/ledger.md)\n")
+    }
+
     @Test func evaluatingWithOtherRulesWarnsAndCompactingWithThemIsRefused() throws {
         let dir = try scratch(Self.compacted)
         defer { try? FileManager.default.removeItem(atPath: dir) }

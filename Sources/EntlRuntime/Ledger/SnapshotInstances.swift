@@ -159,11 +159,28 @@ extension Evaluation {
                     found.append(StateError(path: "ledger.\(list)[\(i)].\(key)", message: why))
                 case .instance(let c, _):
                     placed.insert(c.instance)
-                    // A refund after the compaction does not reach back into the folded uses.
-                    guard let j = c.purchase, state.purchases[j].status == .revoked else { continue }
-                    found.append(StateError(path: "ledger.\(list)[\(i)].purchase", message: "`\(e.purchase!.product)` "
-                                            + "was refunded after the uses before \(ledger.before) were folded: what "
-                                            + "it paid for then stays paid (docs/ledger.md)"))
+                    // A refund after the compaction does not reach back into the folded uses; nor does
+                    // any change that makes the purchase not owned where it paid for them (canceled
+                    // without an end, an end moved before them): the state now says it paid for
+                    // nothing then, the ledger keeps what it paid for (a review: silent).
+                    guard let j = c.purchase else { continue }
+                    let product = e.purchase!.product, path = "ledger.\(list)[\(i)].purchase"
+                    if state.purchases[j].status == .revoked {
+                        found.append(StateError(path: path, message: "`\(product)` was refunded after the uses "
+                                                + "before \(ledger.before) were folded: what it paid for then stays "
+                                                + "paid (docs/ledger.md)"))
+                    } else if e.position.used > 0 || e.position.carried > 0 || e.position.overdrawn > 0,
+                              let paid = e.position.windowStart ?? state.purchases[j].purchasedAt,
+                              case .notOwned = state.purchases.withUnsafeBufferPointer({ purchases in
+                                  let p = graph.products[Int(purchaseProduct[j])]
+                                  return OwnershipResolver.standing(purchases.baseAddress! + j, p.kind, p.duration,
+                                                                    at: paid, past: true)
+                              }) {
+                        found.append(StateError(path: path, message: "`\(product)` is, as the state now says, not "
+                                                + "owned at \(paid), where its grant paid for uses folded before "
+                                                + "\(ledger.before): what it paid for then stays paid "
+                                                + "(docs/ledger.md)"))
+                    }
                 }
             }
         }
