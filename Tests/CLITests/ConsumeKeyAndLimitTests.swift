@@ -31,6 +31,13 @@ import Testing
         let retry = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
                                   "--id", "cafe\u{301}", "--at", "2026-11-10T00:00:02Z"], directory: dir)
         #expect(retry.stderr == "entlc: id \"cafe\u{301}\" is already recorded (usage[1]); nothing recorded\n")
+        // A quote or a backslash in the id is escaped as in JSON (a review: the quotes were ambiguous).
+        let quoted = (0..<2).map { _ in
+            try? runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                           "--id", #"a"b\c"#, "--at", "2026-11-10T00:00:03Z"], directory: dir)
+        }
+        #expect(quoted[0]?.stderr.hasPrefix("entlc: recorded usage[2]") == true)
+        #expect(quoted[1]?.stderr == #"entlc: id "a\"b\\c" is already recorded (usage[2]); nothing recorded"# + "\n")
     }
 
     /// An argument that is not UTF-8 is refused (exit 2), not repaired: `req-\xFF` and `req-\xFE`

@@ -69,7 +69,9 @@ enum EvalConsume {
             }
             if options.format == "text" { EvalCommand.reportRuleSetWarnings(envelope, path: path) }
             EvalCommand.emit([.feature(decision.result)], envelope, options)
-            let key = "entlc: id \"\((id ?? "").withControlsEscaped)\" is already recorded"
+            // Quoted as a JSON string would be (a `"` in the id had made the quotes ambiguous).
+            let quoted = (id ?? "").flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }
+            let key = "entlc: id \"\(String(quoted).withControlsEscaped)\" is already recorded"
             if let first = decision.retryOf {
                 Terminal.emitError("\(key) (usage[\(first)]); nothing recorded\n")
             } else if decision.result.replayed {
