@@ -60,10 +60,17 @@ struct StateBuilder {
         customerSince = min(customerSince ?? instant, instant)
     }
 
-    /// Adds a purchase; one whose key was seen before replaces the earlier report, in its place.
+    /// Adds a purchase; one whose key was seen before replaces the earlier report, in its place —
+    /// unless the earlier one is a refund and this one is not: a refund is never lost to the order
+    /// of the files (Play and undated RevenueCat reports had kept whichever came last).
     mutating func add(_ purchase: ImportedPurchase) {
         guard let key = purchase.key else { return purchases.append(purchase) }
         if let i = purchaseIndex[key] {
+            if purchases[i].status == .revoked, purchase.status != .revoked {
+                warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
+                                            + "\(purchases[i].place), refunded; the refund is kept"))
+                return
+            }
             warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
                                         + "\(purchases[i].place); the later report is used"))
             purchases[i] = purchase

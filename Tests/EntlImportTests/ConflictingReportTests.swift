@@ -33,6 +33,22 @@ import Testing
         purchases(result).compactMap { if case .string(let s)? = $0["status"] { s } else { nil } }
     }
 
+    /// Two reports of one Play order, refunded and not, with no date to order them: the refund is
+    /// kept whichever file comes first (a review: the later file won, a refunded purchase read as
+    /// owned).
+    @Test func aPlayRefundIsKeptWhateverTheOrderOfTheFiles() throws {
+        func report(_ state: Int) -> String {
+            #"{"kind": "androidpublisher#productPurchase", "purchaseTimeMillis": "1698148800000", "purchaseState": "#
+                + "\(state)" + #", "consumptionState": 1, "orderId": "GPA.3", "acknowledgementState": 1, "#
+                + #""productId": "coins_100", "quantity": 5, "obfuscatedExternalAccountId": "u1", "refundableQuantity": 3}"#
+        }
+        let (refunded, bought) = (Self.document("refunded.json", report(1)), Self.document("bought.json", report(0)))
+        #expect(try Self.statuses(Self.run(.play, [refunded, bought])) == ["revoked"])
+        #expect(try Self.statuses(Self.run(.play, [bought, refunded])) == ["revoked"])
+        #expect(try Self.run(.play, [refunded, bought]).warnings.map(\.description)
+                == ["bought.json: play_store order GPA.3 was already reported at refunded.json, refunded; the refund is kept"])
+    }
+
     // MARK: A key written twice
 
     @Test func aKeyWrittenTwiceIsRefusedWhereItIs() {
@@ -133,10 +149,11 @@ import Testing
             #expect(result.warnings.map(\.message) == ["revenuecat app_store annual was already reported at 2024-01.json: "
                                                         + "subscriber.subscriptions.annual; the later report is used"])
         }
-        // A snapshot without `request_date`: the files' order decides, as the warning says.
+        // A snapshot without `request_date`: the files' order decides, as the warning says — except
+        // that a refund is never lost to it (a review: the undated later file had won).
         let undated = ConflictingReportTests.document("undated.json", #"{"subscriber": {"subscriptions": {"annual": "#
             + #"{"store": "app_store", "is_sandbox": false, "purchase_date": "2023-06-01T00:00:00Z", "expires_date": "2024-06-01T00:00:00Z"}}}}"#)
-        #expect(ConflictingReportTests.statuses(try ConflictingReportTests.run(.revenueCat, [february, undated])) == ["active"])
+        #expect(ConflictingReportTests.statuses(try ConflictingReportTests.run(.revenueCat, [february, undated])) == ["revoked"])
         #expect(ConflictingReportTests.statuses(try ConflictingReportTests.run(.revenueCat, [undated, february])) == ["revoked"])
     }
 
