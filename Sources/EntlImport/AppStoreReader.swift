@@ -10,7 +10,8 @@ struct AppStoreReader {
     let allowUnverifiedJWS: Bool
     private var transactions: [(node: Node, environment: String?)] = []
     private var renewals: [String: Node] = [:]
-    private var statuses: [String: (status: Int64, node: Node)] = [:]
+    /// Apple's status per original transaction, and the transaction it was reported with.
+    private var statuses: [String: (status: Int64, node: Node, transaction: String)] = [:]
     /// Transaction histories with more pages (`hasMore`), warned of in `finish`.
     private var unfinishedHistories: [Node] = []
 
@@ -70,7 +71,7 @@ struct AppStoreReader {
         let original = try either(item["originalTransactionId"]) { () throws(ImportIssue) in
             try transaction.object().required("originalTransactionId")
         }.name()
-        statuses[original] = (status, item)
+        statuses[original] = (status, item, try transaction.object().required("transactionId").name())
         if let renewal = item["signedRenewalInfo"] { try readPayload(try decoded(renewal), environment: environment) }
     }
 
@@ -216,7 +217,15 @@ struct AppStoreReader {
     private func subscriptionStatus(_ p: inout ImportedPurchase, original: String, trial: Bool, _ t: Node,
                                     _ builder: inout StateBuilder) throws(ImportIssue) {
         let renewal = renewals[original]
-        let status = statuses[original]?.status
+        // Apple's status is its word on the transaction it came with: a later transaction of the
+        // subscription (a renewal the customer paid for, decoded from another document) is read
+        // without it (a review: an `expired` status of October denied November's renewal).
+        var status = statuses[original]?.status
+        if let reported = statuses[original], try t.required("transactionId").name() != reported.transaction {
+            builder.warn(t, "the status at \(reported.node.place) is Apple's word on transaction "
+                         + "\(reported.transaction); this later transaction is read without it")
+            status = nil
+        }
         let autoRenew = try renewal?["autoRenewStatus"]?.code("auto-renew status", in: 0...1)
         let retrying = try renewal?["isInBillingRetryPeriod"]?.bool() ?? false
         let grace = try renewal?["gracePeriodExpiresDate"]?.instant(.milliseconds)

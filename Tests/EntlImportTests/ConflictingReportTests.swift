@@ -49,6 +49,22 @@ import Testing
                 == ["bought.json: play_store order GPA.3 was already reported at refunded.json, refunded; the refund is kept"])
     }
 
+    /// Apple's status is its word on the transaction it came with: a later renewal decoded from
+    /// another document is read without it, with a warning (a review: October's `expired` status
+    /// denied the November renewal the customer paid for).
+    @Test func anAppStoreStatusDoesNotSpeakForALaterTransaction() throws {
+        let october = Self.document("statuses-oct.json", #"{"environment":"Production","bundleId":"com.example","data":[{"subscriptionGroupIdentifier":"g","lastTransactions":[{"status":2,"originalTransactionId":"O1","signedTransactionInfo":"eyJhbGciOiAiRVMyNTYiLCAieDVjIjogWyJhIiwgImIiLCAiYyJdfQ.eyJ0cmFuc2FjdGlvbklkIjogIlQyIiwgIm9yaWdpbmFsVHJhbnNhY3Rpb25JZCI6ICJPMSIsICJwcm9kdWN0SWQiOiAiY29tLmV4YW1wbGUucHJvZHVjdCIsICJwdXJjaGFzZURhdGUiOiAxNjk4MTQ4OTAwMDAwLCAib3JpZ2luYWxQdXJjaGFzZURhdGUiOiAxNjk4MTQ4ODAwMDAwLCAiZXhwaXJlc0RhdGUiOiAxNzAwODI3MzAwMDAwLCAicXVhbnRpdHkiOiAxLCAidHlwZSI6ICJBdXRvLVJlbmV3YWJsZSBTdWJzY3JpcHRpb24iLCAiYXBwQWNjb3VudFRva2VuIjogInUxIiwgImluQXBwT3duZXJzaGlwVHlwZSI6ICJQVVJDSEFTRUQiLCAic2lnbmVkRGF0ZSI6IDE2OTgxNDg5MDAwMDAsICJlbnZpcm9ubWVudCI6ICJQcm9kdWN0aW9uIn0.c2ln","signedRenewalInfo":"eyJhbGciOiAiRVMyNTYiLCAieDVjIjogWyJhIiwgImIiLCAiYyJdfQ.eyJvcmlnaW5hbFRyYW5zYWN0aW9uSWQiOiAiTzEiLCAiYXV0b1JlbmV3UHJvZHVjdElkIjogImNvbS5leGFtcGxlLnByb2R1Y3QiLCAicHJvZHVjdElkIjogImNvbS5leGFtcGxlLnByb2R1Y3QiLCAiYXV0b1JlbmV3U3RhdHVzIjogMSwgInNpZ25lZERhdGUiOiAxNjk4MTQ4OTAwMDAwLCAiZW52aXJvbm1lbnQiOiAiUHJvZHVjdGlvbiJ9.c2ln"}]}]}"#)
+        let november = Self.document("renewal-tx-nov.json", #"[{"transactionId":"T3","originalTransactionId":"O1","productId":"com.example.product","purchaseDate":1700827300000,"originalPurchaseDate":1698148800000,"expiresDate":1703419300000,"quantity":1,"type":"Auto-Renewable Subscription","appAccountToken":"u1","inAppOwnershipType":"PURCHASED","signedDate":1700827300000,"environment":"Production"}]"#)
+        for documents in [[october, november], [november, october]] {
+            let result = try Self.run(.appStore, documents)
+            #expect(Self.statuses(result) == ["active"], "\(documents.map(\.name))")
+            #expect(result.warnings.contains { $0.message.hasPrefix("the status at ") && $0.message.hasSuffix(
+                "is Apple's word on transaction T2; this later transaction is read without it") })
+        }
+        // The status alone still speaks for its own transaction.
+        #expect(Self.statuses(try Self.run(.appStore, [october])) == ["expired"])
+    }
+
     // MARK: A key written twice
 
     @Test func aKeyWrittenTwiceIsRefusedWhereItIs() {
