@@ -171,11 +171,7 @@ extension Evaluation {
                                                 + "paid (docs/ledger.md)"))
                     } else if e.position.used > 0 || e.position.carried > 0 || e.position.overdrawn > 0,
                               let paid = e.position.windowStart ?? state.purchases[j].purchasedAt,
-                              case .notOwned = state.purchases.withUnsafeBufferPointer({ purchases in
-                                  let p = graph.products[Int(purchaseProduct[j])]
-                                  return OwnershipResolver.standing(purchases.baseAddress! + j, p.kind, p.duration,
-                                                                    at: paid, past: true)
-                              }) {
+                              pastRank(of: j, at: paid) == 0 {
                         found.append(StateError(path: path, message: "`\(product)` is, as the state now says, not "
                                                 + "owned at \(paid), where its grant paid for uses folded before "
                                                 + "\(ledger.before): what it paid for then stays paid "
