@@ -71,20 +71,18 @@ struct BDD {
     /// Forgets the nodes made since `checkpoint`, and the memos (which may name them).
     private mutating func rollBack() {
         guard variables.count > checkpoint else { return }
-        let dropped = variables.count - checkpoint
-        if dropped > checkpoint {
-            variables.removeSubrange(checkpoint...)
-            lows.removeSubrange(checkpoint...)
-            highs.removeSubrange(checkpoint...)
-            rehashUnique()
-        } else {
-            for id in Int32(checkpoint)..<Int32(variables.count) {
-                unique[slot(variables[Int(id)], lows[Int(id)], highs[Int(id)]).index] = BDD.removed
+        // A few dropped nodes are marked removed in the unique table; more than stay, and the
+        // table is rebuilt from those that stay.
+        let rebuild = variables.count - checkpoint > checkpoint
+        if !rebuild {
+            for id in checkpoint..<variables.count {
+                unique[slot(variables[id], lows[id], highs[id]).index] = BDD.removed
             }
-            variables.removeSubrange(checkpoint...)
-            lows.removeSubrange(checkpoint...)
-            highs.removeSubrange(checkpoint...)
         }
+        variables.removeSubrange(checkpoint...)
+        lows.removeSubrange(checkpoint...)
+        highs.removeSubrange(checkpoint...)
+        if rebuild { rehashUnique() }
         andMemo.removeAll()
         orMemo.removeAll()
         notMemo.removeAll()
