@@ -126,9 +126,15 @@ import Testing
                                                        kind: .amount(r.int64(1...10)))] : []
             let alone = state
             var latest = c.at
+            // Sometimes the instant of the use before (uses at one instant, each a nanosecond from
+            // a past one): a stream of its own, so every other draw stays as it was.
+            var again = SeededRandom(seed: UInt64(i) ^ 0xA6A1)
+            var previous: Instant?
             for _ in 0..<12 {
                 let f = r.pick(features)
-                let at = Instant(seconds: c.at.seconds - r.int64(0...(60 * 86_400)))
+                let drawn = Instant(seconds: c.at.seconds - r.int64(0...(60 * 86_400)))
+                let at = again.chance(0.3) ? previous ?? drawn : drawn
+                previous = at
                 guard let decision = try? Consumption.decide(graph: graph, state: state, environment: c.environment,
                                                               feature: g.features[f].name, amount: r.int64(1...30), id: nil, at: at)
                 else { continue }
