@@ -12,6 +12,12 @@ import EntlSyntax
 /// qualified atom implies owning the product, `before T1` implies `before T2` for T1 < T2 and
 /// `since T1` implies `since T2` for T1 > T2. Decisions are made on the two-valued purchase states
 /// that satisfy the domains: "impossible" means false for every possible purchase state.
+///
+/// Three-valued (`entlc diff`): a purchase of unknown status makes an atom unknown (SEMANTICS §1,
+/// Kleene logic), and access is a constraint that is *true*, not unknown. Each atom then has two
+/// variables, side by side: "definitely holds" and "possibly holds" (the first implies the
+/// second; the domains hold on each). A constraint's function is "definitely true": `not x` is
+/// definitely true where `x` is not possibly true. The lints keep one variable per atom: two-valued.
 final class PurchaseAtoms {
     enum Atom: Hashable {
         /// Holds at least N units (N = 1: owns the product).
@@ -31,10 +37,17 @@ final class PurchaseAtoms {
     }
 
     private(set) var bdd = BDD()
-    /// Product name → atom → variable.
+    /// Whether atoms are three-valued: a "possibly" variable after each atom's own.
+    let threeValued: Bool
+    /// Product name → atom → variable ("definitely"; "possibly" is the next one when three-valued).
     private var variables: [String: [Atom: Int]] = [:]
-    /// Variable → its product and atom (for domains and example situations).
-    private(set) var atomOf: [(product: String, atom: Atom)] = []
+    /// Variable → its product and atom, and whether it is the "possibly" one (for domains and
+    /// example situations).
+    private(set) var atomOf: [(product: String, atom: Atom, possibly: Bool)] = []
+
+    init(threeValued: Bool = false) {
+        self.threeValued = threeValued
+    }
     /// Product → its domain, computed on first use for the atoms it has then.
     private var chains: [String: (atoms: Int, chain: Int32)] = [:]
 
@@ -71,24 +84,36 @@ final class PurchaseAtoms {
     /// Counts `steps` of a lint's own work against the task under way (`BDD.spend`).
     func spend(_ steps: Int) { bdd.spend(steps) }
 
-    /// The variable of an atom (created on first use; owning the product comes first).
-    func variable(_ product: String, _ atom: Atom) -> Int32 {
+    /// The variable of an atom (created on first use; owning the product comes first): "the atom
+    /// definitely holds", or with `possibly` (three-valued only) "it possibly holds".
+    func variable(_ product: String, _ atom: Atom, possibly: Bool = false) -> Int32 {
         if case .purchased = atom { _ = variable(product, .atLeast(1)) }
-        if let v = variables[product]?[atom] { return bdd.variable(v) }
+        let offset = possibly && threeValued ? 1 : 0
+        if let v = variables[product]?[atom] { return bdd.variable(v + offset) }
         let v = atomOf.count
         variables[product, default: [:]][atom] = v
-        atomOf.append((product, atom))
-        return bdd.variable(v)
+        atomOf.append((product, atom, false))
+        if threeValued { atomOf.append((product, atom, true)) }
+        return bdd.variable(v + offset)
     }
+
+    /// The rails a domain's relations hold on: "definitely", and "possibly" when three-valued.
+    private var rails: [Int] { threeValued ? [0, 1] : [0] }
 
     /// The relations among one product's atoms.
     private func chain(_ product: String) -> Int32 {
         let atoms = variables[product] ?? [:]
         if let c = chains[product], c.atoms == atoms.count { return c.chain }
         func implies(_ a: Atom, _ b: Atom) -> Int32 {
-            bdd.or(bdd.not(bdd.variable(atoms[a]!)), bdd.variable(atoms[b]!))
+            rails.reduce(BDD.true) { r, rail in
+                bdd.and(r, bdd.or(bdd.not(bdd.variable(atoms[a]! + rail)), bdd.variable(atoms[b]! + rail)))
+            }
         }
         var chain = BDD.true
+        // What definitely holds possibly holds.
+        for v in atoms.values where threeValued {
+            chain = bdd.and(chain, bdd.or(bdd.not(bdd.variable(v)), bdd.variable(v + 1)))
+        }
         let thresholds = atoms.keys.compactMap { if case .atLeast(let n) = $0 { n } else { nil } }.sorted()
         for (lower, higher) in zip(thresholds, thresholds.dropFirst()) {
             chain = bdd.and(chain, implies(.atLeast(higher), .atLeast(lower)))
@@ -132,20 +157,37 @@ final class PurchaseAtoms {
         }
         var r = BDD.true
         for p in products.sorted() {
-            r = bdd.and(r, bdd.or(bdd.not(variable(p, .atLeast(1))), variable(p, .purchased(before: true, t))))
+            for rail in rails.map({ $0 == 1 }) {
+                r = bdd.and(r, bdd.or(bdd.not(variable(p, .atLeast(1), possibly: rail)),
+                                      variable(p, .purchased(before: true, t), possibly: rail)))
+            }
             for case (.purchased(false, let since), let v) in variables[p] ?? [:] where since >= t {
-                r = bdd.and(r, bdd.not(bdd.variable(v)))
+                for rail in rails { r = bdd.and(r, bdd.not(bdd.variable(v + rail))) }
             }
         }
         return bdd.and(r, domain(fs + [r]))
     }
 
     /// A purchase state (within the domains) where `f` holds, as the atoms that are true in it —
-    /// the fewest the diagram needs — or nil when there is none.
-    func example(_ f: Int32) -> [(product: String, atom: Atom)]? {
-        let g = bdd.and(f, domain([f]))
+    /// the fewest the diagram needs — or nil when there is none; `unknown`: the atom only
+    /// possibly holds (a purchase of unknown status). One where every atom is known when `f`
+    /// has one.
+    func example(_ f: Int32) -> [(product: String, atom: Atom, unknown: Bool)]? {
+        var g = bdd.and(f, domain([f]))
+        if threeValued {
+            var known = BDD.true
+            for v in Set(bdd.support(g).map { atomOf[$0].possibly ? $0 - 1 : $0 }) {
+                known = bdd.and(known, bdd.or(bdd.not(bdd.variable(v + 1)), bdd.variable(v)))
+            }
+            if bdd.and(g, known) != BDD.false { g = bdd.and(g, known) }
+        }
         guard let path = bdd.satisfyingPath(g) else { return nil }
-        return path.filter(\.value).map { atomOf[$0.variable] }
+        let holds = Set(path.filter(\.value).map(\.variable))
+        return holds.sorted().compactMap { v in
+            let a = atomOf[v]
+            if !a.possibly { return (a.product, a.atom, false) }
+            return holds.contains(v - 1) ? nil : (a.product, a.atom, true)
+        }
     }
 
     func and(_ a: Int32, _ b: Int32) -> Int32 { bdd.and(a, b) }
@@ -228,8 +270,9 @@ final class ConstraintAnalysis {
     let grantable: Bool
     private var outcomes: [Key: Outcome] = [:]
     /// Each entitlement's constraint over purchases alone (what a name stands for inside another
-    /// constraint, before its grant variable).
+    /// constraint, before its grant variable); three-valued, also where it is possibly true.
     private var purchasesOnly: [String: Int32] = [:]
+    private var possiblyPurchases: [String: Int32] = [:]
 
     /// Whether the analysis stayed within its budget; when not, no lint may rely on it.
     var usable: Bool { atoms.usable }
@@ -301,6 +344,7 @@ final class ConstraintAnalysis {
         let value = value(e)
         if case .entitlement(let name) = key {
             purchasesOnly[name] = grantable ? self.value(e, grantable: false) : value
+            if atoms.threeValued { possiblyPurchases[name] = self.value(e, grantable: false, possibly: true) }
         }
         let domain = atoms.domain([value])
         let facts = Facts(value: value, domain: domain, canonical: atoms.and(value, domain))
@@ -385,26 +429,30 @@ final class ConstraintAnalysis {
     /// reported them already).
     func value(_ e: Expression) -> Int32 { value(e, grantable: grantable) }
 
-    private func value(_ e: Expression, grantable: Bool) -> Int32 {
-        let value = { (e: Expression) in self.value(e, grantable: grantable) }
+    /// `possibly` (three-valued): where `e` is possibly true (not known false), else where it is
+    /// definitely true.
+    private func value(_ e: Expression, grantable: Bool, possibly: Bool = false) -> Int32 {
+        let value = { (e: Expression) in self.value(e, grantable: grantable, possibly: possibly) }
         switch e {
         case .reference(let id):
-            if entitlement(id.name) != nil, let v = purchasesOnly[id.name] {
+            if entitlement(id.name) != nil, let v = (possibly ? possiblyPurchases : purchasesOnly)[id.name] {
                 // " granted NAME": no product's name (names have no spaces), one atom, no domain.
                 return grantable ? atoms.or(v, atoms.variable(" granted " + id.name, .atLeast(1))) : v
             }
-            if table[id.name]?.kind.isProduct == true { return atoms.variable(id.name, .atLeast(1)) }
+            if table[id.name]?.kind.isProduct == true { return atoms.variable(id.name, .atLeast(1), possibly: possibly) }
             return BDD.false
         case .atLeast(let id, let n):
-            return table[id.name]?.kind.isProduct == true ? atoms.variable(id.name, .atLeast(n.value)) : BDD.false
+            guard table[id.name]?.kind.isProduct == true else { return BDD.false }
+            return atoms.variable(id.name, .atLeast(n.value), possibly: possibly)
         case .purchased(let id, let date):
             guard table[id.name]?.kind.isProduct == true,
                   let atom = ConstraintAnalysis.atom(date) else { return BDD.false }
-            return atoms.variable(id.name, atom)
+            return atoms.variable(id.name, atom, possibly: possibly)
         case .everyone:
             return BDD.true
         case .not(let inner, _):
-            return atoms.not(value(inner))
+            // Definitely not: not possibly (Kleene); two-valued, the same.
+            return atoms.not(self.value(inner, grantable: grantable, possibly: atoms.threeValued && !possibly))
         // Folded from the right: variables follow the order terms first name them, so each step
         // puts a term above what comes after it, and a long `or` of products is linear.
         case .and(let terms):

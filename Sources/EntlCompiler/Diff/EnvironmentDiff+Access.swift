@@ -217,7 +217,7 @@ extension EnvironmentDiff {
     /// The fewest units of `product` a situation holds (it may require `product >= 2`).
     private func units(of product: String, in situation: Int32) -> Int64 {
         var fewest: Int64 = 1
-        for (p, atom) in atoms.example(situation) ?? [] where p == product {
+        for (p, atom, unknown) in atoms.example(situation) ?? [] where p == product && !unknown {
             guard case .atLeast(let n) = atom, n > fewest,
                   atoms.and(situation, atoms.not(atoms.variable(p, .atLeast(n)))) == BDD.false else { continue }
             fewest = n

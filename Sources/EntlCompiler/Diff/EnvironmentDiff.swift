@@ -59,7 +59,10 @@ struct Side {
 final class EnvironmentDiff {
     let environment: EnvironmentName
     let since: Instant
-    let atoms = PurchaseAtoms()
+    /// Three-valued: access is a constraint that is true, not unknown (a purchase of unknown
+    /// status), so a rewrite equal on known purchases can still take access (`a or b` →
+    /// `a or (b and not a)` with `a` unknown).
+    let atoms = PurchaseAtoms(threeValued: true)
     let old: Side
     let new: Side
     private(set) var findings: [Diagnostic] = []
@@ -341,25 +344,28 @@ final class EnvironmentDiff {
     /// "a customer who owns only `pro_monthly`", "a customer with no purchases", "a customer who
     /// owns only `pro_monthly` (bought before 2026-06-01T00:00:00Z) and 5 `zbucks`".
     /// `existing`: the situation is an existing customer's, so owning a product means a purchase
-    /// before `since` (not repeated in the text).
+    /// before `since` (not repeated in the text). Purchases of unknown status come last: "… and
+    /// `b` of unknown status" (`3 more `c`` where some units are known).
     func describe(_ situation: Int32, existing: Bool = false) -> String {
         guard let atoms = atoms.example(situation) else { return "no customer" }
-        var products: [String] = []
-        var facts: [String: (units: Int64, before: Instant?, since: Instant?)] = [:]
-        for (product, atom) in atoms {
-            if facts[product] == nil { products.append(product); facts[product] = (1, nil, nil) }
+        typealias Facts = (units: Int64, before: Instant?, since: Instant?)
+        var products: [(name: String, unknown: Bool)] = []
+        var facts: [String: Facts] = [:], unknown: [String: Facts] = [:]
+        for (product, atom, isUnknown) in atoms {
+            if isUnknown ? unknown[product] == nil : facts[product] == nil {
+                products.append((product, isUnknown))
+            }
+            var f = (isUnknown ? unknown[product] : facts[product]) ?? (1, nil, nil)
             switch atom {
-            case .atLeast(let n): facts[product]!.units = max(facts[product]!.units, n)
-            case .purchased(true, let t) where !existing || t != since:
-                facts[product]!.before = min(facts[product]!.before ?? t, t)
-            case .purchased(false, let t): facts[product]!.since = max(facts[product]!.since ?? t, t)
+            case .atLeast(let n): f.units = max(f.units, n)
+            case .purchased(true, let t) where !existing || t != since: f.before = min(f.before ?? t, t)
+            case .purchased(false, let t): f.since = max(f.since ?? t, t)
             case .purchased: break
             }
+            if isUnknown { unknown[product] = f } else { facts[product] = f }
         }
-        if products.isEmpty { return "a customer with no purchases" }
-        let parts = products.map { p in
-            let f = facts[p]!
-            var text = f.units > 1 ? "\(f.units.grouped) `\(p)`" : "`\(p)`"
+        func text(_ p: String, _ f: Facts, more: Bool) -> String {
+            var text = f.units > 1 ? "\(f.units.grouped)\(more ? " more" : "") `\(p)`" : "`\(p)`"
             switch (f.before, f.since) {
             case (let b?, let a?): text += " (bought before \(b.rfc3339), and again on or after \(a.rfc3339))"
             case (let b?, nil): text += " (bought before \(b.rfc3339))"
@@ -368,7 +374,22 @@ final class EnvironmentDiff {
             }
             return text
         }
-        let list = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
-        return "a customer who owns only " + list
+        func list(_ parts: [String]) -> String {
+            parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
+        }
+        let known = products.filter { !$0.unknown }.map { text($0.name, facts[$0.name]!, more: false) }
+        let uncertain = products.filter(\.unknown).map { p -> String in
+            var f = unknown[p.name]!
+            // Units beyond those known: `c >= 2` known and `c >= 5` possible are 3 more.
+            let held = facts[p.name]?.units ?? 0
+            if f.units > held, held > 0 { f.units -= held; return text(p.name, f, more: f.units > 1) }
+            return text(p.name, f, more: false)
+        }
+        if uncertain.isEmpty {
+            return known.isEmpty ? "a customer with no purchases" : "a customer who owns only " + list(known)
+        }
+        let unknownText = list(uncertain) + " of unknown status"
+        return known.isEmpty ? "a customer with nothing but " + unknownText
+            : "a customer who owns only " + list(known) + ", and " + unknownText
     }
 }

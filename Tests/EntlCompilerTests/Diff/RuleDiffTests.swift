@@ -49,6 +49,25 @@ import Testing
         #expect(diff(old, rewritten) == [])
     }
 
+    /// Unknown is never access (SEMANTICS §1): a rewrite equal on known purchases that leaves a
+    /// customer with a purchase of unknown status undetermined is a loss, and the reverse a gain.
+    @Test func aRewriteThatLeavesAnUnknownStatusUndeterminedIsALoss() {
+        let old = Self.plans + "entitlement pro = monthly or annual { grants export }"
+        let new = Self.plans + "entitlement pro = monthly or (annual and not monthly) { grants export }"
+        let lost = "a customer who owns only `annual`, and `monthly` of unknown status"
+        #expect(diff(old, new) == [
+            "D401 new.entl:5:13 \(lost) loses entitlement `pro`",
+            "D402 new.entl:5:13 \(lost) loses feature `export`",
+        ])
+        #expect(diff(new, old) == [
+            "D101 new.entl:5:13 \(lost) gains entitlement `pro`",
+            "D101 new.entl:5:39 \(lost) gains feature `export`",
+        ])
+        // A change known purchases show is described with known purchases only.
+        #expect(diff(old, Self.plans + "entitlement pro = monthly { grants export }").first
+                == "D401 new.entl:5:13 a customer who owns only `annual` loses entitlement `pro`")
+    }
+
     @Test func aRenamedEntitlementIsARemovedNameAndNoAccessChange() {
         let old = Self.plans + "entitlement premium = monthly or annual { grants export }"
         let new = Self.plans + "entitlement plus = annual or monthly { grants export }"
