@@ -84,6 +84,7 @@ public struct TestRunner {
         var state = PurchaseState()
         var at: Instant?
         var env: Environment?
+        var stateItem: TestItem?
         for item in test.items {
             switch item.kind {
             case .state(let path):
@@ -97,6 +98,7 @@ public struct TestRunner {
                 // Strict: a misspelled key in a test's state would make the test mean something else.
                 do {
                     state = try PurchaseState(json: bytes, options: StateDecodingOptions(strict: true))
+                    stateItem = item
                 } catch {
                     throw TestError(message: "state file `\(resolved)`: \(error)", place: item.range.start)
                 }
@@ -108,6 +110,7 @@ public struct TestRunner {
         // `env`, else the state file's, else live. An `expect` naming what that environment lacks
         // (the checker resolved it in live) is a failure, never a pass (`check`).
         let environment = env ?? state.environment ?? .live
+        let fileState = state
         for item in test.items {
             switch item.kind {
             case .given(let g):
@@ -137,6 +140,16 @@ public struct TestRunner {
         }
         guard let instant = at ?? state.now else {
             throw TestError(message: "the test has no `at` and its state has no `now`")
+        }
+        // Strict as well for what the rules cannot make sense of in the file (docs/state.md,
+        // "Warnings"): a misspelled feature's uses would be left out, and the test pass.
+        if let stateItem, case .state(let path) = stateItem.kind {
+            do {
+                _ = try Evaluation(graph: graph, state: fileState, environment: environment, at: instant, strict: true)
+            } catch {
+                let resolved = TestRunner.resolve(path.value, relativeTo: file)
+                throw TestError(message: "state file `\(resolved)`: \(error.message)", place: stateItem.range.start)
+            }
         }
         do {
             return try Evaluation(graph: graph, state: state, environment: environment, at: instant)

@@ -63,6 +63,33 @@ import Testing
             """)
     }
 
+    /// A test's state file is strict also for what the rules cannot make sense of: a misspelled
+    /// feature's uses would be left out and the balance expectation pass (a review).
+    @Test func aStateFileTheRulesCannotMakeSenseOfCannotRun() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"now": "2026-11-22T12:00:00Z", "usage": [{"feature": "api_cals", "amount": 60}]}"#
+            .write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+        try """
+            feature api_calls: metered
+            entitlement free = everyone { grants api_calls 100 }
+            test "balance" {
+              state "s.json"
+              expect api_calls allowed balance 100
+            }
+
+            """.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["test", "rules.entl"], directory: dir)
+        #expect(r.status == 1)
+        #expect(r.stdout == """
+            FAIL  balance
+                  rules.entl:4:3: cannot run: state file `s.json`: usage[0].feature: no feature, credit system or event \
+            "api_cals" in the rules (did you mean `api_calls`?)
+            0 passed, 1 failed
+
+            """)
+    }
+
     @Test func filterSelectsTests() throws {
         let r = try runEntlc(["test", "Tests/Fixtures/tests/runner.entl", "--filter", "pass"])
         #expect(r.stdout == "PASS  passes\n1 passed, 0 failed\n")

@@ -439,8 +439,8 @@ final class ConstraintAnalysis {
                 // " granted NAME": no product's name (names have no spaces), one atom, no domain.
                 return grantable ? atoms.or(v, atoms.variable(" granted " + id.name, .atLeast(1))) : v
             }
-            if table[id.name]?.kind.isProduct == true { return atoms.variable(id.name, .atLeast(1), possibly: possibly) }
-            return BDD.false
+            guard table[id.name]?.kind.isProduct == true else { return BDD.false }
+            return atoms.variable(id.name, .atLeast(1), possibly: possibly)
         case .atLeast(let id, let n):
             guard table[id.name]?.kind.isProduct == true else { return BDD.false }
             return atoms.variable(id.name, .atLeast(n.value), possibly: possibly)
