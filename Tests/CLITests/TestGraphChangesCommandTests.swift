@@ -109,6 +109,25 @@ import Testing
         #expect(xml.components(separatedBy: "<testcase ").count == 6)
     }
 
+    /// XML 1.0 has no U+FFFE, U+FFFF or most control characters, not even as references: the
+    /// report stays well-formed (a review: U+FFFE had gone through).
+    @Test func aJUnitReportIsWellFormedWhateverATestIsCalled() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+            product p: non_consumable
+            entitlement e = p
+            test "a\\u{FFFE}b\\u{FFFF}c\\u{1}d\\te\\u{D}f" {
+              at "2026-01-01T00:00:00Z"
+              expect e denied
+            }
+
+            """.write(toFile: dir + "/rules.entl", atomically: true, encoding: .utf8)
+        let r = try runEntlc(["test", "rules.entl", "--format", "junit"], directory: dir)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains(#"<testcase name="a?b?c?d&#9;e&#13;f" classname="rules.entl""#), "\(r.stdout)")
+    }
+
     /// Nothing ran is not a pass: a rule set without tests, or a filter that matches none.
     @Test func noTestsIsNotAPass() throws {
         let none = try runEntlc(["test", "-"], stdin: "product p: non_consumable\n")

@@ -130,8 +130,14 @@ enum TestCommand {
             case "'": out += "&apos;"
             case "\n": out += "&#10;"
             default:
-                // XML 1.0 has no representation for most control characters.
-                if scalar.value < 0x20, scalar != "\t" { out += "?" } else { out.unicodeScalars.append(scalar) }
+                // XML 1.0 has no representation for most control characters, nor for U+FFFE and
+                // U+FFFF (its Char production); carriage returns and tabs are kept as references.
+                switch scalar.value {
+                case 0x0D: out += "&#13;"
+                case 0x09: out += "&#9;"
+                case ..<0x20, 0xFFFE, 0xFFFF: out += "?"
+                default: out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out
