@@ -108,6 +108,14 @@ import Testing
         #expect(schema.errors(try JSONParser.parse(Self.compacted)) == [])
         let check = try runEntlc(["state", "check", "out.json", "--rules", "rules.entl", "--strict"], directory: dir)
         #expect(check.status == 0, "\(check.stderr)")
+        // Its `now` moved before the ledger's instant, `eval` cannot read it there: nor is it valid
+        // (`state check` had evaluated it at the ledger's instant instead, a review).
+        try Self.compacted.replacingOccurrences(of: #""now": "2026-06-10T00:00:00Z""#, with: #""now": "2026-06-01T00:00:00Z""#)
+            .write(toFile: dir + "/early.json", atomically: true, encoding: .utf8)
+        let early = try runEntlc(["state", "check", "early.json", "--rules", "rules.entl"], directory: dir)
+        #expect(early.status == 1)
+        #expect(early.stderr.hasPrefix("entlc: error: early.json: the state's uses before 2026-06-02T00:00:00Z are folded"),
+                "\(early.stderr)")
         // Compacting the result at the same instant changes nothing.
         let again = try runEntlc(["state", "compact", "rules.entl", "--state", "out.json", "--before", Self.before],
                                  directory: dir)

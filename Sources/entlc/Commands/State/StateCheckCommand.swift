@@ -75,9 +75,9 @@ enum StateCheckCommand {
         }
         guard let graph else { return (nil, state.warnings.map(\.description)) }
         do throws(EvaluationError) {
-            // A compacted state is evaluated from its ledger's instant on.
-            var at = state.now ?? .now()
-            if let before = state.ledger?.before, at < before { at = before }
+            // As `eval` reads it: at its `now` (a compacted state whose `now` is before its ledger's
+            // instant cannot be evaluated there, and is no valid state).
+            let at = state.now ?? .now()
             let evaluation = try Evaluation(graph: graph, state: state, environment: environment, at: at)
             return (nil, evaluation.warnings.map(\.description))
         } catch {
