@@ -144,4 +144,17 @@ import Testing
         #expect(String(rest[..<end.lowerBound]) == r.stdout)
         #expect(readme.contains("swift run entlc eval examples/photos.entl --state examples/photos.state.json --all"))
     }
+
+    /// docs/cli.md's `changes` example is the command's output (it had lost a line when the
+    /// example's credits changed).
+    @Test func theChangesExampleIsTheCommandsOutput() throws {
+        let cli = try readRepoFile("docs/cli.md")
+        let intro = try #require(cli.range(of: "--to-time 2026-12-10T00:00:00Z`):\n\n```text\n"))
+        let rest = cli[intro.upperBound...]
+        let end = try #require(rest.range(of: "```"))
+        let r = try runEntlc(["changes", "examples/api.entl", "--state", "examples/api.state.json",
+                              "--from-time", "2026-11-22T00:00:00Z", "--to-time", "2026-12-10T00:00:00Z"])
+        #expect(r.status == 0)
+        #expect(String(rest[..<end.lowerBound]) == r.stdout)
+    }
 }

@@ -244,6 +244,24 @@ import Testing
         #expect(same.status == 0)
     }
 
+    /// Two states of two environments compare names of one with the other's (a review: the test
+    /// environment's entitlement was dropped, its features' unlocks kept): one environment is asked for.
+    @Test func twoEnvironmentsNeedEnv() throws {
+        let dir = try scratch([
+            "live.json": #"{"now": "2026-11-22T12:00:00Z", "purchases": []}"#,
+            "test.json": #"{"now": "2026-11-22T12:00:00Z", "environment": "test", "purchases": []}"#,
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rules = repoPath("examples/subscriptions.entl")
+        let r = try runEntlc(["changes", rules, "--from", "live.json", "--to", "test.json"], directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: live.json is evaluated in live and test.json in test: give --env to compare "
+                + "both in one environment\n")
+        let test = try runEntlc(["changes", rules, "--from", "live.json", "--to", "test.json", "--env", "test"],
+                                directory: dir)
+        #expect(test.status == 0 && test.stdout == "")
+    }
+
     @Test func overTime() throws {
         let r = try runEntlc(["changes", "examples/subscriptions.entl", "--state", "examples/subscriptions.state.json",
                               "--from-time", "2026-11-22T12:00:00Z", "--to-time", "2026-12-31T00:00:00Z"])
@@ -257,6 +275,9 @@ import Testing
         ([] as [String], "entlc: error: give --from OLD.json --to NEW.json, or --state S.json --from-time T1 --to-time T2\n"),
         (["--state", "examples/api.state.json", "--from-time", "2026", "--to-time", "2027-01-01T00:00:00Z"],
          "entlc: error: --from-time: \"2026\" is not an RFC 3339 instant\n"),
+        (["--state", "examples/api.state.json", "--from-time", "2026-11-22T00:00:00Z", "--to-time",
+          "2026-11-23T00:00:00Z", "--at", "2027-01-01T00:00:00Z"],
+         "entlc: error: --at goes with --from/--to (--state is followed from T1 to T2)\n"),
     ])
     func badArgumentsExitTwo(_ options: [String], _ message: String) throws {
         let r = try runEntlc(["changes", "examples/api.entl"] + options)

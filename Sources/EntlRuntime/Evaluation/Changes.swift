@@ -96,22 +96,25 @@ public enum Changes {
     /// §7 lifecycle events: what happened to the purchase behind an entitlement. Renewals (the
     /// end moved later, not by a grace period),
     /// cancellations and product changes are of an entitlement active before and after; a
-    /// billing issue or a revocation of one active before (it may have ended it); a billing
-    /// recovery of one active after.
+    /// billing issue (`in_grace_period` or `in_billing_retry` turned true) or a revocation of one
+    /// active before (it may have ended it); a billing recovery (one of them turned false, none
+    /// true) of one active after. Each flag is read on its own: a purchase left in billing retry
+    /// long ago hides neither a renewal of another nor its grace period.
     static func lifecycle(_ a: EntitlementResult, _ b: EntitlementResult, at: Instant) -> [ChangeEvent] {
         var kinds: [ChangeEvent.Kind] = []
-        let (troubled, troubledNow) = (a.inGracePeriod || a.inBillingRetry, b.inGracePeriod || b.inBillingRetry)
+        let issue = (!a.inGracePeriod && b.inGracePeriod) || (!a.inBillingRetry && b.inBillingRetry)
+        let recovered = !issue && ((a.inGracePeriod && !b.inGracePeriod) || (a.inBillingRetry && !b.inBillingRetry))
         if a.allowed, b.allowed {
             // A grace period extends access too, but it is no renewal.
-            if let old = a.expiresAt, let new = b.expiresAt, new > old, a.product == b.product, !troubledNow {
+            if let old = a.expiresAt, let new = b.expiresAt, new > old, a.product == b.product, !b.inGracePeriod {
                 kinds.append(.entitlementRenewed)
             }
             if a.willRenew != b.willRenew, a.product == b.product {
                 kinds.append(b.willRenew ? .entitlementUncanceled : .entitlementCanceled)
             }
         }
-        if a.allowed, !troubled, troubledNow { kinds.append(.billingIssue) }
-        if b.allowed, troubled, !troubledNow { kinds.append(.billingRecovered) }
+        if a.allowed, issue { kinds.append(.billingIssue) }
+        if b.allowed, recovered { kinds.append(.billingRecovered) }
         if a.allowed, !a.isRevoked, b.isRevoked { kinds.append(.entitlementRevoked) }
         var events = kinds.map { ChangeEvent(kind: $0, name: b.name, at: at, entitlement: b) }
         if a.allowed, b.allowed, let old = a.product, let new = b.product, old != new {
@@ -166,9 +169,10 @@ public enum Changes {
 
 extension Evaluation {
     /// The earliest instant after `t` at which a decision, an entitlement's state or a balance
-    /// may change by itself: a purchase starts or ends, a state grant starts or ends, the customer's
-    /// `customer_since` comes, a dated usage record arrives, or a grant's window boundary changes
-    /// its balance. Unlike `valid_until` (§6),
+    /// may change by itself: a purchase starts or ends (also one behind an entitlement that owns
+    /// nothing: a billing retry coming to exist is a billing issue), a state grant starts or ends,
+    /// the customer's `customer_since` comes, a dated usage record arrives, or a grant's window
+    /// boundary changes its balance. Unlike `valid_until` (§6),
     /// boundaries at which a balance renews to the same amount do not count: the results there
     /// differ only in their window fields.
     public func nextObservableChange() -> Instant? {
@@ -176,6 +180,7 @@ extension Evaluation {
         // Grants no purchase is behind start at `customer_since` (a timeline had stepped over it).
         if let since = state.customerSince, since > at { next = earliest(next, since) }
         next = earliest(next, pastReadingChange)
+        for e in graph.entitlements.indices { next = earliest(next, changeBehind(e, entitlementValue(e).0)) }
         for record in state.usage where instant(of: record) > at {
             next = earliest(next, instant(of: record))
         }

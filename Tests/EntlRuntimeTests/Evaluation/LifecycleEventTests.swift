@@ -48,6 +48,35 @@ import Testing
         ])
     }
 
+    /// Each flag on its own (a review): an annual purchase left in billing retry long ago keeps
+    /// `in_billing_retry` true, and hid the monthly's renewal and its grace period.
+    @Test func aBillingRetryLongAgoHidesNoRenewalNorGracePeriod() throws {
+        let stale = #"{"product": "com.x.y", "store": "app_store", "status": "billing_retry", "#
+            + #""purchased_at": "2025-01-01T00:00:00Z", "expires_at": "2026-01-01T00:00:00Z"}, "#
+        let active = stale + Self.monthly + #""expires_at": "2026-12-05T00:00:00Z"}"#
+        func kinds(_ events: [String]) -> [String] { events.map { String($0.split(separator: "\"")[3]) } }
+        #expect(kinds(try events(active, stale + Self.monthly + #""expires_at": "2027-01-05T00:00:00Z"}"#))
+                == ["entitlement_renewed"])
+        let grace = stale + Self.monthly + #""status": "past_due", "expires_at": "2026-11-20T00:00:00Z", "#
+            + #""grace_until": "2026-11-27T00:00:00Z"}"#
+        #expect(kinds(try events(active, grace)) == ["billing_issue"])
+        #expect(kinds(try events(grace, active)) == ["entitlement_renewed", "billing_recovered"])
+    }
+
+    /// A timeline steps to the instant a purchase behind an entitlement comes to exist, also one
+    /// that owns nothing: a billing retry dated in the span is a billing issue then (a review: the
+    /// span said nothing, two states at the two instants said `billing_issue`).
+    @Test func aTimelineSeesABillingRetryComeToExist() throws {
+        let s = state(#"{"purchases": [\#(Self.monthly)"expires_at": "2026-12-31T00:00:00Z"}, "#
+                      + #"{"product": "com.x.y", "store": "app_store", "status": "billing_retry", "#
+                      + #""purchased_at": "2026-12-05T00:00:00Z"}]}"#)
+        let events = try Changes.timeline(graph: graph, state: s, from: instant("2026-12-04T00:00:00Z"),
+                                          to: instant("2026-12-06T00:00:00Z"))
+        #expect(events.map(\.json.compact) == [
+            #"{"event":"billing_issue","name":"pro","at":"2026-12-05T00:00:00Z","status":"active","product":"monthly","store_product_id":"com.x.m","expires_at":"2026-12-31T00:00:00Z","will_renew":true}"#,
+        ])
+    }
+
     /// The refunded purchase's `expires_at` lies after `t`: an inactive entitlement never reports
     /// an end after `t`.
     @Test func aRefundRevokes() throws {

@@ -14,7 +14,10 @@ enum ChangesCommand {
 
         Prints the change events (one JSON object per line): entitlement_activated,
         entitlement_deactivated, feature_unlocked, feature_locked and balance_changed (with
-        "old_balance" and "new_balance"), entitlements first, then features, in declaration order.
+        "old_balance" and "new_balance"), entitlements first, then features, in declaration order;
+        and what happened to the purchase behind an entitlement: entitlement_renewed,
+        entitlement_canceled, entitlement_uncanceled, billing_issue, billing_recovered,
+        entitlement_revoked and product_changed (with the entitlement's new fields).
 
         With --from/--to, the two states are compared (each at its own "now", or at --at).
         With --state, the state is followed from T1 to T2 and every change that happens by itself
@@ -55,6 +58,14 @@ enum ChangesCommand {
         if usesPair {
             guard let from = pair.0, let to = pair.1 else { throw CLIError("give both --from and --to") }
             let (old, new) = (try load(from), try load(to))
+            // Two environments would compare names of one with those of the other (and drop
+            // what only one has): one environment, or none.
+            let (oldEnv, newEnv) = (environment ?? old.environment ?? .live, environment ?? new.environment ?? .live)
+            guard oldEnv == newEnv else {
+                throw CLIError("\(StateFile.name(from)) is evaluated in \(oldEnv.rawValue) and "
+                               + "\(StateFile.name(to)) in \(newEnv.rawValue): give --env to compare both in one "
+                               + "environment")
+            }
             let clock = Instant.now()
             let (oldAt, newAt) = (at ?? old.now ?? clock, at ?? new.now ?? clock)
             events = try evaluating { () throws(EvaluationError) -> [ChangeEvent] in
@@ -66,6 +77,7 @@ enum ChangesCommand {
             guard let path = span.0, let t1 = span.1, let t2 = span.2 else {
                 throw CLIError("give --state, --from-time and --to-time together")
             }
+            if at != nil { throw CLIError("--at goes with --from/--to (--state is followed from T1 to T2)") }
             let state = try load(path)
             let from = try ParsedArguments.instant(t1, option: "--from-time")
             let to = try ParsedArguments.instant(t2, option: "--to-time")
