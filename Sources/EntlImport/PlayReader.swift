@@ -3,7 +3,32 @@ import EntlRuntime
 /// Google Play Developer API resources: `purchases.subscriptionsv2` (`SubscriptionPurchaseV2`,
 /// one purchase per line item) and `purchases.products` (`ProductPurchase`), one resource or an
 /// array of them per document. docs/import.md has the mapping and the reasons for it.
-enum PlayReader {
+///
+/// An upgrade or a downgrade replaces a subscription by a new one whose `linkedPurchaseToken`
+/// names the old purchase token, and Google says the old token no longer grants: what the
+/// documents say is held until every document is read (`finish`), so that a replaced
+/// subscription ends where the one replacing it begins, whatever the order of the files.
+struct PlayReader {
+    /// A subscription's purchases as read, with what links it to another.
+    private struct Subscription {
+        var purchases: [ImportedPurchase]
+        /// `purchaseToken`, when the document carries it (Google's resource does not: it is the
+        /// request's; add it as `"purchaseToken"`).
+        var token: String?
+        var linkedToken: String?
+        var start: Instant?
+        /// `canceledStateContext.replacementCancellation`: replaced by another subscription.
+        var replaced: Bool
+        var node: Node
+    }
+
+    private enum Pending {
+        case subscription(Subscription)
+        case product(ImportedPurchase)
+    }
+
+    private var pending: [Pending] = []
+
     static let subscriptionStates = [
         "SUBSCRIPTION_STATE_UNSPECIFIED", "SUBSCRIPTION_STATE_PENDING", "SUBSCRIPTION_STATE_ACTIVE",
         "SUBSCRIPTION_STATE_PAUSED", "SUBSCRIPTION_STATE_IN_GRACE_PERIOD", "SUBSCRIPTION_STATE_ON_HOLD",
@@ -13,7 +38,7 @@ enum PlayReader {
         "ACKNOWLEDGEMENT_STATE_UNSPECIFIED", "ACKNOWLEDGEMENT_STATE_PENDING", "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
     ]
 
-    static func read(_ document: Node, into builder: inout StateBuilder) throws(ImportIssue) {
+    mutating func read(_ document: Node, into builder: inout StateBuilder) throws(ImportIssue) {
         switch document.value {
         case .array:
             for item in try document.items() { try readResource(item, into: &builder) }
@@ -22,7 +47,56 @@ enum PlayReader {
         }
     }
 
-    private static func readResource(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
+    /// Adds what was read, in document order: a subscription another one's `linkedPurchaseToken`
+    /// names ends when that one starts (its own `expiryTime` is the paid period's end, not its
+    /// access's); one replaced that no document links to grants nothing more, with a warning.
+    func finish(into builder: inout StateBuilder) {
+        var replacedAt: [String: (start: Instant?, node: Node)] = [:]
+        for case .subscription(let s) in pending {
+            if let linked = s.linkedToken, replacedAt[linked] == nil { replacedAt[linked] = (s.start, s.node) }
+        }
+        var matched: Set<String> = []
+        for item in pending {
+            switch item {
+            case .product(let p): builder.add(p)
+            case .subscription(let s):
+                var purchases = s.purchases
+                if let token = s.token, let by = replacedAt[token] {
+                    matched.insert(token)
+                    for i in purchases.indices { PlayReader.end(&purchases[i], at: by.start) }
+                    builder.warn(s.node, "replaced by the subscription of \(by.node.place) (its linkedPurchaseToken): "
+                                 + "access ends when that one starts" + (by.start.map { ", \($0.rfc3339)" } ?? ""))
+                } else if s.replaced {
+                    for i in purchases.indices { PlayReader.end(&purchases[i], at: nil) }
+                    builder.warn(s.node, "replaced by another subscription (canceledStateContext.replacementCancellation):"
+                                 + " it grants nothing more; add each document's \"purchaseToken\" so that its access "
+                                 + "ends when the one replacing it starts")
+                }
+                for p in purchases { builder.add(p) }
+            }
+        }
+        for case .subscription(let s) in pending {
+            guard let linked = s.linkedToken, !matched.contains(linked) else { continue }
+            let unnamed = pending.contains { if case .subscription(let o) = $0 { o.token == nil } else { false } }
+            if unnamed {
+                builder.warn(s.node, "replaces the subscription of purchase token \(JSONValue.string(linked).compact)"
+                             + ", which no document names in \"purchaseToken\": if it is among them, it keeps "
+                             + "granting until its own expiry")
+            }
+        }
+    }
+
+    /// A replaced subscription's purchase: it ends at `at` (its access ends there, not at its paid
+    /// period's end) or, when that is not known, now: `expired`, no renewal.
+    private static func end(_ p: inout ImportedPurchase, at: Instant?) {
+        p.willRenew = false
+        guard let at else { p.status = .expired; return }
+        if p.expiresAt.map({ at < $0 }) ?? true { p.expiresAt = at }
+        if p.graceUntil.map({ at < $0 }) ?? false { p.graceUntil = at }
+        if p.status == .active || p.status == .trialing { p.status = .canceled }
+    }
+
+    private mutating func readResource(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
         guard case .object = r.value else { throw StateImporter.unrecognized(r, as: .play) }
         switch try r["kind"]?.string() {
         case "androidpublisher#subscriptionPurchaseV2"?:
@@ -43,18 +117,22 @@ enum PlayReader {
 
     /// A subscription: one purchase per line item (a base plan and its add-ons), each with the
     /// subscription's state and the item's own expiry and renewal.
-    private static func readSubscription(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
-        let state = try r.required("subscriptionState").word("subscription state", in: subscriptionStates)
+    private mutating func readSubscription(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
+        let state = try r.required("subscriptionState").word("subscription state", in: PlayReader.subscriptionStates)
             .dropFirst("SUBSCRIPTION_STATE_".count)
         let environment: Environment = r["testPurchase"] != nil ? .test : .live
         let start = try r["startTime"]?.instant(.rfc3339)
-        try readCustomer(r["externalAccountIdentifiers"]?["obfuscatedExternalAccountId"], into: &builder)
-        if try r["acknowledgementState"]?.word("acknowledgement state", in: acknowledgementStates)
+        try PlayReader.readCustomer(r["externalAccountIdentifiers"]?["obfuscatedExternalAccountId"], into: &builder)
+        if try r["acknowledgementState"]?.word("acknowledgement state", in: PlayReader.acknowledgementStates)
             == "ACKNOWLEDGEMENT_STATE_PENDING", ["ACTIVE", "IN_GRACE_PERIOD"].contains(state) {
-            builder.warn(r, notAcknowledged)
+            builder.warn(r, PlayReader.notAcknowledged)
         }
         let items = try r.required("lineItems").items()
         guard !items.isEmpty else { throw r.issue("no line items: the subscription names no product") }
+        var subscription = Subscription(purchases: [], token: try r["purchaseToken"]?.name(),
+                                        linkedToken: try r["linkedPurchaseToken"]?.name(), start: start,
+                                        replaced: r["canceledStateContext"]?["replacementCancellation"] != nil,
+                                        node: r)
         for item in items {
             let product = try item.object().required("productId").name()
             let expiry = try item["expiryTime"]?.instant(.rfc3339)
@@ -91,14 +169,15 @@ enum PlayReader {
                 p.status = .unknown
                 builder.warn(item, "no \"expiryTime\": access is undetermined")
             }
-            builder.add(p)
+            subscription.purchases.append(p)
         }
+        pending.append(.subscription(subscription))
     }
 
     /// A one-time product: its purchase state, and the units it holds (its quantity less the
     /// units refunded). Consumption is not a use: Google's "consumed" marks a purchase delivered
     /// so that it can be bought again, and entlc counts what was delivered.
-    private static func readProduct(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
+    private mutating func readProduct(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
         guard let productID = r["productId"] else {
             throw r.issue("missing \"productId\": purchases.products.get leaves it out; add the product id the request "
                           + "named as \"productId\"")
@@ -120,13 +199,13 @@ enum PlayReader {
         default: p.status = .billingRetry  // pending: the payment has not arrived
         }
         if let order = try r["orderId"]?.name() { p.key = "play_store order \(order)" }
-        try readCustomer(r["obfuscatedExternalAccountId"], into: &builder)
+        try PlayReader.readCustomer(r["obfuscatedExternalAccountId"], into: &builder)
         let consumed = try r["consumptionState"]?.code("consumption state", in: 0...1) == 1
         let acknowledged = try r["acknowledgementState"]?.code("acknowledgement state", in: 0...1) != 0
         if !acknowledged, !consumed, p.status == .active {
-            builder.warn(r, notAcknowledged)
+            builder.warn(r, PlayReader.notAcknowledged)
         }
-        builder.add(p)
+        pending.append(.product(p))
     }
 
     private static let notAcknowledged =

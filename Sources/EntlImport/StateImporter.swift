@@ -103,7 +103,9 @@ public enum StateImporter {
             for node in nodes { try reader.read(node) }
             try reader.finish(into: &builder)
         case .play:
-            for node in nodes { try PlayReader.read(node, into: &builder) }
+            var reader = PlayReader()
+            for node in nodes { try reader.read(node, into: &builder) }
+            reader.finish(into: &builder)
         case .stripe:
             for node in nodes { try StripeReader.read(node, into: &builder) }
         }

@@ -89,6 +89,70 @@ import Testing
         #expect(result.purchaseCount == 2)
     }
 
+    /// A subscription re-signed up for before it lapsed (or upgraded, downgraded): the new one's
+    /// `linkedPurchaseToken` names the old one, which grants no more (Google: the old token
+    /// "should not be used to grant users access"); it ends when the new one starts, in either
+    /// file order, and is not counted twice in between (a review: both had granted to the old
+    /// one's `expiryTime`).
+    static func subscription(_ state: String, start: String, token: String? = nil, linked: String? = nil,
+                             context: String = "") -> String {
+        let tokens = (token.map { #""purchaseToken": "\#($0)", "# } ?? "")
+            + (linked.map { #""linkedPurchaseToken": "\#($0)", "# } ?? "")
+        return #"{"kind": "androidpublisher#subscriptionPurchaseV2", "startTime": "\#(start)", \#(tokens)"#
+            + #""subscriptionState": "SUBSCRIPTION_STATE_\#(state)", \#(context)"#
+            + #""lineItems": [{"productId": "monthly001", "expiryTime": "2023-11-24T12:00:00Z", "#
+            + #""autoRenewingPlan": {"autoRenewEnabled": \#(state == "ACTIVE")}}]}"#
+    }
+
+    static let replacedContext = #""canceledStateContext": {"replacementCancellation": {}}, "#
+
+    func importPlay(_ documents: [String]) throws -> ImportResult {
+        try StateImporter.importState(from: .play, documents: documents.enumerated().map {
+            ImportDocument(name: "s\($0.offset + 1).json", bytes: Array($0.element.utf8))
+        })
+    }
+
+    @Test func aReplacedSubscriptionEndsWhenTheOneReplacingItStarts() throws {
+        let old = Self.subscription("CANCELED", start: "2023-10-24T12:00:00Z", token: "tok-a",
+                                    context: Self.replacedContext)
+        let new = Self.subscription("ACTIVE", start: "2023-11-10T00:00:00Z", token: "tok-b", linked: "tok-a")
+        for (documents, oldFile, newFile) in [([old, new], "s1.json", "s2.json"), ([new, old], "s2.json", "s1.json")] {
+            let result = try importPlay(documents)
+            let replaced = try #require(purchases(result).first { text($0, "purchased_at") == "2023-10-24T12:00:00Z" })
+            #expect(text(replaced, "expires_at") == "2023-11-10T00:00:00Z")
+            #expect(text(replaced, "status") == "canceled" && replaced["will_renew"] == .bool(false))
+            #expect(result.warnings.map(\.description) == [
+                "\(oldFile): replaced by the subscription of \(newFile) (its linkedPurchaseToken): access ends when "
+                    + "that one starts, 2023-11-10T00:00:00Z",
+            ])
+            // Access runs on through the new one.
+            let state = try decodedState(result)
+            for at in ["2023-11-01T00:00:00Z", "2023-11-15T00:00:00Z"] {
+                #expect(try evaluate(importRules, state, at: at).entitlement("play_premium").decision == .allowed)
+            }
+        }
+    }
+
+    @Test func aReplacedSubscriptionNoDocumentLinksToGrantsNothing() throws {
+        let old = Self.subscription("CANCELED", start: "2023-10-24T12:00:00Z", context: Self.replacedContext)
+        let result = try importPlay([old])
+        #expect(text(purchases(result).first, "status") == "expired")
+        #expect(result.warnings.map(\.description) == [
+            "s1.json: replaced by another subscription (canceledStateContext.replacementCancellation): it grants "
+                + "nothing more; add each document's \"purchaseToken\" so that its access ends when the one "
+                + "replacing it starts",
+        ])
+        #expect(try evaluate(importRules, try decodedState(result), at: Self.during).entitlement("play_premium")
+            .decision == .denied)
+        // A link to a token no document names, beside a document without one, is said.
+        let linked = try importPlay([Self.subscription("ACTIVE", start: "2023-11-10T00:00:00Z", linked: "tok-x"),
+                                     Self.subscription("ACTIVE", start: "2023-10-24T12:00:00Z")])
+        #expect(linked.warnings.map(\.description) == [
+            #"s1.json: replaces the subscription of purchase token "tok-x", which no document names in "#
+                + #""purchaseToken": if it is among them, it keeps granting until its own expiry"#,
+        ])
+    }
+
     @Test func theDeprecatedSubscriptionResourceIsRefused() throws {
         let json = #"{"kind": "androidpublisher#subscriptionPurchase", "expiryTimeMillis": "1509398029890"}"#
         let error = #expect(throws: ImportIssue.self) {
