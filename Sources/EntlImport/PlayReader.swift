@@ -68,9 +68,9 @@ struct PlayReader {
                                  + "access ends when that one starts" + (by.start.map { ", \($0.rfc3339)" } ?? ""))
                 } else if s.replaced {
                     for i in purchases.indices { PlayReader.end(&purchases[i], at: nil) }
-                    builder.warn(s.node, "replaced by another subscription (canceledStateContext.replacementCancellation):"
-                                 + " it grants nothing more; add each document's \"purchaseToken\" so that its access "
-                                 + "ends when the one replacing it starts")
+                    builder.warn(s.node, "replaced by another subscription "
+                                 + "(canceledStateContext.replacementCancellation): it grants nothing more; add each "
+                                 + "document's \"purchaseToken\" so that its access ends when the one replacing it starts")
                 }
                 for p in purchases { builder.add(p) }
             }
