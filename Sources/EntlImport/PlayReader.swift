@@ -70,7 +70,8 @@ struct PlayReader {
                     for i in purchases.indices { PlayReader.end(&purchases[i], at: nil) }
                     builder.warn(s.node, "replaced by another subscription "
                                  + "(canceledStateContext.replacementCancellation): it grants nothing more; add each "
-                                 + "document's \"purchaseToken\" so that its access ends when the one replacing it starts")
+                                 + "document's \"purchaseToken\" so that its access ends when the one replacing it "
+                                 + "starts")
                 }
                 for p in purchases { builder.add(p) }
             }
