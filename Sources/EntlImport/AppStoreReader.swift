@@ -84,8 +84,8 @@ struct AppStoreReader {
             let original = try node.required("originalTransactionId").name()
             // The latest word on a subscription's renewal wins.
             if let earlier = renewals[original],
-               try (earlier["signedDate"]?.instant(.milliseconds) ?? Instant(seconds: 0))
-                > (node["signedDate"]?.instant(.milliseconds) ?? Instant(seconds: 0)) { return }
+               try (earlier["signedDate"]?.instant(.orderingMilliseconds) ?? Instant(seconds: 0))
+                > (node["signedDate"]?.instant(.orderingMilliseconds) ?? Instant(seconds: 0)) { return }
             renewals[original] = node
         } else {
             throw StateImporter.unrecognized(node, as: .appStore)
@@ -157,7 +157,8 @@ struct AppStoreReader {
         let ea = try a["expiresDate"]?.instant(.milliseconds) ?? pa
         let eb = try b["expiresDate"]?.instant(.milliseconds) ?? pb
         if ea != eb { return ea > eb }
-        let sa = try a["signedDate"]?.instant(.milliseconds), sb = try b["signedDate"]?.instant(.milliseconds)
+        let sa = try a["signedDate"]?.instant(.orderingMilliseconds)
+        let sb = try b["signedDate"]?.instant(.orderingMilliseconds)
         if let sa, let sb, sa != sb { return sa > sb }
         return a["revocationDate"] != nil || b["revocationDate"] == nil
     }

@@ -43,8 +43,11 @@ struct JSONPath: Sendable {
 enum InstantEncoding {
     /// RFC 3339 text (RevenueCat, Google Play subscriptions).
     case rfc3339
-    /// Milliseconds since 1970 (the App Store; Google Play's `purchaseTimeMillis`, as a string).
+    /// Milliseconds since 1970 (the App Store; Google Play's `purchaseTimeMillis`, as a string),
+    /// from 2001 on (`Node.earliestMillisecond`: seconds given for milliseconds are refused).
     case milliseconds
+    /// Milliseconds since 1970 that only order two reports (the App Store's `signedDate`).
+    case orderingMilliseconds
     /// Seconds since 1970 (Stripe).
     case seconds
 }
@@ -174,6 +177,9 @@ struct Node {
     }
 
     /// An instant, written the vendor's way; one outside the years 1970 to 9999 is refused.
+    /// 2001-09-09T01:46:40Z, in milliseconds since 1970: no store's purchase is older.
+    static let earliestMillisecond: Int64 = 1_000_000_000_000
+
     func instant(_ encoding: InstantEncoding) throws(ImportIssue) -> Instant {
         switch encoding {
         case .rfc3339:
@@ -182,10 +188,17 @@ struct Node {
                 throw issue("\(value.compact) is not an RFC 3339 instant")
             }
             return instant
-        case .milliseconds:
+        case .milliseconds, .orderingMilliseconds:
             let ms = try integer(orString: true)
             guard ms >= 0, ms <= Node.latestSecond * 1000 + 999 else {
                 throw issue("\(value.compact) is out of range (milliseconds since 1970, up to the year 9999)")
+            }
+            // No store sold anything before 2001: seconds given for milliseconds would date a
+            // purchase in 1970, before every `purchased before` a rule set names.
+            guard ms >= Node.earliestMillisecond || encoding == .orderingMilliseconds else {
+                let read = Instant(seconds: ms / 1000, nanoseconds: Int32(ms % 1000) * 1_000_000).rfc3339
+                throw issue("\(value.compact) is \(read) read as milliseconds since 1970, before any store sold "
+                            + "anything: seconds? (\(Instant(seconds: ms).rfc3339))")
             }
             return Instant(seconds: ms / 1000, nanoseconds: Int32(ms % 1000) * 1_000_000)
         case .seconds:

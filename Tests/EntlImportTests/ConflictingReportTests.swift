@@ -101,7 +101,7 @@ import Testing
         #"{"transactionId": "\#(id)", "originalTransactionId": "12345", "productId": "com.example.product", "#
             + #""purchaseDate": 1698148900000, "expiresDate": 1700827300000, "type": "\#(type)", "#
             + #""environment": "Production", "signedDate": \#(signed)"#
-            + (revoked ? #", "revocationDate": \#(signed), "revocationReason": 0}"# : "}")
+            + (revoked ? #", "revocationDate": \#(1_698_829_200_000 + signed), "revocationReason": 0}"# : "}")
     }
 
     @Test func theSameTransactionTwiceIsReadFromTheReportSignedLater() throws {

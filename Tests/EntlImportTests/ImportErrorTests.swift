@@ -29,6 +29,10 @@ import Testing
              error: "in.json: expected a Google Play SubscriptionPurchaseV2 or ProductPurchase; this looks like "
                 + "App Store Server API transactions, renewal infos or subscription statuses: "
                 + "import it as `app-store`"),
+        // Seconds for milliseconds would date the purchase in 1970, before every `purchased before`.
+        Case(vendor: .play, json: #"{"productId": "coins", "purchaseTimeMillis": "1700000000", "purchaseState": 0}"#,
+             error: "in.json: purchaseTimeMillis: \"1700000000\" is 1970-01-20T16:13:20Z read as milliseconds since "
+                + "1970, before any store sold anything: seconds? (2023-11-14T22:13:20Z)"),
         Case(vendor: .appStore, json: "42",
              error: "in.json: expected App Store Server API transactions, renewal infos or subscription statuses, "
                 + "found a number"),
@@ -81,7 +85,7 @@ import Testing
         Case(vendor: .play, json: #"{"productId": "coins", "purchaseTimeMillis": "soon", "purchaseState": 0}"#,
              error: "in.json: purchaseTimeMillis: \"soon\" is not a whole number that fits in 64 bits"),
         Case(vendor: .play,
-             json: #"{"productId": "coins", "purchaseTimeMillis": "1", "purchaseState": 0, "quantity": -2}"#,
+             json: #"{"productId": "coins", "purchaseTimeMillis": "1700000000000", "purchaseState": 0, "quantity": -2}"#,
              error: "in.json: quantity: -2 is not a count from 0 to 10^15"),
         Case(vendor: .stripe, json: stripe(#""current_period_end": 99999999999999"#),
              error: "in.json: items.data[0].current_period_end: 99999999999999 is out of range (seconds since 1970, "
