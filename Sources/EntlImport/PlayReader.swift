@@ -19,6 +19,8 @@ struct PlayReader {
         var start: Instant?
         /// `canceledStateContext.replacementCancellation`: replaced by another subscription.
         var replaced: Bool
+        /// Whether it took effect: a replacement still pending (or never paid) replaces nothing.
+        var tookEffect: Bool
         var node: Node
     }
 
@@ -51,9 +53,12 @@ struct PlayReader {
     /// names ends when that one starts (its own `expiryTime` is the paid period's end, not its
     /// access's); one replaced that no document links to grants nothing more, with a warning.
     func finish(into builder: inout StateBuilder) {
+        // The earliest replacement that took effect, whatever the order of the files.
         var replacedAt: [String: (start: Instant?, node: Node)] = [:]
-        for case .subscription(let s) in pending {
-            if let linked = s.linkedToken, replacedAt[linked] == nil { replacedAt[linked] = (s.start, s.node) }
+        for case .subscription(let s) in pending where s.tookEffect {
+            guard let linked = s.linkedToken else { continue }
+            if let earlier = replacedAt[linked], let e = earlier.start, s.start.map({ e <= $0 }) ?? true { continue }
+            replacedAt[linked] = (s.start, s.node)
         }
         var matched: Set<String> = []
         for item in pending {
@@ -88,13 +93,18 @@ struct PlayReader {
     }
 
     /// A replaced subscription's purchase: it ends at `at` (its access ends there, not at its paid
-    /// period's end) or, when that is not known, now: `expired`, no renewal.
+    /// period's end) or, when that is not known, now: `expired`, no renewal. A payment it still
+    /// awaited is no more (it is not in billing retry: the replacement is what is billed).
     private static func end(_ p: inout ImportedPurchase, at: Instant?) {
         p.willRenew = false
         guard let at else { p.status = .expired; return }
         if p.expiresAt.map({ at < $0 }) ?? true { p.expiresAt = at }
         if p.graceUntil.map({ at < $0 }) ?? false { p.graceUntil = at }
-        if p.status == .active || p.status == .trialing { p.status = .canceled }
+        switch p.status {
+        case .active, .trialing: p.status = .canceled
+        case .billingRetry: p.status = .expired
+        default: break
+        }
     }
 
     private mutating func readResource(_ r: Node, into builder: inout StateBuilder) throws(ImportIssue) {
@@ -133,7 +143,7 @@ struct PlayReader {
         var subscription = Subscription(purchases: [], token: try r["purchaseToken"]?.name(),
                                         linkedToken: try r["linkedPurchaseToken"]?.name(), start: start,
                                         replaced: r["canceledStateContext"]?["replacementCancellation"] != nil,
-                                        node: r)
+                                        tookEffect: !["PENDING", "PENDING_PURCHASE_CANCELED"].contains(state), node: r)
         for item in items {
             let product = try item.object().required("productId").name()
             let expiry = try item["expiryTime"]?.instant(.rfc3339)

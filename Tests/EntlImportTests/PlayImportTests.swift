@@ -133,6 +133,30 @@ import Testing
         }
     }
 
+    /// A second review: a replacement still pending (or never paid) replaces nothing; one on hold
+    /// when replaced is billed no more (it had kept `in_billing_retry` true for good); of two
+    /// replacements of one token the earlier counts, whatever the order of the files.
+    @Test func onlyAReplacementThatTookEffectEndsTheOldSubscription() throws {
+        let old = Self.subscription("ACTIVE", start: "2023-10-24T12:00:00Z", token: "tok-a")
+        for pending in ["PENDING", "PENDING_PURCHASE_CANCELED"] {
+            let result = try importPlay([old, Self.subscription(pending, start: "2023-11-10T00:00:00Z", linked: "tok-a")])
+            #expect(text(purchases(result).first, "expires_at") == "2023-11-24T12:00:00Z", "\(pending)")
+            #expect(try evaluate(importRules, try decodedState(result), at: "2023-11-15T00:00:00Z")
+                .entitlement("play_premium").decision == .allowed, "\(pending)")
+        }
+        let onHold = Self.subscription("ON_HOLD", start: "2023-10-24T12:00:00Z", token: "tok-a")
+        let result = try importPlay([onHold, Self.subscription("ACTIVE", start: "2023-11-10T00:00:00Z", linked: "tok-a")])
+        #expect(text(purchases(result).first, "status") == "expired")
+        let premium = try evaluate(importRules, try decodedState(result), at: "2023-11-15T00:00:00Z")
+            .entitlement("play_premium")
+        #expect(premium.decision == .allowed && !premium.inBillingRetry)
+        let early = Self.subscription("ACTIVE", start: "2023-11-05T00:00:00Z", linked: "tok-a")
+        let late = Self.subscription("ACTIVE", start: "2023-11-10T00:00:00Z", linked: "tok-a")
+        for documents in [[old, early, late], [old, late, early]] {
+            #expect(text(purchases(try importPlay(documents)).first, "expires_at") == "2023-11-05T00:00:00Z")
+        }
+    }
+
     @Test func aReplacedSubscriptionNoDocumentLinksToGrantsNothing() throws {
         let old = Self.subscription("CANCELED", start: "2023-10-24T12:00:00Z", context: Self.replacedContext)
         let result = try importPlay([old])
