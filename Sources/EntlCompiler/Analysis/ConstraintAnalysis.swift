@@ -149,7 +149,8 @@ final class PurchaseAtoms {
 
     /// The purchase states (within the domains) of customers who bought everything before `t`:
     /// for each product `fs` depend on, owning it means a purchase before `t`, and no purchase is
-    /// made at or after any instant from `t` on. `entlc diff` asks what existing customers lose.
+    /// made at or after any instant from `t` on; every purchase has its date, so it was made before
+    /// each instant a qualifier names, or since. `entlc diff` asks what existing customers lose.
     func boughtBefore(_ t: Instant, _ fs: [Int32]) -> Int32 {
         var products: Set<String> = []
         for f in fs {
@@ -163,6 +164,17 @@ final class PurchaseAtoms {
             }
             for case (.purchased(false, let since), let v) in variables[p] ?? [:] where since >= t {
                 for rail in rails { r = bdd.and(r, bdd.not(bdd.variable(v + rail))) }
+            }
+            // Their purchases are dated: each made before an instant a qualifier names, or since.
+            let instants = Set((variables[p] ?? [:]).keys.compactMap { a -> Instant? in
+                if case .purchased(_, let at) = a { at } else { nil }
+            })
+            for at in instants.sorted() {
+                for rail in rails.map({ $0 == 1 }) {
+                    r = bdd.and(r, bdd.or(bdd.not(variable(p, .atLeast(1), possibly: rail)),
+                                          bdd.or(variable(p, .purchased(before: true, at), possibly: rail),
+                                                 variable(p, .purchased(before: false, at), possibly: rail))))
+                }
             }
         }
         return bdd.and(r, domain(fs + [r]))

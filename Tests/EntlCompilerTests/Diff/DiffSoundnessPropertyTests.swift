@@ -1,6 +1,7 @@
 import EntlCompiler
 import EntlRuntime
 import EntlTestSupport
+import Foundation
 import Testing
 
 /// What `entlc diff` says against what the evaluator does, over generated pairs of constraints
@@ -46,6 +47,9 @@ import Testing
             "((\(x)) and (\(y))) or ((\(x)) and not (\(y)))",
             "(\(x)) or ((\(y)) and not (\(y)))",
             "(\(x)) and ((\(y)) or not (\(y)))",
+            // The same for every dated purchase: made before the instant, or since.
+            "(\(x)) and (a purchased before \"2026-03-01T00:00:00Z\" or a purchased since \"2026-03-01T00:00:00Z\" "
+                + "or not a)",
         ])
     }
 
@@ -76,6 +80,61 @@ import Testing
         }
         return out
     }()
+
+    /// Every existing customer's situation (dated purchases, all before `since`): per product `a`
+    /// and `b`, any set of {active, unknown} × {February, April} purchases (either side of the
+    /// `purchased before` instants), and `c` with 0 to 3 units owned and 0 to 3 of unknown status.
+    static let existingCustomers: [PurchaseState] = {
+        var sets: [[String]] = [[]]
+        for status in ["active", "unknown"] {
+            for date in ["2026-02-01T00:00:00Z", "2026-04-01T00:00:00Z"] {
+                sets += sets.map { $0 + [#""status": "\#(status)", "purchased_at": "\#(date)""#] }
+            }
+        }
+        var out: [PurchaseState] = []
+        for sa in sets {
+            for sb in sets {
+                for owned in 0...3 {
+                    for unknown in 0...3 {
+                        var purchases = sa.map { #"{"product": "a", \#($0)}"# } + sb.map { #"{"product": "b", \#($0)}"# }
+                        for (status, units) in [("active", owned), ("unknown", unknown)] where units > 0 {
+                            purchases.append(#"{"product": "c", "status": "\#(status)", "quantity": \#(units), "#
+                                             + #""purchased_at": "2026-02-01T00:00:00Z"}"#)
+                        }
+                        out.append(state(#"{"purchases": [\#(purchases.joined(separator: ", "))]}"#))
+                    }
+                }
+            }
+        }
+        return out
+    }()
+
+    static let rounds = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "").map { $0 / 10 } ?? 30
+
+    /// The converse, for breaking findings: a loss diff reports (D401) is one some existing
+    /// customer has — no breaking finding without a customer it is true of.
+    @Test(arguments: [5, 6] as [UInt64])
+    func aReportedLossIsSomeExistingCustomers(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        var reported = 0
+        for round in 0..<Self.rounds {
+            let x = Self.constraint(2, &random)
+            let y = random.chance(0.3) ? Self.rewrite(x, &random) : Self.constraint(2, &random)
+            let old = Self.catalog + "entitlement e = \(x) { grants flag }\n"
+            let new = Self.catalog + "entitlement e = \(y) { grants flag }\n"
+            let (o, n) = (check(old, path: "old.entl"), check(new, path: "new.entl"))
+            guard !o.hasErrors, !n.hasErrors else { continue }
+            let findings = RuleDiff.compare(old: o, new: n, since: instant(Self.since), environments: [.live]).findings
+            guard let loss = findings.first(where: { $0.code.id == "D401" }) else { continue }
+            reported += 1
+            let (g, h) = (compileGraph(old), compileGraph(new))
+            let someoneLoses = try Self.existingCustomers.contains { c in
+                try Self.allowed(g, c).entitlement && !(try Self.allowed(h, c).entitlement)
+            }
+            #expect(someoneLoses, "seed \(seed) round \(round): `\(x)` → `\(y)`: \(loss.message)")
+        }
+        #expect(reported > 0)
+    }
 
     static func allowed(_ graph: RuleGraph, _ customer: PurchaseState) throws -> (entitlement: Bool, flag: Bool) {
         let e = try evaluate(graph, customer, at: "2026-06-15T00:00:00Z")

@@ -68,6 +68,16 @@ import Testing
                 == "D401 new.entl:5:13 a customer who owns only `annual` loses entitlement `pro`")
     }
 
+    /// An existing customer's purchase has its date: before T or since T, whichever T. Split at
+    /// an instant, the same product loses no dated customer (a review: D401 had said so); an
+    /// undated purchase is undetermined under either qualifier, which D105 says.
+    @Test func splittingAProductAtAnInstantLosesNoDatedCustomer() {
+        let old = Self.plans + "entitlement pro = monthly { grants export }"
+        let new = Self.plans + "entitlement pro = monthly purchased before \"2026-03-01T00:00:00Z\" "
+            + "or monthly purchased since \"2026-03-01T00:00:00Z\" { grants export }"
+        #expect(diff(old, new).map { String($0.prefix(4)) } == ["D105", "D105"])
+    }
+
     @Test func aRenamedEntitlementIsARemovedNameAndNoAccessChange() {
         let old = Self.plans + "entitlement premium = monthly or annual { grants export }"
         let new = Self.plans + "entitlement plus = annual or monthly { grants export }"
