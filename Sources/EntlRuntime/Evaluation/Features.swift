@@ -138,11 +138,15 @@ extension Evaluation {
         return left
     }
 
-    /// "`zbucks`, whose status is unknown": the products among `ps` with something unknown.
+    /// "`zbucks`, whose status is unknown": the products among `ps` with something unknown; else
+    /// (a `purchased before`/`since` of a purchase with no date, §1) "when `pro` was bought".
     func unknownProducts(_ ps: [Int]) -> String {
         let names = ps.filter { products[$0].hasUnknown }.map { "`\(graph.products[$0].name)`" }
-        if names.isEmpty { return "purchases whose status is unknown" }
-        return "\(names.prefix(3).joined(separator: ", ")), whose status is unknown"
+        if !names.isEmpty { return "\(names.prefix(3).joined(separator: ", ")), whose status is unknown" }
+        let undated = ps.filter { p in purchases(of: p).contains { state.purchases[$0].purchasedAt == nil } }
+            .map { "`\(graph.products[$0].name)`" }
+        if undated.isEmpty { return "purchases whose status is unknown" }
+        return "when \(undated.prefix(3).joined(separator: ", ")) was bought: the state gives no `purchased_at`"
     }
 
     private func decideMetered(_ f: Int, required: Int64, _ result: inout FeatureResult) {

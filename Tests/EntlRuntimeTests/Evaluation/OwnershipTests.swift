@@ -51,6 +51,19 @@ import Testing
         #expect(!r.allowed)
         #expect(r.reason == "it depends on `a`, whose status is unknown")
     }
+
+    /// A purchase with no date under `purchased before`: undetermined for its date, not its status
+    /// (a review: the reason had blamed an unknown status no purchase had).
+    @Test func anUndatedPurchaseIsUndeterminedForItsDate() throws {
+        let graph = compileGraph("""
+            product a: non_consumable
+            entitlement early = a purchased before "2026-06-01T00:00:00Z"
+            """)
+        let r = try evaluate(graph, state(#"{"purchases": [{"product": "a"}]}"#), at: "2026-07-01T00:00:00Z")
+            .entitlement("early")
+        #expect(r.decision == .undetermined)
+        #expect(r.reason == "it depends on when `a` was bought: the state gives no `purchased_at`")
+    }
 }
 
 /// docs/semantics.md §2: does the customer own a product at `t`?
