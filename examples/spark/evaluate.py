@@ -96,7 +96,10 @@ def evaluate_partition(command_template):
             except BaseException as error:  # the input failed: the partition must fail, not end short
                 failed.append(error)
             finally:
-                process.stdin.close()
+                try:
+                    process.stdin.close()
+                except BrokenPipeError as error:  # entlc stopped reading: its exit says why
+                    failed.append(error)
 
         writer = threading.Thread(target=feed, daemon=True)
         writer.start()
@@ -107,12 +110,13 @@ def evaluate_partition(command_template):
             yield (*numbers[index], raw.decode("utf-8").rstrip("\n"))
             index += 1
         writer.join()
-        if failed:
-            process.wait()
-            raise RuntimeError("reading the partition's lines failed") from failed[0]
+        # entlc's own failure first: one that stops it early (rules that do not compile, a damaged
+        # graph) also breaks the pipe the lines go into, and its message says why.
         error = process.stderr.read().decode("utf-8", "replace")
         if process.wait() != 0:
             raise RuntimeError(f"entlc failed ({process.returncode}): {error}")
+        if failed:
+            raise RuntimeError("reading the partition's lines failed") from failed[0]
         if index != len(numbers):
             raise RuntimeError(f"entlc wrote {index} lines for {len(numbers)} states")
 
