@@ -43,10 +43,36 @@ final class PurchaseAtoms {
     private var variables: [String: [Atom: Int]] = [:]
     /// Variable → its product and atom, and whether it is the "possibly" one (for domains and
     /// example situations).
-    private(set) var atomOf: [(product: String, atom: Atom, possibly: Bool)] = []
+    private(set) var atomOf: [Int: (product: String, atom: Atom, possibly: Bool)] = [:]
+    /// Each product's range of variables (the order is the variables' numbers): its atoms stay
+    /// together even when one is made after other products' (a `purchased before` of every
+    /// product, which `entlc diff` asks about existing customers; apart, the relation of each
+    /// product to its atom made a diagram exponential in the number of products).
+    private var ranges: [String: (next: Int, end: Int)] = [:]
+    private var nextRange = 0
+    /// Variables past every product's range, when a product has used all of its own.
+    private var overflow = PurchaseAtoms.overflowStart
+
+    static let rangeSize = 4096
+    static let overflowStart = 2_050_000_000
 
     init(threeValued: Bool = false) {
         self.threeValued = threeValued
+    }
+
+    /// A new variable (two side by side when three-valued) for one of `product`'s atoms.
+    private func newVariable(_ product: String) -> Int {
+        let width = threeValued ? 2 : 1
+        if ranges[product] == nil, nextRange + PurchaseAtoms.rangeSize <= PurchaseAtoms.overflowStart {
+            ranges[product] = (nextRange, nextRange + PurchaseAtoms.rangeSize)
+            nextRange += PurchaseAtoms.rangeSize
+        }
+        if let r = ranges[product], r.next + width <= r.end {
+            ranges[product]!.next += width
+            return r.next
+        }
+        overflow += width
+        return overflow - width
     }
     /// Product → its domain, computed on first use for the atoms it has then.
     private var chains: [String: (atoms: Int, chain: Int32)] = [:]
@@ -90,10 +116,10 @@ final class PurchaseAtoms {
         if case .purchased = atom { _ = variable(product, .atLeast(1)) }
         let offset = possibly && threeValued ? 1 : 0
         if let v = variables[product]?[atom] { return bdd.variable(v + offset) }
-        let v = atomOf.count
+        let v = newVariable(product)
         variables[product, default: [:]][atom] = v
-        atomOf.append((product, atom, false))
-        if threeValued { atomOf.append((product, atom, true)) }
+        atomOf[v] = (product, atom, false)
+        if threeValued { atomOf[v + 1] = (product, atom, true) }
         return bdd.variable(v + offset)
     }
 
@@ -142,7 +168,7 @@ final class PurchaseAtoms {
     func domain(_ fs: [Int32]) -> Int32 {
         var products: Set<String> = []
         for f in fs {
-            for v in bdd.support(f) { products.insert(atomOf[v].product) }
+            for v in bdd.support(f) { products.insert(atomOf[v]!.product) }
         }
         return products.sorted().reduce(BDD.true) { bdd.and($0, chain($1)) }
     }
@@ -154,7 +180,7 @@ final class PurchaseAtoms {
     func boughtBefore(_ t: Instant, _ fs: [Int32]) -> Int32 {
         var products: Set<String> = []
         for f in fs {
-            for v in bdd.support(f) { products.insert(atomOf[v].product) }
+            for v in bdd.support(f) { products.insert(atomOf[v]!.product) }
         }
         var r = BDD.true
         for p in products.sorted() {
@@ -188,7 +214,7 @@ final class PurchaseAtoms {
         var g = bdd.and(f, domain([f]))
         if threeValued {
             var known = BDD.true
-            for v in Set(bdd.support(g).map { atomOf[$0].possibly ? $0 - 1 : $0 }) {
+            for v in Set(bdd.support(g).map { atomOf[$0]!.possibly ? $0 - 1 : $0 }) {
                 known = bdd.and(known, bdd.or(bdd.not(bdd.variable(v + 1)), bdd.variable(v)))
             }
             if bdd.and(g, known) != BDD.false { g = bdd.and(g, known) }
@@ -196,7 +222,7 @@ final class PurchaseAtoms {
         guard let path = bdd.satisfyingPath(g) else { return nil }
         let holds = Set(path.filter(\.value).map(\.variable))
         return holds.sorted().compactMap { v in
-            let a = atomOf[v]
+            let a = atomOf[v]!
             if !a.possibly { return (a.product, a.atom, false) }
             return holds.contains(v - 1) ? nil : (a.product, a.atom, true)
         }

@@ -91,7 +91,12 @@ final class EnvironmentDiff {
         compareEntitlements()
         compareFeatures()
         if !atoms.usable {
-            findings.removeAll { [.entitlementLost, .featureLost, .allowanceShrinks].contains($0.code) }
+            // Every finding read from the diagrams goes: a gain or a "future purchases only" is as
+            // unfounded as a loss when the diagrams are incomplete.
+            findings.removeAll {
+                [.entitlementLost, .featureLost, .allowanceShrinks, .accessGained, .allowanceGrows,
+                 .futurePurchasesOnly, .comparisonIncomplete].contains($0.code)
+            }
             let start = SourceLocation(line: 1, column: 1, offset: 0)
             report(.comparisonIncomplete,
                    "the constraints are too large to compare exactly: access and allowances were not compared",

@@ -381,12 +381,33 @@ import Testing
         let new = grandfatheringExample
         #expect(diff(old, new) == [
             "D103 new.entl:5:13 new entitlement `pro_legacy`",
-            "D102 new.entl:7:3 `api_calls` grows for a customer who owns only `pro_monthly` (bought before 2026-06-01T00:00:00Z, "
-                + "and again on or after 2026-06-01T00:00:00Z): 20,000 per month → 20,000 per month + 10,000 per month",
+            "D102 new.entl:7:3 `api_calls` grows for a customer who owns only `pro_monthly` (bought before 2026-06-01T00:00:00Z) "
+                + "and `pro_annual`: 20,000 per month → 20,000 per month + 10,000 per month",
             "D401 new.entl:9:13 a customer who owns only `pro_monthly` loses entitlement `pro`",
             "D402 new.entl:9:13 a customer who owns only `pro_annual` loses feature `raw_export`",
             "D403 new.entl:10:3 `api_calls` shrinks for a customer who owns only `pro_annual`: 20,000 per month → 10,000 per month",
         ])
+    }
+
+    /// Many products in one constraint: what existing customers lose asks "bought before SINCE"
+    /// of every product, and those atoms sit beside their products' in the order (made after every
+    /// other product's, they had made the diagram exponential: ten pairs gave up with D106).
+    @Test func manyProductsInOneConstraintAreComparedExactly() {
+        func rules(_ flip: Bool) -> String {
+            let products = (0..<40).map { "product a\($0): non_consumable\nproduct b\($0): non_consumable" }
+            let terms = (0..<40).map { i in "(a\(i) and \((i % 3 == 0) != flip ? "not " : "")b\(i))" }
+            return products.joined(separator: "\n") + "\nentitlement e = " + terms.joined(separator: " or ")
+        }
+        #expect(diff(rules(false), rules(true)) == [
+            "D101 new.entl:81:13 a customer who owns only `a39` and `b39` gains entitlement `e`",
+            "D401 new.entl:81:13 a customer who owns only `a39` loses entitlement `e`",
+        ])
+        let grandfathered = (0..<40).map { "product p\($0): non_consumable" }.joined(separator: "\n") + "\n"
+        let old = grandfathered + "entitlement e = " + (0..<40).map { "p\($0)" }.joined(separator: " or ")
+        let new = grandfathered + "entitlement e = "
+            + (0..<40).map { "p\($0) purchased before \"2026-01-01T00:00:00Z\"" }.joined(separator: " or ")
+        #expect(diff(old, new, since: "2026-01-01T00:00:00Z").map { String($0.prefix(4)) } == ["D105"])
+        #expect(diff(old, new).map { String($0.prefix(4)) } == ["D401"])
     }
 
     @Test func allowedCodesBecomeNotes() {
