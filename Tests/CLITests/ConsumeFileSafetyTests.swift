@@ -194,6 +194,7 @@ import Testing
 @Suite struct StateWarningCommandTests {
     static let rules = """
     product pro: subscription { period month; id app_store "com.x.pro" }
+    product pack: consumable { grants calls 500 expires after 12 months }
     feature calls: metered { event "call" }
     feature seats: metered { usage continuous }
     entitlement plan = pro { grants calls 100 per month; grants seats 5 }
@@ -218,6 +219,10 @@ import Testing
          "purchases[0].grace_until: a subscription `past_due` without a `grace_until` keeps access with no end"),
         (#"{"purchases": [{"product": "pro", "purchased_at": "2026-12-01T00:00:00Z", "expires_at": "2026-11-01T00:00:00Z"}]}"#,
          "purchases[0].purchased_at: 2026-12-01T00:00:00Z is after its own `expires_at` 2026-11-01T00:00:00Z"),
+        // A lot counts from its purchase: without a date it would never lapse (a review).
+        (#"{"purchases": [{"product": "pack"}]}"#,
+         "purchases[0].purchased_at: `pack`'s grants that `expires after` count from its purchase: without "
+            + "`purchased_at` they never expire"),
     ])
     func eachWarningEverywhere(_ state: String, _ message: String) throws {
         let dir = try makeTemporaryDirectory()

@@ -188,7 +188,7 @@ final class EvaluationTables: @unchecked Sendable {
                     matched[k] = Int32(j)
                     matchedCount += 1
                     let kind = g.products[p].kind, duration = g.products[p].duration
-                    mayWarn = mayWarn || Evaluation.mayWarn(purchase, kind: kind)
+                    mayWarn = mayWarn || Evaluation.mayWarn(purchase, kind: kind, startsLots: g.startsLots[p])
                     let standing = OwnershipResolver.standing(purchase, kind, duration, at: at, past: past)
                     standings[j] = standing
                     let end = OwnershipResolver.accessEnd(purchase, kind, duration)

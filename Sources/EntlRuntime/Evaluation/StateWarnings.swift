@@ -84,6 +84,13 @@ extension Evaluation {
                     found.append(StateError(path: place + ".purchased_at",
                                             message: "\(bought) is after its own `expires_at` \(expiry)"))
                 }
+                if purchaseProduct[j] >= 0, purchase.pointee.purchasedAt == nil,
+                   graph.startsLots[Int(purchaseProduct[j])] {
+                    let name = graph.products[Int(purchaseProduct[j])].name
+                    found.append(StateError(path: place + ".purchased_at", message: "`\(name)`'s grants that "
+                                            + "`expires after` count from its purchase: without `purchased_at` "
+                                            + "they never expire"))
+                }
                 guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else {
                     continue
                 }
@@ -104,11 +111,13 @@ extension Evaluation {
 
     /// Whether `purchaseWarnings` may find something to say of a purchase of the evaluated
     /// environment, matched to a product of `kind` (nil: matched to none): a store named, dates in
-    /// the wrong order, a subscription without the date that ends it. Asked by `fill`, which reads
+    /// the wrong order, a subscription without the date that ends it, a lot without the date it
+    /// starts at. Asked by `fill`, which reads
     /// each purchase anyway; it may say yes when there is nothing to say, never the reverse.
     @inline(__always)
-    static func mayWarn(_ purchase: UnsafePointer<Purchase>, kind: ProductKind?) -> Bool {
+    static func mayWarn(_ purchase: UnsafePointer<Purchase>, kind: ProductKind?, startsLots: Bool = false) -> Bool {
         if kind == nil, purchase.pointee.store != nil { return true }
+        if startsLots, purchase.pointee.purchasedAt == nil { return true }
         if let bought = purchase.pointee.purchasedAt, let expiry = purchase.pointee.expiresAt, bought > expiry {
             return true
         }

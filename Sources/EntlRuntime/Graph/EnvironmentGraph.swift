@@ -46,6 +46,11 @@ public final class EnvironmentGraph: Sendable {
         var credits: Int64
     }
 
+    /// Per product: whether its purchase starts a lot (a grant that `expires after`, of the
+    /// product or of an entitlement it is behind), which a purchase without a date never does
+    /// (a warning, `Evaluation.purchaseWarnings`).
+    let startsLots: [Bool]
+
     /// The name indices as `NameTable`s, for the lookups every evaluation makes.
     let productNames: NameTable, entitlementNames: NameTable, featureNames: NameTable
     /// (store, store product id) → product index.
@@ -199,6 +204,17 @@ public final class EnvironmentGraph: Sendable {
                 }
             }
         }
+        var startsLots = [Bool](repeating: false, count: products.count)
+        for feature in features {
+            for grant in feature.grants where grant.expiresAfter != nil {
+                switch grant.source {
+                case .product(let p): startsLots[p] = true
+                case .entitlement(let e): for b in entitlements[e].behind { startsLots[b.product] = true }
+                case .state: break
+                }
+            }
+        }
+        self.startsLots = startsLots
         self.productNames = NameTable(productIndex)
         self.entitlementNames = NameTable(entitlementIndex)
         self.featureNames = NameTable(featureIndex)
