@@ -176,10 +176,10 @@ struct Node {
         return n
     }
 
-    /// An instant, written the vendor's way; one outside the years 1970 to 9999 is refused.
     /// 2001-09-09T01:46:40Z, in milliseconds since 1970: no store's purchase is older.
     static let earliestMillisecond: Int64 = 1_000_000_000_000
 
+    /// An instant, written the vendor's way; one outside the years 1970 to 9999 is refused.
     func instant(_ encoding: InstantEncoding) throws(ImportIssue) -> Instant {
         switch encoding {
         case .rfc3339:

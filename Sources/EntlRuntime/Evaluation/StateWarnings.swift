@@ -112,8 +112,8 @@ extension Evaluation {
     /// Whether `purchaseWarnings` may find something to say of a purchase of the evaluated
     /// environment, matched to a product of `kind` (nil: matched to none): a store named, dates in
     /// the wrong order, a subscription without the date that ends it, a lot without the date it
-    /// starts at. Asked by `fill`, which reads
-    /// each purchase anyway; it may say yes when there is nothing to say, never the reverse.
+    /// starts at. Asked by `fill`, which reads each purchase anyway; it may say yes when there is
+    /// nothing to say, never the reverse.
     @inline(__always)
     static func mayWarn(_ purchase: UnsafePointer<Purchase>, kind: ProductKind?, startsLots: Bool = false) -> Bool {
         if kind == nil, purchase.pointee.store != nil { return true }
