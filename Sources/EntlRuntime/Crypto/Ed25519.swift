@@ -8,9 +8,11 @@
 ///
 /// Verification is *cofactorless*, `[S]B = R + [k]A` (RFC 8032 §5.1.7 allows either equation; this
 /// is also what OpenSSL and the PyPI `cryptography` package check, so the three agree on every
-/// signature), and strict: S must be below L, A must be the canonical encoding of a point that is
-/// not of small order, and R must be the canonical encoding of exactly `[S]B − [k]A` (the check
-/// compares encodings, so a non-canonical or invalid R never matches).
+/// signature by a key that is not of small order), and strict: S must be below L, A must be the
+/// canonical encoding of a point that is not of small order (OpenSSL and `cryptography` accept
+/// those keys, and with them signatures that hold for any message), and R must be the canonical
+/// encoding of exactly `[S]B − [k]A` (the check compares encodings, so a non-canonical or invalid R
+/// never matches).
 public enum Ed25519 {
     /// A public key: 32 bytes, the encoding of the point A.
     public struct PublicKey: Sendable, Hashable {

@@ -53,9 +53,18 @@ enum PEM {
     /// block is allowed, as RFC 7468 allows it (and other blocks after it: a private key followed
     /// by its public key). A second block of `label` is refused: a file of two public keys would
     /// otherwise be read as its first alone, and the second silently not trusted.
+    ///
+    /// Lines end at a line feed (a carriage return before it is dropped), and a line that holds
+    /// `-----BEGIN` or `-----END` is an armour line exactly (`-----BEGIN LABEL-----`, spaces or
+    /// tabs around it), or the file is refused: another reader (OpenSSL's skips stray bytes there)
+    /// must never see a key in it that entlc does not, or the other way round.
     static func body(of text: String, label: String) throws(KeyFormatError) -> [UInt8] {
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-            .map { $0.trimmingSpaces }
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+            Substring(decoding: line.last == 0x0D ? line.dropLast() : line[...], as: UTF8.self).trimmingSpaces
+        }
+        for line in lines where line.contains("-----BEGIN") || line.contains("-----END") {
+            guard PEM.isArmour(line) else { throw KeyFormatError(KeyText.badArmour(String(line))) }
+        }
         guard let begin = lines.firstIndex(where: { $0.hasPrefix("-----BEGIN ") && $0.hasSuffix("-----") }) else {
             throw KeyFormatError(KeyText.notPEM(label))
         }
@@ -73,6 +82,23 @@ enum PEM {
         } catch {
             throw KeyFormatError(KeyText.badBase64(error.message))
         }
+    }
+
+    /// `-----BEGIN LABEL-----` or `-----END LABEL-----`, the label of capital letters, digits and
+    /// single spaces (RFC 7468's, as OpenSSL writes them).
+    static func isArmour(_ line: Substring) -> Bool {
+        let rest: Substring
+        if line.hasPrefix("-----BEGIN ") {
+            rest = line.dropFirst("-----BEGIN ".count)
+        } else if line.hasPrefix("-----END ") {
+            rest = line.dropFirst("-----END ".count)
+        } else {
+            return false
+        }
+        guard rest.hasSuffix("-----") else { return false }
+        let label = rest.dropLast(5)
+        return !label.isEmpty && label.first != " " && label.last != " " && !label.contains("  ")
+            && label.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x20 }
     }
 
     static func armour(_ der: [UInt8], label: String) -> String {
@@ -157,6 +183,9 @@ private enum KeyText {
     static func notPEM(_ label: String) -> String { "not a PEM key: no `-----BEGIN \(label)-----` line" }
     static func noEnd(_ label: String) -> String { "no `-----END \(label)-----` line" }
     static let secondKey = "more than one key in the file: one key a file (give several keys as several files)"
+    static func badArmour(_ line: String) -> String {
+        "a line that is not a PEM armour line but holds one: \(JSONValue.string(line).compact)"
+    }
     static func wrongLabel(expected: String, found: String) -> String {
         switch (expected, found) {
         case ("PUBLIC KEY", "PRIVATE KEY"):

@@ -72,6 +72,16 @@ import Testing
              "no `-----END PUBLIC KEY-----` line"),
             (publicText + publicText, false,
              "more than one key in the file: one key a file (give several keys as several files)"),
+            // A review: stray bytes on the armour lines hid the first block from entlc (not from
+            // OpenSSL, which showed it) and the second was trusted; a line feed turned vertical
+            // tab read as a line end.
+            (publicText.replacingOccurrences(of: "KEY-----\n", with: "KEY-----\u{A0}\n") + publicText, false,
+             #"a line that is not a PEM armour line but holds one: "-----BEGIN PUBLIC KEY-----\#u{A0}""#),
+            (publicText.replacingOccurrences(of: "KEY-----\n", with: "KEY-----\u{1}\n"), false,
+             #"a line that is not a PEM armour line but holds one: "-----BEGIN PUBLIC KEY-----\u0001""#),
+            (publicText.replacingOccurrences(of: "-----\nMCow", with: "-----\u{B}MCow"), false,
+             #"a line that is not a PEM armour line but holds one: "-----BEGIN PUBLIC KEY-----\u000b"#
+                + #"MCowBQYDK2VwAyEArIybDCLO0LmFuxtAeCuuni6GHdQspNZVT1ffxsdqqEM=""#),
             (publicText.replacingOccurrences(of: "MCow", with: "MC!w"), false,
              "the PEM body is not base64: `!` at character 3 is not base64"),
             (try readRepoFile("Tests/Fixtures/keys/p256.pem"), true,
