@@ -50,20 +50,34 @@ public struct DiagnosticRenderer {
         case .warning: .yellow
         case .note: .cyan
         }
-        // A file's name is text from the input: escaped, it cannot forge a line of entlc's own.
+        // A file's name, and what a message quotes of the input, are text from the input: escaped,
+        // they cannot forge a line of entlc's own nor drive the terminal.
         var out = "\(d.file.withControlsEscaped):\(d.range.start): "
             + paint("\(d.severity.rawValue)[\(d.code.id)]", severityStyle)
-            + paint(": \(d.message)", .bold) + "\n"
-        out += snippet(file: d.file, range: d.range, label: d.label, width: width, style: severityStyle)
+            + paint(": \(d.message.withControlsEscaped)", .bold) + "\n"
+        out += snippet(file: d.file, range: d.range, label: d.label?.withControlsEscaped, width: width,
+                       style: severityStyle)
         if let help = d.help {
-            out += String(repeating: " ", count: width + 1) + paint("= help:", .cyan) + " \(help)\n"
+            out += String(repeating: " ", count: width + 1) + paint("= help:", .cyan) + " \(help.withControlsEscaped)\n"
         }
         for note in d.notes {
             out += "\(note.file.withControlsEscaped):\(note.range.start): " + paint("note", .cyan)
-                + ": \(note.message)\n"
+                + ": \(note.message.withControlsEscaped)\n"
             out += snippet(file: note.file, range: note.range, label: nil, width: width, style: .cyan)
         }
         return out
+    }
+
+    /// A source line's scalar as shown: a control character (a tab aside) as its picture (`␛` for
+    /// ESC, one column, so the carets stay under it), never as itself.
+    static func shown(_ c: Unicode.Scalar) -> Unicode.Scalar {
+        switch c.value {
+        case 0x09: c
+        case ..<0x20: Unicode.Scalar(0x2400 + c.value)!
+        case 0x7F: "\u{2421}"
+        case 0x80...0x9F, 0x2028, 0x2029: "\u{FFFD}"
+        default: c
+        }
     }
 
     /// The gutter, the source line and carets under the range (to the end of the first line
@@ -93,7 +107,7 @@ public struct DiagnosticRenderer {
             scalars = Array(prefix.unicodeScalars) + scalars
         }
         var text = ""
-        text.unicodeScalars.append(contentsOf: scalars)
+        text.unicodeScalars.append(contentsOf: scalars.lazy.map(DiagnosticRenderer.shown))
         text += suffix
         let number = String(lineNumber)
         var out = gutter + "\n"

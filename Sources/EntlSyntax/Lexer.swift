@@ -143,7 +143,14 @@ public struct Lexer {
 
     private mutating func skipTrivia() {
         while let b = peekByte() {
-            if Lexer.isWhitespace(b) {
+            if b == UInt8(ascii: "\r"), peekByte(1) != UInt8(ascii: "\n") {
+                // A lone carriage return ends a line for an editor, not for entl: what follows it
+                // would read as on the line before (after a `//`, commented out) unseen.
+                let start = location
+                advance()
+                report(.unexpectedCharacter, "a carriage return with no line feed after it", from: start,
+                       help: "end lines with a line feed (or a carriage return and a line feed)")
+            } else if Lexer.isWhitespace(b) {
                 advance()
             } else if b == UInt8(ascii: "/"), peekByte(1) == UInt8(ascii: "/") {
                 lexLineComment()
@@ -162,7 +169,11 @@ public struct Lexer {
         let start = location
         let startIndex = index
         let ownLine = currentLineBlank
-        while let b = peekByte(), b != UInt8(ascii: "\n") { advance() }
+        // To the line feed, or to a lone carriage return (an error, `skipTrivia`).
+        while let b = peekByte(), b != UInt8(ascii: "\n"),
+              b != UInt8(ascii: "\r") || peekByte(1) == UInt8(ascii: "\n") {
+            advance()
+        }
         var end = index
         if end > startIndex, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let text = String(decoding: bytes[startIndex..<end], as: UTF8.self)

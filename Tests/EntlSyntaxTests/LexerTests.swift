@@ -61,6 +61,17 @@ private func kinds(_ text: String) -> [TokenKind] {
         #expect(lexer.diagnostics[0].range.end.column == 5)
     }
 
+    /// A lone carriage return ends a line in an editor, not in entl: it is an error, and a `//`
+    /// comment stops there, so what follows is read (and checked) as an editor shows it (a review:
+    /// `// c<CR>entitlement e = zz` had hidden a declaration). CRLF stays one line end.
+    @Test func aLoneCarriageReturnIsAnErrorAndEndsNoComment() {
+        let (tokens, lexer) = lex("a // c\re\r\nb")
+        #expect(tokens.map(\.kind) == [.identifier("a"), .identifier("e"), .identifier("b"), .endOfFile])
+        #expect(lexer.diagnostics.map { "\($0.code.id) \($0.range.start) \($0.message)" }
+                == ["E100 1:7 a carriage return with no line feed after it"])
+        #expect(lexer.comments.map(\.text) == ["// c"])
+    }
+
     @Test func commentsNestAndAreKept() {
         let (tokens, lexer) = lex("a /* x /* y */ z */ b // end\n/// doc\nc")
         #expect(tokens.map(\.kind) == [.identifier("a"), .identifier("b"), .identifier("c"), .endOfFile])

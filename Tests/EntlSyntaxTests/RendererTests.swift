@@ -62,6 +62,25 @@ import Testing
         """)
     }
 
+    /// docs/cli.md "Messages print as they read": a control character of the input reaches no
+    /// terminal as itself — the source line shows its picture (one column: the carets stay under
+    /// the range), the message, label and help quote it escaped (a review: an ESC in a rule file
+    /// had cleared the screen of whoever ran `check`).
+    @Test func controlCharactersOfTheInputAreShownNotObeyed() {
+        let file = SourceFile(path: "esc.entl", text: "product p: consumable \u{1B}[2J\u{1B}[31mFAKE\r\u{7F}\n")
+        let d = Diagnostic(DiagnosticCode("E100", "unexpected character"), "unexpected characters `\u{1B}[`",
+                           file: file.path, range: range(1, 23, 25, offset: 22), label: "not \u{1B}[0m",
+                           help: "remove `\u{1B}`")
+        #expect(DiagnosticRenderer(sources: [file]).render(d) == """
+        esc.entl:1:23: error[E100]: unexpected characters `\\u{1B}[`
+          |
+        1 | product p: consumable \u{241B}[2J\u{241B}[31mFAKE\u{240D}\u{2421}
+          |                       ^^ not \\u{1B}[0m
+          = help: remove `\\u{1B}`
+
+        """)
+    }
+
     @Test func colourOnlyWhenAsked() {
         let d = Diagnostic(DiagnosticCode("E201", "unknown name"), "unknown", file: "rules/photos.entl", range: range(3, 19, 29))
         #expect(!DiagnosticRenderer(sources: [source]).render(d).contains("\u{1B}["))

@@ -74,8 +74,8 @@ enum DiagnosticOutput {
             ])
         }
         let results: [JSONValue] = diagnostics.map { d in
-            var message = d.message
-            if let help = d.help { message += " (\(help))" }
+            var message = d.message.withControlsEscaped
+            if let help = d.help { message += " (\(help.withControlsEscaped))" }
             var members: [(key: String, value: JSONValue)] = [
                 ("ruleId", .string(d.code.id)), ("ruleIndex", .int(Int64(ruleIndex[d.code.id] ?? -1))),
                 ("level", .string(d.severity.rawValue)), ("message", .object([("text", .string(message))])),
@@ -148,11 +148,12 @@ enum DiagnosticOutput {
         var out = ""
         for d in diagnostics {
             let properties = [
-                "file=" + escapeProperty(d.file), "line=\(d.range.start.line)", "col=\(d.range.start.column)",
+                "file=" + escapeProperty(d.file.withControlsEscaped), "line=\(d.range.start.line)",
+                "col=\(d.range.start.column)",
                 "endLine=\(d.range.end.line)", "endColumn=\(d.range.end.column)", "title=" + escapeProperty(d.code.id),
             ].joined(separator: ",")
-            var message = d.message
-            if let help = d.help { message += " (\(help))" }
+            var message = d.message.withControlsEscaped
+            if let help = d.help { message += " (\(help.withControlsEscaped))" }
             let command = switch d.severity {
             case .error: "error"
             case .warning: "warning"
