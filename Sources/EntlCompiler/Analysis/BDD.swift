@@ -38,7 +38,9 @@ struct BDD {
     private var depth = 0
     static let maxDepth = 2_000
 
-    init(capacity: Int = 2_000_000) {
+    static let defaultCapacity = 2_000_000
+
+    init(capacity: Int = BDD.defaultCapacity) {
         self.capacity = capacity
         nodeLimit = capacity
     }

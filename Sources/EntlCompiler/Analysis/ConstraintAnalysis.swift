@@ -56,8 +56,9 @@ final class PurchaseAtoms {
     static let rangeSize = 4096
     static let overflowStart = 2_050_000_000
 
-    init(threeValued: Bool = false) {
+    init(threeValued: Bool = false, capacity: Int = BDD.defaultCapacity) {
         self.threeValued = threeValued
+        bdd = BDD(capacity: capacity)
     }
 
     /// A new variable (two side by side when three-valued) for one of `product`'s atoms.
@@ -100,6 +101,18 @@ final class PurchaseAtoms {
         }
         chainsOfTask = []
         return within
+    }
+
+    /// Runs `body` as a task whose diagrams are dropped after it (what it returns holds none): the
+    /// comparison of one name by `entlc diff`, so that the store holds the analyses and one
+    /// comparison at a time, not every comparison's (thousands of entitlements filled it). When
+    /// the store fills all the same, the comparison is incomplete (`usable`).
+    func transient<T>(_ body: () -> T) -> T {
+        if bdd.exhausted { incomplete = true }
+        beginTask(AnalysisBudget(nodes: bdd.capacity, steps: .max))
+        let result = body()
+        if !endTask(keep: false) { incomplete = true }
+        return result
     }
 
     /// The products whose domains the task under way cached.
@@ -191,9 +204,10 @@ final class PurchaseAtoms {
             for case (.purchased(false, let since), let v) in variables[p] ?? [:] where since >= t {
                 for rail in rails { r = bdd.and(r, bdd.not(bdd.variable(v + rail))) }
             }
-            // Their purchases are dated: each made before an instant a qualifier names, or since.
+            // Their purchases are dated: each made before an instant a qualifier names, or since
+            // (from `t` on, before it: said above).
             let instants = Set((variables[p] ?? [:]).keys.compactMap { a -> Instant? in
-                if case .purchased(_, let at) = a { at } else { nil }
+                if case .purchased(_, let at) = a, at < t { at } else { nil }
             })
             for at in instants.sorted() {
                 for rail in rails.map({ $0 == 1 }) {

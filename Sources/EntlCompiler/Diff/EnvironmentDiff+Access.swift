@@ -10,29 +10,36 @@ extension EnvironmentDiff {
         for name in new.table.order {
             guard let n = new.model.entitlement(name), let o = old.model.entitlement(name),
                   let f = old.analysis.entitlement(name), let g = new.analysis.entitlement(name) else { continue }
-            let domain = atoms.domain([f, g])
-            let lost = atoms.and(atoms.and(f, atoms.not(g)), domain)
-            let gained = atoms.and(atoms.and(g, atoms.not(f)), domain)
-            if lost != BDD.false {
-                let existing = atoms.and(lost, atoms.boughtBefore(since, [f, g]))
-                let notes = [DiagnosticNote(message: "before: `\(o.constraint)`", file: old.file(name)!,
-                                            range: o.constraint.range)]
-                if existing != BDD.false {
-                    report(.entitlementLost, "\(describe(existing, existing: true)) loses entitlement `\(name)`",
-                           file: new.file(name)!, range: n.name.range,
-                           help: keepEntitlement(name, old: o.constraint, new: n.constraint, oldValue: f, newValue: g),
-                           notes: notes)
-                } else {
-                    report(.futurePurchasesOnly,
-                           "only purchases from \(sinceText) on change: \(describe(lost)) loses entitlement `\(name)`",
-                           file: new.file(name)!, range: n.name.range, help: EnvironmentDiff.undatedPurchases,
-                           notes: notes)
-                }
+            atoms.transient { compareEntitlement(name, new: n, old: o, f, g) }
+        }
+    }
+
+    /// One entitlement on both sides: who loses it (an existing customer, or only later purchases)
+    /// and who gains it.
+    private func compareEntitlement(_ name: String, new n: RuleModel.Entitlement, old o: RuleModel.Entitlement,
+                                    _ f: Int32, _ g: Int32) {
+        let domain = atoms.domain([f, g])
+        let lost = atoms.and(atoms.and(f, atoms.not(g)), domain)
+        let gained = atoms.and(atoms.and(g, atoms.not(f)), domain)
+        if lost != BDD.false {
+            let existing = atoms.and(lost, atoms.boughtBefore(since, [f, g]))
+            let notes = [DiagnosticNote(message: "before: `\(o.constraint)`", file: old.file(name)!,
+                                        range: o.constraint.range)]
+            if existing != BDD.false {
+                report(.entitlementLost, "\(describe(existing, existing: true)) loses entitlement `\(name)`",
+                       file: new.file(name)!, range: n.name.range,
+                       help: keepEntitlement(name, old: o.constraint, new: n.constraint, oldValue: f, newValue: g),
+                       notes: notes)
+            } else {
+                report(.futurePurchasesOnly,
+                       "only purchases from \(sinceText) on change: \(describe(lost)) loses entitlement `\(name)`",
+                       file: new.file(name)!, range: n.name.range, help: EnvironmentDiff.undatedPurchases,
+                       notes: notes)
             }
-            if gained != BDD.false {
-                report(.accessGained, "\(describe(gained)) gains entitlement `\(name)`", file: new.file(name)!,
-                       range: n.name.range)
-            }
+        }
+        if gained != BDD.false {
+            report(.accessGained, "\(describe(gained)) gains entitlement `\(name)`", file: new.file(name)!,
+                   range: n.name.range)
         }
     }
 
@@ -139,7 +146,9 @@ extension EnvironmentDiff {
             case .feature(.metered?, _), .credits: isBoolean = false
             default: continue
             }
-            compareFeature(name, boolean: isBoolean, old: oldSources[name] ?? [], new: newSources[name] ?? [])
+            atoms.transient {
+                compareFeature(name, boolean: isBoolean, old: oldSources[name] ?? [], new: newSources[name] ?? [])
+            }
         }
     }
 

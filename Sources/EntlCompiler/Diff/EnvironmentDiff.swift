@@ -62,7 +62,7 @@ final class EnvironmentDiff {
     /// Three-valued: access is a constraint that is true, not unknown (a purchase of unknown
     /// status), so a rewrite equal on known purchases can still take access (`a or b` →
     /// `a or (b and not a)` with `a` unknown).
-    let atoms = PurchaseAtoms(threeValued: true)
+    let atoms: PurchaseAtoms
     let old: Side
     let new: Side
     private(set) var findings: [Diagnostic] = []
@@ -70,9 +70,12 @@ final class EnvironmentDiff {
     /// At most this many purchase situations are compared per feature (then `D106`).
     static let situationLimit = 4096
 
-    init(old: CheckedRuleSet, new: CheckedRuleSet, environment: EnvironmentName, since: Instant) {
+    init(old: CheckedRuleSet, new: CheckedRuleSet, environment: EnvironmentName, since: Instant,
+         capacity: Int = BDD.defaultCapacity) {
         self.environment = environment
         self.since = since
+        let atoms = PurchaseAtoms(threeValued: true, capacity: capacity)
+        self.atoms = atoms
         let oldModel = old.model[environment], newModel = new.model[environment]
         self.old = Side(checked: old, model: oldModel,
                         analysis: ConstraintAnalysis(declarations: old.declarations, table: oldModel.symbols,

@@ -49,12 +49,15 @@ public struct RuleDiff: Sendable {
     public var breaking: [Diagnostic] { findings.filter { $0.severity == .error } }
 
     /// Compares two checked rule sets without errors. `allowed`: breaking codes reported as notes.
+    /// `diagramNodes`: the most decision-diagram nodes one environment's comparison may hold (past
+    /// them it is incomplete, D106); nil: two million.
     public static func compare(old: CheckedRuleSet, new: CheckedRuleSet, since: Instant,
                                environments: [EnvironmentName] = EnvironmentName.allCases,
-                               allowed: Set<String> = []) -> RuleDiff {
+                               allowed: Set<String> = [], diagramNodes: Int? = nil) -> RuleDiff {
         var perEnvironment: [[Diagnostic]] = []
         for env in environments {
-            let diff = EnvironmentDiff(old: old, new: new, environment: env, since: since)
+            let diff = EnvironmentDiff(old: old, new: new, environment: env, since: since,
+                                       capacity: diagramNodes ?? BDD.defaultCapacity)
             diff.run()
             perEnvironment.append(diff.findings)
         }
