@@ -143,13 +143,12 @@ public struct Lexer {
 
     private mutating func skipTrivia() {
         while let b = peekByte() {
-            if b == UInt8(ascii: "\r"), peekByte(1) != UInt8(ascii: "\n") {
+            if endsALineForAnEditor {
                 // A lone carriage return ends a line for an editor, not for entl: what follows it
                 // would read as on the line before (after a `//`, commented out) unseen.
                 let start = location
                 advance()
-                report(.unexpectedCharacter, "a carriage return with no line feed after it", from: start,
-                       help: "end lines with a line feed (or a carriage return and a line feed)")
+                report(.unexpectedCharacter, Lexer.loneReturn, from: start, help: Lexer.lineBreakHelp)
             } else if Lexer.isWhitespace(b) {
                 advance()
             } else if b == UInt8(ascii: "/"), peekByte(1) == UInt8(ascii: "/") {
@@ -169,11 +168,8 @@ public struct Lexer {
         let start = location
         let startIndex = index
         let ownLine = currentLineBlank
-        // To the line feed, or to a lone carriage return (an error, `skipTrivia`).
-        while let b = peekByte(), b != UInt8(ascii: "\n"),
-              b != UInt8(ascii: "\r") || peekByte(1) == UInt8(ascii: "\n") {
-            advance()
-        }
+        // To the line feed, or to what an editor takes for a line end (an error, `skipTrivia`).
+        while let b = peekByte(), b != UInt8(ascii: "\n"), !endsALineForAnEditor { advance() }
         var end = index
         if end > startIndex, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let text = String(decoding: bytes[startIndex..<end], as: UTF8.self)
@@ -188,6 +184,15 @@ public struct Lexer {
         }
         currentLineBlank = false
     }
+
+    /// Whether the next byte ends a line for an editor but not for entl: a carriage return with no
+    /// line feed after it. (U+2028 and U+2029, which few editors break at, are text in a comment.)
+    private var endsALineForAnEditor: Bool {
+        peekByte() == UInt8(ascii: "\r") && peekByte(1) != UInt8(ascii: "\n")
+    }
+
+    static let loneReturn = "a carriage return with no line feed after it"
+    static let lineBreakHelp = "end lines with a line feed (or a carriage return and a line feed)"
 
     /// `/* … */`, nestable.
     private mutating func lexBlockComment() {
@@ -208,6 +213,12 @@ public struct Lexer {
             } else if b == UInt8(ascii: "*"), peekByte(1) == UInt8(ascii: "/") {
                 advance(); advance()
                 depth -= 1
+            } else if endsALineForAnEditor {
+                // Inside the comment it hides nothing, but lines would be counted apart from an
+                // editor's: an error as anywhere else.
+                let at = location
+                advance()
+                report(.unexpectedCharacter, Lexer.loneReturn, from: at, help: Lexer.lineBreakHelp)
             } else {
                 advance()
             }

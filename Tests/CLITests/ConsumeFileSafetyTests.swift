@@ -220,9 +220,9 @@ import Testing
         (#"{"purchases": [{"product": "pro", "purchased_at": "2026-12-01T00:00:00Z", "expires_at": "2026-11-01T00:00:00Z"}]}"#,
          "purchases[0].purchased_at: 2026-12-01T00:00:00Z is after its own `expires_at` 2026-11-01T00:00:00Z"),
         // A lot counts from its purchase: without a date it would never lapse (a review).
-        (#"{"purchases": [{"product": "pack"}]}"#,
-         "purchases[0].purchased_at: `pack`'s grants that `expires after` count from its purchase: without "
-            + "`purchased_at` they never expire"),
+        (#"{"purchases": [{"product": "pack"}, {"product": "pack", "status": "revoked"}]}"#,
+         "purchases[0].purchased_at: a grant that `expires after` counts from the purchase that pays it: while "
+            + "this `pack` does, without `purchased_at`, it never expires"),
     ])
     func eachWarningEverywhere(_ state: String, _ message: String) throws {
         let dir = try makeTemporaryDirectory()

@@ -51,6 +51,22 @@ import Testing
         """.replacingOccurrences(of: "0 errors", with: "1 error"))
     }
 
+    /// A control character a message quotes: escaped for a terminal in the text and GitHub formats,
+    /// and JSON's own escape in SARIF and JSON, as any string there (a review: SARIF had the
+    /// terminal's escape inside its JSON string).
+    @Test func aControlCharacterIsEscapedAsEachFormatEscapes() throws {
+        let input = "product p: consumable \u{1B}\n"
+        let text = try runEntlc(["check", "-"], stdin: input)
+        #expect(text.stdout.hasPrefix("<stdin>:1:23: error[E100]: unexpected character `\\u{1B}`\n"))
+        let github = try runEntlc(["check", "-", "--format", "github"], stdin: input)
+        #expect(github.stdout.hasPrefix("::error file=<stdin>,line=1,col=23,endLine=1,endColumn=24,title=E100::"
+                                        + "unexpected character `\\u{1B}`"))
+        for format in ["sarif", "json"] {
+            let out = try runEntlc(["check", "-", "--format", format], stdin: input)
+            #expect(out.stdout.contains(#"unexpected character `\u001b`"#), "\(format): \(out.stdout)")
+        }
+    }
+
     @Test func sarifIsValidAndComplete() throws {
         let r = try runEntlc(["check", "-", "--format", "sarif"], stdin: LintCommandTests.rules)
         #expect(r.status == 0)

@@ -70,6 +70,11 @@ private func kinds(_ text: String) -> [TokenKind] {
         #expect(lexer.diagnostics.map { "\($0.code.id) \($0.range.start) \($0.message)" }
                 == ["E100 1:7 a carriage return with no line feed after it"])
         #expect(lexer.comments.map(\.text) == ["// c"])
+        // Inside a block comment it hides nothing, but lines would be counted apart from an
+        // editor's: an error there too.
+        let (inBlock, blockLexer) = lex("a /* x\r */ b")
+        #expect(inBlock.map(\.kind) == [.identifier("a"), .identifier("b"), .endOfFile])
+        #expect(blockLexer.diagnostics.map { "\($0.code.id) \($0.range.start)" } == ["E100 1:7"])
     }
 
     @Test func commentsNestAndAreKept() {

@@ -84,12 +84,13 @@ extension Evaluation {
                     found.append(StateError(path: place + ".purchased_at",
                                             message: "\(bought) is after its own `expires_at` \(expiry)"))
                 }
-                if purchaseProduct[j] >= 0, purchase.pointee.purchasedAt == nil,
+                // A refunded purchase grants nothing, a lot of its or not.
+                if purchaseProduct[j] >= 0, purchase.pointee.purchasedAt == nil, purchase.pointee.status != .revoked,
                    graph.startsLots[Int(purchaseProduct[j])] {
                     let name = graph.products[Int(purchaseProduct[j])].name
-                    found.append(StateError(path: place + ".purchased_at", message: "`\(name)`'s grants that "
-                                            + "`expires after` count from its purchase: without `purchased_at` "
-                                            + "they never expire"))
+                    found.append(StateError(path: place + ".purchased_at", message: "a grant that `expires after` "
+                                            + "counts from the purchase that pays it: while this `\(name)` does, "
+                                            + "without `purchased_at`, it never expires"))
                 }
                 guard purchaseProduct[j] >= 0, graph.products[Int(purchaseProduct[j])].kind == .subscription else {
                     continue
@@ -117,7 +118,7 @@ extension Evaluation {
     @inline(__always)
     static func mayWarn(_ purchase: UnsafePointer<Purchase>, kind: ProductKind?, startsLots: Bool = false) -> Bool {
         if kind == nil, purchase.pointee.store != nil { return true }
-        if startsLots, purchase.pointee.purchasedAt == nil { return true }
+        if startsLots, purchase.pointee.purchasedAt == nil, purchase.pointee.status != .revoked { return true }
         if let bought = purchase.pointee.purchasedAt, let expiry = purchase.pointee.expiresAt, bought > expiry {
             return true
         }

@@ -74,8 +74,8 @@ enum DiagnosticOutput {
             ])
         }
         let results: [JSONValue] = diagnostics.map { d in
-            var message = d.message.withControlsEscaped
-            if let help = d.help { message += " (\(help.withControlsEscaped))" }
+            var message = d.message
+            if let help = d.help { message += " (\(help))" }
             var members: [(key: String, value: JSONValue)] = [
                 ("ruleId", .string(d.code.id)), ("ruleIndex", .int(Int64(ruleIndex[d.code.id] ?? -1))),
                 ("level", .string(d.severity.rawValue)), ("message", .object([("text", .string(message))])),
