@@ -170,6 +170,19 @@ final class PurchaseAtoms {
         for (a, b) in zip(since, since.dropFirst()) {
             chain = bdd.and(chain, implies(.purchased(before: false, b), .purchased(before: false, a)))
         }
+        // A purchase before T1 and one since T2 ≥ T1 are two purchases: two units at least (an
+        // owned purchase holds one at least).
+        if let two = atoms[.atLeast(2)], let t1 = before.first, let t2 = since.last, t2 >= t1 {
+            for rail in rails {
+                for b in before where b <= t2 {
+                    for a in since where a >= b {
+                        let both = bdd.and(bdd.variable(atoms[.purchased(before: true, b)]! + rail),
+                                           bdd.variable(atoms[.purchased(before: false, a)]! + rail))
+                        chain = bdd.and(chain, bdd.or(bdd.not(both), bdd.variable(two + rail)))
+                    }
+                }
+            }
+        }
         if !bdd.exhausted {
             chains[product] = (atoms.count, chain)
             chainsOfTask.append(product)

@@ -375,6 +375,8 @@ final class EnvironmentDiff {
         func text(_ p: String, _ f: Facts, more: Bool) -> String {
             var text = f.units > 1 ? "\(f.units.grouped)\(more ? " more" : "") `\(p)`" : "`\(p)`"
             switch (f.before, f.since) {
+            // One purchase between the two instants, when there is room for one; else two.
+            case (let b?, let a?) where a < b: text += " (bought on or after \(a.rfc3339) and before \(b.rfc3339))"
             case (let b?, let a?): text += " (bought before \(b.rfc3339), and again on or after \(a.rfc3339))"
             case (let b?, nil): text += " (bought before \(b.rfc3339))"
             case (nil, let a?): text += " (bought on or after \(a.rfc3339))"

@@ -410,6 +410,20 @@ import Testing
         #expect(diff(old, new).map { String($0.prefix(4)) } == ["D401"])
     }
 
+    /// A purchase before T and one since T are two purchases, two units of a consumable at least
+    /// (a review: D101 said a customer owning both gained what `pro >= 2` had already given), and a
+    /// purchase between two instants is one (it had read as bought twice).
+    @Test func purchasesOnBothSidesOfAnInstantAreTwo() {
+        let units = "product pro: consumable\nfeature f: boolean\n"
+        let split = "pro purchased before \"2026-03-01T00:00:00Z\" and pro purchased since \"2026-03-01T00:00:00Z\""
+        #expect(diff(units + "entitlement e = pro >= 2 { grants f }", units + "entitlement e = \(split) { grants f }")
+            .map { String($0.prefix(4)) } == ["D401", "D402"])
+        let window = "monthly purchased before \"2026-03-01T00:00:00Z\" and monthly purchased since \"2026-01-01T00:00:00Z\""
+        #expect(diff(Self.plans + "entitlement pro = \(window)", Self.plans + "entitlement pro = annual")
+                .first { $0.hasPrefix("D401") } == "D401 new.entl:5:13 a customer who owns only `monthly` (bought on or after 2026-01-01T00:00:00Z "
+                + "and before 2026-03-01T00:00:00Z) loses entitlement `pro`")
+    }
+
     /// Each name is compared in a task whose diagrams are dropped after it: the store holds the
     /// analyses and one comparison, not all of them (a review: 6,000 entitlements `p or q` → `p`
     /// filled two million nodes, and diff said D106 and exit 0 where 12,000 findings break).
