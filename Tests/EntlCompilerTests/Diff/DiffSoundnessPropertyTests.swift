@@ -147,7 +147,7 @@ import Testing
     func aChangeOfAccessIsNeverUnreported(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
         var moved = 0
-        for round in 0..<40 {
+        for round in 0..<(Self.rounds + 10) {
             let x = Self.constraint(2, &random)
             let y = random.chance(0.5) ? Self.rewrite(x, &random) : Self.constraint(2, &random)
             let (oldText, newText) = random.chance(0.5) ? (x, y) : (y, x)
