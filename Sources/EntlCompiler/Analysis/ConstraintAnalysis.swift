@@ -103,16 +103,19 @@ final class PurchaseAtoms {
         return within
     }
 
-    /// Runs `body` as a task whose diagrams are dropped after it (what it returns holds none): the
-    /// comparison of one name by `entlc diff`, so that the store holds the analyses and one
-    /// comparison at a time, not every comparison's (thousands of entitlements filled it). When
-    /// the store fills all the same, the comparison is incomplete (`usable`).
-    func transient<T>(_ body: () -> T) -> T {
+    /// What one name's comparison may add to the store (a quarter of it): past that it is D106's,
+    /// in well under a second, rather than the store's to fill.
+    static let nodesPerComparison = BDD.defaultCapacity / 4
+
+    /// Runs `body` as a task whose diagrams are dropped after it: the comparison of one name by
+    /// `entlc diff`, so that the store holds the analyses and one comparison at a time, not every
+    /// comparison's (thousands of entitlements filled it). Whether it stayed within the store:
+    /// when not, what `body` found is meaningless, and only it (the store is sound again after).
+    func transient(_ body: () -> Void) -> Bool {
         if bdd.exhausted { incomplete = true }
-        beginTask(AnalysisBudget(nodes: bdd.capacity, steps: .max))
-        let result = body()
-        if !endTask(keep: false) { incomplete = true }
-        return result
+        beginTask(AnalysisBudget(nodes: PurchaseAtoms.nodesPerComparison, steps: .max))
+        body()
+        return endTask(keep: false)
     }
 
     /// The products whose domains the task under way cached.
@@ -169,6 +172,19 @@ final class PurchaseAtoms {
         }
         for (a, b) in zip(since, since.dropFirst()) {
             chain = bdd.and(chain, implies(.purchased(before: false, b), .purchased(before: false, a)))
+        }
+        // Three-valued, an owned purchase is dated on one side of T, or undated and possibly on
+        // either: owning means surely before T or possibly since, and possibly before or surely
+        // since; a purchase that may be owned is possibly on one side.
+        if threeValued, let owns = atoms[.atLeast(1)] {
+            for t in Set(before).intersection(since) {
+                let (b, a) = (atoms[.purchased(before: true, t)]!, atoms[.purchased(before: false, t)]!)
+                func v(_ x: Int, _ possibly: Bool) -> Int32 { bdd.variable(x + (possibly ? 1 : 0)) }
+                for (x, y, possibly) in [(b, a, false), (a, b, false), (b, a, true)] {
+                    let either = possibly ? bdd.or(v(x, true), v(y, true)) : bdd.or(v(x, false), v(y, true))
+                    chain = bdd.and(chain, bdd.or(bdd.not(v(owns, possibly)), either))
+                }
+            }
         }
         // A purchase before T1 and one since T2 ≥ T1 are two purchases: two units at least (an
         // owned purchase holds one at least).

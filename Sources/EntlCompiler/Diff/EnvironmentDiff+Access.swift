@@ -10,8 +10,19 @@ extension EnvironmentDiff {
         for name in new.table.order {
             guard let n = new.model.entitlement(name), let o = old.model.entitlement(name),
                   let f = old.analysis.entitlement(name), let g = new.analysis.entitlement(name) else { continue }
-            atoms.transient { compareEntitlement(name, new: n, old: o, f, g) }
+            compareWithin(name, "who gains or loses it") { compareEntitlement(name, new: n, old: o, f, g) }
         }
+    }
+
+    /// Runs the comparison of one name as a task of its own (`PurchaseAtoms.transient`): when it
+    /// outgrows the store, its findings go and D106 says what was not compared — the other
+    /// names' findings stand (one large feature had dropped every loss of the rule set).
+    private func compareWithin(_ name: String, _ what: String, _ body: () -> Void) {
+        let before = findings.count
+        guard !atoms.transient(body) else { return }
+        dropFindings(from: before)
+        report(.comparisonIncomplete, "`\(name)` is too large to compare exactly: \(what) was not compared",
+               file: new.file(name)!, range: new.table[name]!.range)
     }
 
     /// One entitlement on both sides: who loses it (an existing customer, or only later purchases)
@@ -146,7 +157,7 @@ extension EnvironmentDiff {
             case .feature(.metered?, _), .credits: isBoolean = false
             default: continue
             }
-            atoms.transient {
+            compareWithin(name, "what it gives") {
                 compareFeature(name, boolean: isBoolean, old: oldSources[name] ?? [], new: newSources[name] ?? [])
             }
         }

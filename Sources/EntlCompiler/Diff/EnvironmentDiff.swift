@@ -107,6 +107,9 @@ final class EnvironmentDiff {
         }
     }
 
+    /// Forgets the findings from index `start` on.
+    func dropFindings(from start: Int) { findings.removeSubrange(start...) }
+
     func report(_ code: DiagnosticCode, _ message: String, file: String, range: SourceRange,
                         help: String? = nil, notes: [DiagnosticNote] = []) {
         findings.append(Diagnostic(code, message, file: file, range: range, help: help, notes: notes))

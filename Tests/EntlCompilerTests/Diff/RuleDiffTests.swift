@@ -418,6 +418,12 @@ import Testing
         let split = "pro purchased before \"2026-03-01T00:00:00Z\" and pro purchased since \"2026-03-01T00:00:00Z\""
         #expect(diff(units + "entitlement e = pro >= 2 { grants f }", units + "entitlement e = \(split) { grants f }")
             .map { String($0.prefix(4)) } == ["D401", "D402"])
+        // An owned purchase is dated on one side of an instant, or undated and undetermined on both:
+        // none gains `pro and not pro purchased since T` over `pro purchased before T` (a review
+        // found a D101 no customer has).
+        let before = "entitlement e = pro purchased before \"2026-03-01T00:00:00Z\" { grants f }"
+        let notSince = "entitlement e = pro and not pro purchased since \"2026-03-01T00:00:00Z\" { grants f }"
+        #expect(diff(units + before, units + notSince).map { String($0.prefix(4)) } == ["D401", "D402"])
         let window = "monthly purchased before \"2026-03-01T00:00:00Z\" and monthly purchased since \"2026-01-01T00:00:00Z\""
         #expect(diff(Self.plans + "entitlement pro = \(window)", Self.plans + "entitlement pro = annual")
                 .first { $0.hasPrefix("D401") } == "D401 new.entl:5:13 a customer who owns only `monthly` (bought on or after 2026-01-01T00:00:00Z "
@@ -438,6 +444,23 @@ import Testing
                                      diagramNodes: 20_000).findings
         #expect(found.count == 300 && found.allSatisfy { $0.code.id == "D401" })
         #expect(found.first?.message == "a customer who owns only `q0` loses entitlement `e0`")
+    }
+
+    /// A name whose comparison outgrows the store is D106's alone: the other names' findings stand
+    /// (a review: one feature granted by thirty plans had dropped every loss, exit 0).
+    @Test func aNameTooLargeToCompareLeavesTheOthersCompared() {
+        func rules(_ old: Bool) -> String {
+            "feature f: boolean\nproduct a: non_consumable\nproduct b: non_consumable\n"
+                + (0..<12).map { "product p\($0): non_consumable\nproduct q\($0): non_consumable\n" }.joined()
+                + (0..<12).map { "entitlement plan\($0) = p\($0)" + (old ? " or q\($0)" : "") + " { grants f }\n" }.joined()
+                + "entitlement x = a" + (old ? " or b" : "") + "\n"
+        }
+        let (o, n) = (check(rules(true), path: "old.entl"), check(rules(false), path: "new.entl"))
+        let found = RuleDiff.compare(old: o, new: n, since: instant(Self.since), environments: [.live],
+                                     diagramNodes: 6_000).findings
+        #expect(found.filter { $0.code.id == "D401" }.count == 13)
+        #expect(found.filter { $0.code.id == "D106" }.map(\.message)
+                == ["`f` is too large to compare exactly: what it gives was not compared"])
     }
 
     @Test func allowedCodesBecomeNotes() {
