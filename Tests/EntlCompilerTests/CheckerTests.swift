@@ -206,6 +206,8 @@ import Testing
           used api_call 3 id "a"
           used 3️⃣seat 1
           used 4️⃣api_cal 1
+          override pro purchased
+          5️⃣override pro not_purchased
           expect calls allowed
         }
         """, [
@@ -213,6 +215,7 @@ import Testing
             ExpectedDiagnostic("E216", "`customer since` is given twice in this test", at: "2️⃣"),
             ExpectedDiagnostic("E218", "`seat` is continuous; it has a level, not uses", at: "3️⃣"),
             ExpectedDiagnostic("E201", "unknown feature `api_cal`", at: "4️⃣"),
+            ExpectedDiagnostic("E216", "`override pro` is given twice in this test", at: "5️⃣"),
         ])
     }
 

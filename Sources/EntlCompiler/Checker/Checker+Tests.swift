@@ -13,6 +13,8 @@ extension Checker {
             case .env: "env"
             case .state: "state"
             case .customerSince: "customer since"
+            // Two overrides of one product: the second would win unseen (a review).
+            case .override(let product, _): "override \(product.name)"
             default: nil
             }
             if let once {

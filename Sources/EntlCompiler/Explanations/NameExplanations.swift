@@ -79,7 +79,8 @@ extension DiagnosticCatalog {
             """, example: "app \"com.example.one\"\napp \"com.example.two\"", fix: "app \"com.example.one\""),
         CodeExplanation(.duplicateItem, """
             An item that can appear once (`name`, `period`, `group`, `duration`, `usage`, `event`, \
-            `unit`; `at`, `env`, `state` in tests) is given twice.
+            `unit`; `at`, `env`, `state`, `customer since` and each product's `override` in tests) is \
+            given twice.
             """, example: "product p: subscription { period month; period year }",
             fix: "product p: subscription { period year }"),
         CodeExplanation(.invalidInstant, """
