@@ -84,7 +84,8 @@ public struct TestRunner {
         var state = PurchaseState()
         var at: Instant?
         var env: Environment?
-        var stateItem: TestItem?
+        /// The state file read: its item and its path.
+        var stateFile: (item: TestItem, path: String)?
         for item in test.items {
             switch item.kind {
             case .state(let path):
@@ -98,7 +99,7 @@ public struct TestRunner {
                 // Strict: a misspelled key in a test's state would make the test mean something else.
                 do {
                     state = try PurchaseState(json: bytes, options: StateDecodingOptions(strict: true))
-                    stateItem = item
+                    stateFile = (item, resolved)
                 } catch {
                     throw TestError(message: "state file `\(resolved)`: \(error)", place: item.range.start)
                 }
@@ -143,12 +144,12 @@ public struct TestRunner {
         }
         // Strict as well for what the rules cannot make sense of in the file (docs/state.md,
         // "Warnings"): a misspelled feature's uses would be left out, and the test pass.
-        if let stateItem, case .state(let path) = stateItem.kind {
+        if let stateFile {
             do {
                 _ = try Evaluation(graph: graph, state: fileState, environment: environment, at: instant, strict: true)
             } catch {
-                let resolved = TestRunner.resolve(path.value, relativeTo: file)
-                throw TestError(message: "state file `\(resolved)`: \(error.message)", place: stateItem.range.start)
+                throw TestError(message: "state file `\(stateFile.path)`: \(error.message)",
+                                place: stateFile.item.range.start)
             }
         }
         do {

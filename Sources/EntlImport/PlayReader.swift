@@ -81,14 +81,13 @@ struct PlayReader {
                 for p in purchases { builder.add(p) }
             }
         }
-        for case .subscription(let s) in pending {
+        // A link to no token a document names is said when some document names none.
+        let unnamed = pending.contains { if case .subscription(let o) = $0 { o.token == nil } else { false } }
+        for case .subscription(let s) in pending where unnamed {
             guard let linked = s.linkedToken, !matched.contains(linked) else { continue }
-            let unnamed = pending.contains { if case .subscription(let o) = $0 { o.token == nil } else { false } }
-            if unnamed {
-                builder.warn(s.node, "replaces the subscription of purchase token \(JSONValue.string(linked).compact)"
-                             + ", which no document names in \"purchaseToken\": if it is among them, it keeps "
-                             + "granting until its own expiry")
-            }
+            builder.warn(s.node, "replaces the subscription of purchase token \(JSONValue.string(linked).compact)"
+                         + ", which no document names in \"purchaseToken\": if it is among them, it keeps granting "
+                         + "until its own expiry")
         }
     }
 
