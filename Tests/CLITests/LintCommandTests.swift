@@ -103,8 +103,8 @@ import Testing
         let list = try runEntlc(["explain"])
         #expect(list.status == 0)
         #expect(list.stdout.split(separator: "\n").count == DiagnosticCatalog.all.count)
-        // E100–E106, E110–E122, E201–E224, W301–W315, D101–D106, D401–D407
-        #expect(DiagnosticCatalog.all.count == 72)
+        // E100–E106, E110–E122, E201–E224, W301–W316, D101–D106, D401–D407
+        #expect(DiagnosticCatalog.all.count == 73)
         let one = try runEntlc(["explain", "e201"])
         #expect(one.stdout.hasPrefix("E201: unknown name\n\n"))
         #expect(one.stdout.contains("Example:\n\n    product pro_monthly: subscription { period month }\n    entitlement pro = pro_montly\n"))

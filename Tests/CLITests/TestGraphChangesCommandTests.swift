@@ -26,7 +26,7 @@ import Testing
         FAIL  no instant
               Tests/Fixtures/tests/runner.entl:25:1: cannot run: the test has no `at` and its state has no `now`
         FAIL  missing state file
-              Tests/Fixtures/tests/runner.entl:31:3: cannot run: cannot read state file `Tests/Fixtures/tests/nowhere.state.json`: no such file or directory
+              Tests/Fixtures/tests/runner.entl:32:3: cannot run: cannot read state file `Tests/Fixtures/tests/nowhere.state.json`: no such file or directory
         PASS  state file and overrides
         2 passed, 3 failed
 

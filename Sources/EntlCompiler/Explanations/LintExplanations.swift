@@ -93,13 +93,21 @@ extension DiagnosticCatalog {
             fix: """
                 product p: non_consumable
                 entitlement e = p
-                test "no purchase" { expect e denied }
-                test "bought" { given p; expect e allowed }
+                test "no purchase" { at "2026-11-22T12:00:00Z"; expect e denied }
+                test "bought" { at "2026-11-22T12:00:00Z"; given p; expect e allowed }
                 """),
         CodeExplanation(TestWithoutExpectationCheck.code, """
             A test block has no `expect` line, so it can never fail.
             """, example: "product p: non_consumable\nentitlement e = p\ntest \"t\" { given p }",
-            fix: "product p: non_consumable\nentitlement e = p\ntest \"t\" { given p; expect e allowed }"),
+            fix: "product p: non_consumable\nentitlement e = p\n"
+                + "test \"t\" { at \"2026-11-22T12:00:00Z\"; given p; expect e allowed }"),
+        CodeExplanation(TestWithoutInstantCheck.code, """
+            A test is evaluated at one instant: its `at`, or the `now` of the state file it reads \
+            (`state "…"`). A test with neither can never run: `entlc test` reports it as failed \
+            ("cannot run"), every time.
+            """, example: "product p: non_consumable\nentitlement e = p\ntest \"t\" { given p; expect e allowed }",
+            fix: "product p: non_consumable\nentitlement e = p\n"
+                + "test \"t\" { at \"2026-11-22T12:00:00Z\"; given p; expect e allowed }"),
         CodeExplanation(UnknownStoreCheck.code, """
             A store id names a store entlc does not know. Purchases match `id STORE "…"` by the exact \
             store name, so a misspelled store (`appstore` for `app_store`) never matches a purchase \

@@ -130,11 +130,13 @@ extension RuleModel {
         public let names: [Identifier]
         /// Its `expect` lines, in order.
         public let expectations: [Expectation]
+        /// Whether it has an instant to run at: an `at`, or a `state` file (whose `now` it is).
+        public let hasInstant: Bool
 
         init(syntax: TestDeclaration, site: Site, environment: EnvironmentName, names: [Identifier],
-             expectations: [Expectation]) {
+             hasInstant: Bool, expectations: [Expectation]) {
             (self.syntax, self.site, self.environment) = (syntax, site, environment)
-            (self.names, self.expectations) = (names, expectations)
+            (self.names, self.hasInstant, self.expectations) = (names, hasInstant, expectations)
         }
     }
 }

@@ -77,6 +77,7 @@ enum ModelBuilder {
     private static func test(_ t: TestDeclaration, _ site: RuleModel.Site) -> RuleModel.Test {
         var environment: EnvironmentName?
         var names: [Identifier] = [], expectations: [Expectation] = []
+        var hasInstant = false
         for item in t.items {
             switch item.kind {
             case .env(let e): environment = environment ?? e.value
@@ -88,10 +89,11 @@ enum ModelBuilder {
                 expectations.append(e)
                 names.append(e.name)
                 if case .credits(_, let system?)? = e.via { names.append(system) }
-            case .at, .state, .customerSince: break
+            case .at, .state: hasInstant = true
+            case .customerSince: break
             }
         }
         return RuleModel.Test(syntax: t, site: site, environment: environment ?? .live, names: names,
-                              expectations: expectations)
+                              hasInstant: hasInstant, expectations: expectations)
     }
 }
