@@ -58,9 +58,11 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
 
     /// What names a balance reason's text (`JSONSink.string(keptAs:of:)`): the graph, whose names
     /// and units it reads, and its parts. Nil for other forms (a fixed text costs nothing to write,
-    /// and a formed one's parts are not known).
+    /// and a formed one's parts are not known), and for a level over the allowance (`excess`: rare,
+    /// and a part the key has no word for — left out, "60 over the allowance" was written again on
+    /// a batch's later lines that had none).
     var key: (EnvironmentGraph, TextKey)? {
-        guard case .balance(let graph, let r) = form else { return nil }
+        guard case .balance(let graph, let r) = form, r.excess == 0 else { return nil }
         let credits = r.credits ?? .init(system: 0, need: 0, balance: 0)
         let flags = (r.left == nil ? 1 : 0) | (r.credits == nil ? 2 : 0) | (credits.balance == nil ? 4 : 0)
         let ids = UInt64(UInt32(bitPattern: r.feature)) | UInt64(UInt32(bitPattern: credits.system)) << 32
