@@ -209,7 +209,7 @@ extension Evaluation {
     }
 
     /// When a candidate's grant exists from, and what anchors its windows: its purchase's
-    /// `purchased_at` and `period_start` (else `purchased_at`); a state grant's `from` (its own, or
+    /// `purchased_at`, both (else `period_start` anchors); a state grant's `from` (its own, or
     /// the one an entitlement is active through); with no purchase behind it, the state's
     /// `customer_since`; nil when no date is known.
     func anchorDates(_ c: Candidate) -> (existsFrom: Instant?, anchor: Instant?) {
@@ -221,7 +221,10 @@ extension Evaluation {
         } else if let j = c.purchase {
             // The purchase's dates read in place (a copy of the purchase retains each of its strings).
             let bought = state.purchases[j].purchasedAt
-            return (bought, state.purchases[j].periodStart ?? bought)
+            // Anchored where it began, not where its current period did: a renewal that moved the
+            // windows would give a yearly allowance anew every month, and charge uses already
+            // recorded to other windows (§5).
+            return (bought, bought ?? state.purchases[j].periodStart)
         }
         return (nil, nil)
     }

@@ -35,8 +35,9 @@ struct Ledger: Sendable {
     /// What was overdrawn on it in the current window (a soft limit's billable use).
     private(set) var overdrawn: Int64 = 0
     /// The current window was resumed from a position that is not one of `windows` (its anchor
-    /// moved since, e.g. a renewal's `period_start`): the next boundary is the window's own end,
-    /// and the windows after it are `windows`' again.
+    /// moved since: a purchase without `purchased_at` whose `period_start` moved, a ledger edited by
+    /// hand): the next boundary is the window's own end, and the windows after it are `windows`'
+    /// again.
     private var realign = false
 
     init(allowance: Int64, windows: Windows?, carry: Grant.Carry?, priority: Int64, order: Int, existsFrom: Instant?,

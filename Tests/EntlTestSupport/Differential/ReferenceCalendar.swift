@@ -3,11 +3,11 @@
 // whole seconds after 1970.
 
 /// A reset interval, billing period or duration: whole months (day clamped) or fixed seconds.
-enum ReferenceStep: Equatable {
+public enum ReferenceStep: Equatable {
     case seconds(Int64)
     case months(Int)
 
-    init(interval word: String) {
+    public init(interval word: String) {
         switch word {
         case "minute": self = .seconds(60)
         case "hour": self = .seconds(3_600)
@@ -32,7 +32,7 @@ enum ReferenceStep: Equatable {
     }
 }
 
-enum ReferenceCalendar {
+public enum ReferenceCalendar {
     struct Civil: Equatable {
         var year: Int
         var month: Int
@@ -75,7 +75,7 @@ enum ReferenceCalendar {
     }
 
     /// `s + k × step`; month steps clamp the day (Jan 31 + 1 month = Feb 28/29).
-    static func add(_ s: Int64, _ step: ReferenceStep, times k: Int = 1) -> Int64 {
+    public static func add(_ s: Int64, _ step: ReferenceStep, times k: Int = 1) -> Int64 {
         switch step {
         case .seconds(let n): return s + n * Int64(k)
         case .months(let n):

@@ -174,8 +174,10 @@ extension ReferenceEvaluator {
         if let step = c.grant.expiresAfter, let start = ledger.existsFrom {
             ledger.expiry = ReferenceCalendar.add(start, step)
         }
+        // Windows are anchored where the purchase began (§5, changed): a renewal moves its
+        // `period_start`, never its `purchased_at`, so it never lays the windows anew.
         if let interval = c.grant.per {
-            if let anchor = since ?? purchase?.periodStart ?? purchase?.purchasedAt {
+            if let anchor = since ?? purchase?.purchasedAt ?? purchase?.periodStart {
                 ledger.windows = ReferenceWindows(anchor: anchor.seconds, step: ReferenceStep(interval: interval))
             } else {
                 ledger.alignedInterval = interval

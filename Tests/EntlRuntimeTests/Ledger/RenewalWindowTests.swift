@@ -1,0 +1,99 @@
+import EntlCompiler
+import EntlRuntime
+import EntlSyntax
+import EntlTestSupport
+import Foundation
+import Testing
+
+/// A renewal moves a subscription's `period_start`; it must not move the windows of its grants
+/// (§5: windows are anchored where the purchase began). Anchored at `period_start`, a yearly
+/// allowance on a monthly plan came back whole at every renewal, and a month anchored on the 31st
+/// reset on the 28th after February, then turned uses already allowed into overage.
+@Suite struct RenewalWindowTests {
+    static let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
+
+    /// A subscriber renewed as a store renews (each period computed from the first, the day
+    /// clamped; now and then a renewal a few days late, which moves the cycle), who asks for one
+    /// more unit at many instants and records it when allowed: each window of the grant, laid from
+    /// `purchased_at`, holds at most the allowance, and after every renewal nothing is overage.
+    @Test func aRenewalNeverGivesAnAllowanceAnewNorCreatesOverage() throws {
+        var random = SeededRandom(seed: 20_261_128)
+        let day: Int64 = 86_400
+        var checked = 0
+        for round in 0..<max(1, Self.cases / 10) {
+            let period = random.pick(["week", "month", "year"])
+            let interval = random.pick(["day", "week", "month", "quarter", "year"])
+            let allowance = Int64(random.int(1...4))
+            let rules = """
+                product pro: subscription { period \(period) }
+                feature calls: metered
+                entitlement plan = pro { grants calls \(allowance) per \(interval) }
+                """
+            let graph = try #require(Compiler.compile([SourceFile(path: "r.entl", text: rules)], lint: false).graph)
+            // Bought on a day late in a month (2026-01-28 … 31, 2028-02-29) at some time of day.
+            let bought = random.pick([1_769_558_400, 1_769_644_800, 1_769_731_200, 1_769_817_600, 1_835_395_200])
+                + random.int64(0...(day - 1))
+            let step = ReferenceStep(interval: period), window = ReferenceStep(interval: interval)
+            // The periods: each from the first (day clamped), some renewed late (the cycle moves).
+            var periods: [(start: Int64, end: Int64)] = []
+            var start = bought, k = 1
+            while start < bought + 400 * day {
+                let late = random.chance(0.15) ? random.int64(1...5) * day : 0
+                let end = ReferenceCalendar.add(bought, step, times: k) + late
+                periods.append((start, end))
+                (start, k) = (end, k + 1)
+            }
+            var state = PurchaseState()
+            state.purchases = [Purchase(product: "pro", status: .active, purchasedAt: Instant(seconds: bought))]
+            let instants = (0..<40).map { _ in bought + random.int64(0...(380 * day)) }.sorted()
+            for (n, t) in instants.enumerated() {
+                guard let current = periods.first(where: { $0.start <= t && t < $0.end }) else { continue }
+                state.purchases[0].periodStart = Instant(seconds: current.start)
+                state.purchases[0].expiresAt = Instant(seconds: current.end)
+                let at = Instant(seconds: t)
+                let e = try Evaluation(graph: graph, state: state, environment: .live, at: at)
+                let result = e.feature(0, required: 1)
+                #expect(result.overage ?? 0 == 0, "round \(round): overage \(result.overage ?? 0) after a renewal at \(at)")
+                if result.allowed {
+                    state.usage.append(UsageRecord(feature: "calls", kind: .amount(1), at: at, id: "u\(n)"))
+                }
+                checked += 1
+            }
+            // Each window laid from `purchased_at` holds at most the allowance.
+            var k2 = 0
+            while ReferenceCalendar.add(bought, window, times: k2) < bought + 400 * day {
+                let (from, to) = (ReferenceCalendar.add(bought, window, times: k2),
+                                  ReferenceCalendar.add(bought, window, times: k2 + 1))
+                let used = state.usage.count { $0.at.map { from <= $0.seconds && $0.seconds < to } ?? false }
+                #expect(used <= allowance, "round \(round): \(used) used in the window from \(Instant(seconds: from))")
+                k2 += 1
+            }
+        }
+        #expect(checked > 1_000)
+    }
+
+    /// The review's case: a month anchored on January 31 whose second period starts February 28.
+    /// Its window still ends March 31, so a use on March 29 is the period's second.
+    @Test func aMonthFromThe31stEndsOnTheLastDayNotThe28th() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "m.entl", text: """
+            product pro: subscription { period month }
+            feature calls: metered
+            entitlement plan = pro { grants calls 100 per month }
+            """)], lint: false).graph)
+        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+        var state = PurchaseState()
+        state.purchases = [Purchase(product: "pro", status: .active, purchasedAt: try instant("2026-01-31T00:00:00Z"),
+                                    periodStart: try instant("2026-02-28T00:00:00Z"),
+                                    expiresAt: try instant("2026-03-31T00:00:00Z"))]
+        state.usage = [UsageRecord(feature: "calls", kind: .amount(100), at: try instant("2026-03-01T00:00:00Z"), id: "a")]
+        let before = try Evaluation(graph: graph, state: state, environment: .live, at: try instant("2026-03-29T00:00:00Z"))
+        #expect(before.feature(0, required: 100).allowed == false)
+        #expect(before.feature(0, required: 1).balance == 0)
+        // Renewed on March 31: the next window, whole.
+        state.purchases[0].periodStart = try instant("2026-03-31T00:00:00Z")
+        state.purchases[0].expiresAt = try instant("2026-04-30T00:00:00Z")
+        let after = try Evaluation(graph: graph, state: state, environment: .live, at: try instant("2026-03-31T00:00:00Z"))
+        #expect(after.feature(0, required: 1).balance == 100)
+        #expect(after.feature(0, required: 1).overage == 0)
+    }
+}
