@@ -109,11 +109,14 @@ struct AppStoreReader {
     func finish(into builder: inout StateBuilder) throws(ImportIssue) {
         var latest: [String: Int] = [:]
         var order: [Int] = []
+        /// Each auto-renewable subscription's transactions that were not refunded: its periods.
+        var periods: [String: [Int]] = [:]
         for (i, entry) in transactions.enumerated() {
             let t = entry.node
             let type = try t.required("type").word("type", in: Self.types)
             let key = type == Self.types[0]
                 ? try Self.originalID(t) : "transaction " + (try t.required("transactionId").name())
+            if type == Self.types[0], t["revocationDate"] == nil { periods[key, default: []].append(i) }
             guard let j = latest[key] else {
                 latest[key] = i
                 order.append(i)
@@ -130,7 +133,17 @@ struct AppStoreReader {
             }
         }
         for i in order {
-            try builder.add(purchase(transactions[i].node, environment: transactions[i].environment, into: &builder))
+            var p = try purchase(transactions[i].node, environment: transactions[i].environment, into: &builder)
+            let t = transactions[i].node
+            if p.status != .revoked, try t.required("type").word("type", in: Self.types) == Self.types[0],
+               case let original = try Self.originalID(t), let periods = periods[original],
+               let run = try currentRun(periods, original: original),
+               let first = p.purchasedAt, run.start > first {
+                // Back after a lapse: the purchase began anew, and the service before it ended.
+                if let before = run.before { builder.add(try lapsed(before, purchasedAt: first)) }
+                p.purchasedAt = run.start
+            }
+            builder.add(p)
         }
         for history in unfinishedHistories {
             builder.warn(history, "the history goes on past this page (`hasMore`): what later pages hold is not "
@@ -140,6 +153,53 @@ struct AppStoreReader {
             builder.warn(renewal, "renewal info of original transaction \(original), whose transactions are not among "
                          + "the documents: no purchase")
         }
+    }
+
+    /// Apple's measure of a lapse: paid service resumed 60 days or more after it ended
+    /// (`recentSubscriptionStartDate` "ignores all lapses of paid service shorter than 60 days").
+    static let lapse: Int64 = 60 * 86_400
+
+    /// Where a subscription's current run of paid service began, when a lapse came before it —
+    /// the last lapse its periods (transactions not refunded, `periods`) show, or a later one its
+    /// renewal info's `recentSubscriptionStartDate` gives — and the last period before that lapse,
+    /// when the documents hold it. Nil when neither shows a lapse (the documents may hold only the
+    /// latest periods: the run is then the whole subscription's).
+    private func currentRun(_ periods: [Int], original: String) throws(ImportIssue) -> (start: Instant, before: Int?)? {
+        var spans: [(start: Instant, end: Instant, index: Int)] = []
+        for i in periods {
+            let t = transactions[i].node
+            let start = try t.required("purchaseDate").instant(.milliseconds)
+            spans.append((start, try t["expiresDate"]?.instant(.milliseconds) ?? start, i))
+        }
+        spans.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+        guard var run = spans.first.map({ (start: $0.start, end: $0.end, last: $0.index) }) else { return nil }
+        var before: Int?
+        for span in spans.dropFirst() {
+            if span.start.seconds >= run.end.seconds + Self.lapse {
+                (before, run) = (run.last, (span.start, span.end, span.index))
+            } else if span.end >= run.end {
+                (run.end, run.last) = (span.end, span.index)
+            }
+        }
+        if let recent = try renewals[original]?["recentSubscriptionStartDate"]?.instant(.milliseconds),
+           before == nil || recent > run.start {
+            // The last period that ended before it, if the documents hold one.
+            before = spans.filter { $0.end <= recent }.max { $0.end < $1.end }?.index
+            return (recent, before)
+        }
+        return before == nil ? nil : (run.start, before)
+    }
+
+    /// The service before a lapse, as a purchase of its own that ended: bought at `purchasedAt`
+    /// (the subscription's first purchase), its last period the transaction at `i`.
+    private func lapsed(_ i: Int, purchasedAt: Instant) throws(ImportIssue) -> ImportedPurchase {
+        let t = transactions[i].node
+        var p = try common(t, environment: transactions[i].environment, status: .expired)
+        p.purchasedAt = purchasedAt
+        p.periodStart = try t.required("purchaseDate").instant(.milliseconds)
+        p.expiresAt = try t["expiresDate"]?.instant(.milliseconds)
+        p.willRenew = false
+        return p
     }
 
     /// The subscription a transaction belongs to: its original transaction.
@@ -163,22 +223,30 @@ struct AppStoreReader {
         return a["revocationDate"] != nil || b["revocationDate"] == nil
     }
 
-    private func purchase(_ t: Node, environment context: String?, into builder: inout StateBuilder)
+    /// A transaction's product, environment and ownership, as a purchase of `status`.
+    private func common(_ t: Node, environment context: String?, status: PurchaseStatus)
         throws(ImportIssue) -> ImportedPurchase
     {
-        let type = try t.required("type").word("type", in: Self.types)
         guard let environment = try t["environment"]?.word("environment", in: Self.environments) ?? context else {
             throw t.issue("missing \"environment\" (Production or Sandbox)")
         }
         // No key: `finish` already kept one transaction per subscription and per transaction id.
-        var p = ImportedPurchase(product: try t.required("productId").name(), store: "app_store", status: .active,
+        var p = ImportedPurchase(product: try t.required("productId").name(), store: "app_store", status: status,
                                  environment: environment == "Production" ? .live : .test, place: t.place)
-        let purchaseDate = try t.required("purchaseDate").instant(.milliseconds)
-        p.purchasedAt = try t["originalPurchaseDate"]?.instant(.milliseconds) ?? purchaseDate
-        p.expiresAt = try t["expiresDate"]?.instant(.milliseconds)
         if try t["inAppOwnershipType"]?.word("ownership type", in: ["PURCHASED", "FAMILY_SHARED"]) == "FAMILY_SHARED" {
             p.ownership = .familyShared
         }
+        return p
+    }
+
+    private func purchase(_ t: Node, environment context: String?, into builder: inout StateBuilder)
+        throws(ImportIssue) -> ImportedPurchase
+    {
+        let type = try t.required("type").word("type", in: Self.types)
+        var p = try common(t, environment: context, status: .active)
+        let purchaseDate = try t.required("purchaseDate").instant(.milliseconds)
+        p.purchasedAt = try t["originalPurchaseDate"]?.instant(.milliseconds) ?? purchaseDate
+        p.expiresAt = try t["expiresDate"]?.instant(.milliseconds)
         if let token = t["appAccountToken"], case .string(let id) = token.value, !id.isEmpty {
             try builder.setCustomer(id, at: token.place)
         }

@@ -71,6 +71,33 @@ import Testing
         #expect(premium.product == "apple_monthly_plus")
     }
 
+    /// A subscriber back after a lapse of 60 days or more (Apple's measure) bought anew: one
+    /// original transaction, but the service before the lapse is a purchase that ended, and the
+    /// current one starts at the return — else a `carry` grant piled up over the unpaid months (a
+    /// review: 600 calls on the day after the return, 500 of them carried from February to May).
+    /// Seen in the history, or in the renewal info's `recentSubscriptionStartDate` alone; a
+    /// shorter lapse is none.
+    @Test func aSubscriberBackAfterALapseBoughtAnew() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month; id app_store "com.example.product" }
+            feature calls: metered
+            entitlement plan = pro { grants calls 100 per month carry }
+            """)
+        for (fixture, rows) in [("app-store/lapse.json", 2), ("app-store/lapse-renewal-info.json", 1)] {
+            let state = try decodedState(try importFixtures(.appStore, [fixture]))
+            #expect(state.purchases.count == rows)
+            #expect(state.purchases.last?.purchasedAt == instant("2026-06-01T10:00:00Z"))
+            let calls = try evaluate(graph, state, at: "2026-06-02T00:00:00Z").feature("calls")
+            #expect(calls.balance == 100, "\(fixture)")
+        }
+        let lapse = try decodedState(try importFixtures(.appStore, ["app-store/lapse.json"]))
+        #expect(lapse.purchases.first?.status == .expired)
+        #expect(lapse.purchases.first?.purchasedAt == instant("2026-01-01T10:00:00Z"))
+        #expect(lapse.purchases.first?.expiresAt == instant("2026-02-01T10:00:00Z"))
+        let short = try decodedState(try importFixtures(.appStore, ["app-store/short-lapse.json"]))
+        #expect(short.purchases.map(\.purchasedAt) == [instant("2026-01-01T10:00:00Z")])
+    }
+
     @Test func renewalInfosPairAcrossDocuments() throws {
         let state = try decodedState(try importFixtures(
             .appStore, ["app-store/split-transactions.json", "app-store/split-renewal-infos.json"]))
