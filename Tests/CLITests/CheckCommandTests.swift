@@ -96,6 +96,35 @@ import Testing
         #expect(r.stderr.contains("permission denied"))
     }
 
+    /// A rule file, or a directory, whose name is not UTF-8 cannot be named in a diagnostic: it was
+    /// skipped in silence (its errors left out of `check`, its declarations out of `build`). It is
+    /// refused; a file of another kind so named is no rule file, and is passed over.
+    @Test(arguments: [([0x62, 0xFE, 0x2E, 0x65, 0x6E, 0x74, 0x6C], false,
+                       "a rule file whose name is not UTF-8 (`b\u{FFFD}.entl`)"),
+                      ([0x73, 0x75, 0x62, 0xFF], true, "a directory whose name is not UTF-8 (`sub\u{FFFD}`)"),
+                      ([0x6E, 0xFF, 0x2E, 0x74, 0x78, 0x74], false, nil)])
+    func aRuleFileWhoseNameIsNotUTF8IsRefused(_ name: [UInt8], _ directory: Bool, _ what: String?) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "product p: consumable".write(toFile: dir + "/a.entl", atomically: true, encoding: .utf8)
+        let path = (Array(dir.utf8) + [UInt8(ascii: "/")] + name + [0]).map { CChar(bitPattern: $0) }
+        if directory {
+            #expect(mkdir(path, 0o755) == 0)
+        } else {
+            let fd = open(path, O_CREAT | O_WRONLY, 0o644)
+            #expect(fd >= 0)
+            close(fd)
+        }
+        let r = try runEntlc(["check", dir])
+        if let what {
+            #expect(r.status == 2)
+            #expect(r.stderr == "entlc: error: `\(dir)` holds \(what): rename it (entlc reads every `.entl` file "
+                    + "below a directory, and names it)\n")
+        } else {
+            #expect(r.status == 0)
+        }
+    }
+
     @Test func directoriesAreReadRecursivelyInSortedOrder() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

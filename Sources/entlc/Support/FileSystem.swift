@@ -454,10 +454,15 @@ enum FileSystem {
             guard let handle = opendir(dir) else { throw CLIError("cannot read directory `\(dir)`: \(lastError())") }
             defer { closedir(handle) }
             while let entry = readdir(handle) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    Array(raw.prefix { $0 != 0 })
                 }
-                if name.hasPrefix(".") { continue }
+                if bytes.first == UInt8(ascii: ".") { continue }
+                guard let name = String(validating: bytes, as: UTF8.self) else {
+                    // Not skipped in silence: it may be a rule file (or hold some) the rules then lack.
+                    try refuseUnreadableName(bytes, in: dir, recursive: recursive)
+                    continue
+                }
                 let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
@@ -470,5 +475,19 @@ enum FileSystem {
             }
         }
         return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// An entry of `dir` whose name is not UTF-8: an error when it is a `.entl` file or a
+    /// directory searched for them (neither can be named, nor left out unsaid); nothing otherwise.
+    private static func refuseUnreadableName(_ name: [UInt8], in dir: String, recursive: Bool) throws(CLIError) {
+        var info = stat()
+        let path = Array(dir.utf8) + [UInt8(ascii: "/")] + name + [0]
+        let isDirectory = path.withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR }
+        }
+        guard name.count >= 5 && name.suffix(5).elementsEqual(".entl".utf8) || recursive && isDirectory else { return }
+        let shown = String(decoding: name, as: UTF8.self)
+        throw CLIError("`\(dir)` holds \(isDirectory ? "a directory" : "a rule file") whose name is not UTF-8 "
+                       + "(`\(shown)`): rename it (entlc reads every `.entl` file below a directory, and names it)")
     }
 }
