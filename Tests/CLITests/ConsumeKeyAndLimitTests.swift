@@ -14,6 +14,19 @@ import Testing
         return dir
     }
 
+    /// `--id "$REQUEST_ID"` with the variable unset: the first use was recorded under "", and
+    /// every later one taken for its retry — allowed, exit 0, nothing recorded (a review).
+    @Test func anEmptyKeyIsRefused() throws {
+        let state = #"{"usage": []}"# + "\n"
+        let dir = try scratch(state)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--feature", "calls", "--consume",
+                              "--id", "", "--at", "2026-11-10T00:00:00Z"], directory: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: state.json: an idempotency key (`id`) cannot be empty\n")
+        #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8) == state)
+    }
+
     @Test func keysThatOnlyLookAlikeAreTwoKeys() throws {
         // "café" with a precomposed é, then with e and a combining accent: Swift's `==` finds them
         // equal; the second use was taken for a retry and lost.

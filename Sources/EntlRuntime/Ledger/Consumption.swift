@@ -225,6 +225,8 @@ public enum Consumption {
         guard amount >= 1, amount <= 1_000_000_000_000_000 else {
             throw EvaluationError("the amount of a use is from 1 to 10^15, not \(amount)")
         }
+        // An empty key (an unset variable, `--id "$REQUEST"`) would make every later use a retry.
+        guard id?.isEmpty != true else { throw EvaluationError("an idempotency key (`id`) cannot be empty") }
         let own = (state.environment ?? .live).rawValue
         guard env.rawValue == own else {
             throw EvaluationError("the state's environment is \(own): a use recorded while evaluating \(env.rawValue) "

@@ -483,8 +483,8 @@ enum FileSystem {
         var info = stat()
         let path = Array(dir.utf8) + [UInt8(ascii: "/")] + name + [0]
         let isDirectory = path.withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR }
-        }
+            p.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) == 0 }
+        } && info.st_mode & S_IFMT == S_IFDIR
         guard name.count >= 5 && name.suffix(5).elementsEqual(".entl".utf8) || recursive && isDirectory else { return }
         let shown = String(decoding: name, as: UTF8.self)
         throw CLIError("`\(dir)` holds \(isDirectory ? "a directory" : "a rule file") whose name is not UTF-8 "
