@@ -177,6 +177,10 @@ import Testing
          "entlc: error: --at: \"tomorrow\" is not an RFC 3339 instant\n"),
         (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--override", "call_pack=yes"],
          "entlc: error: --override: \"call_pack=yes\" is not PRODUCT=purchased|not_purchased|unknown\n"),
+        // Two for one product: the last had won unseen (a review).
+        (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--override", "call_pack=purchased",
+          "--override", "call_pack=not_purchased"],
+         "entlc: error: --override: product `call_pack` is given twice (purchased, then not_purchased)\n"),
         // An override from the command line is reported as one, not as part of the state file.
         (["eval", "examples/api.entl", "--state", "examples/api.state.json", "--all", "--override", "call_pak=purchased"],
          "entlc: error: --override call_pak=purchased: unknown product `call_pak` (did you mean `call_pack`?)\n"),

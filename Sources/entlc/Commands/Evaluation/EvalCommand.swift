@@ -234,7 +234,12 @@ enum EvalCommand {
             guard let eq = v.firstIndex(of: "="), let o = Override(rawValue: String(v[v.index(after: eq)...])) else {
                 throw CLIError("--override: \"\(v)\" is not PRODUCT=purchased|not_purchased|unknown")
             }
-            out.append((String(v[..<eq]), o))
+            let product = String(v[..<eq])
+            // Two for one product: the last had won unseen (a review).
+            if let first = out.first(where: { $0.0 == product }) {
+                throw CLIError("--override: product `\(product)` is given twice (\(first.1.rawValue), then \(o.rawValue))")
+            }
+            out.append((product, o))
         }
         return out
     }
