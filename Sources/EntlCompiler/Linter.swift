@@ -118,7 +118,8 @@ enum Linter {
         RedundantTermCheck.self, DuplicateGrantCheck.self, CarryWithoutResetCheck.self,
         CarryCapBelowAllowanceCheck.self,
         UnlimitedWindowCheck.self, EquivalentEntitlementCheck.self, DuplicateTestNameCheck.self,
-        TestWithoutExpectationCheck.self, TestWithoutInstantCheck.self, UnknownStoreCheck.self, SkippedAnalysisCheck.self,
+        TestWithoutExpectationCheck.self, TestWithoutInstantCheck.self, UnknownStoreCheck.self,
+        SkippedAnalysisCheck.self,
     ]
 
     static func run(_ checked: CheckedRuleSet, environments: [EnvironmentName], sink: CheckContext) {

@@ -237,7 +237,8 @@ enum EvalCommand {
             let product = String(v[..<eq])
             // Two for one product: the last had won unseen (a review).
             if let first = out.first(where: { $0.0 == product }) {
-                throw CLIError("--override: product `\(product)` is given twice (\(first.1.rawValue), then \(o.rawValue))")
+                throw CLIError("--override: product `\(product)` is given twice "
+                               + "(\(first.1.rawValue), then \(o.rawValue))")
             }
             out.append((product, o))
         }
