@@ -119,6 +119,19 @@ import Testing
         #expect(r.stderr == "entlc: error: cannot write `pipe.entl`: not a regular file\n")
     }
 
+    /// A file rewritten in place that is standard input on a pipe (`/dev/stdin`) is no regular
+    /// file: said so (a review: "cannot read `/dev/stdin`: no such file or directory", read fine
+    /// a moment before by `check`).
+    @Test func standardInputOnAPipeIsNoFileToRewrite() throws {
+        let r = try runEntlc(["fmt", "/dev/stdin"], stdin: "product p: consumable\n")
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: cannot write `/dev/stdin`: not a regular file\n")
+        let consume = try runEntlc(["eval", "examples/api.entl", "--state", "/dev/stdin", "--feature", "api_calls",
+                                    "--consume"], stdin: "{}\n")
+        #expect(consume.status == 2)
+        #expect(consume.stderr == "entlc: error: cannot write `/dev/stdin`: not a regular file\n")
+    }
+
     @Test func aRewrittenFileKeepsItsSetUserIDBit() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

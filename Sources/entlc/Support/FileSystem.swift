@@ -248,7 +248,8 @@ enum FileSystem {
     static func writableTarget(_ path: String) throws(CLIError) -> String {
         let target = resolvingLinks(path)
         var info = stat()
-        guard stat(target, &info) == 0 else { throw readError(path) }
+        // A link to what has no path (`/dev/stdin` on a pipe: `pipe:[…]`) is read through the link.
+        guard stat(target, &info) == 0 || stat(path, &info) == 0 else { throw readError(path) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw CLIError("cannot write `\(path)`: not a regular file") }
         guard access(target, W_OK) == 0, info.st_mode & 0o222 != 0 else {
             throw CLIError("cannot write `\(path)`: the file is read-only (nothing was changed)")
