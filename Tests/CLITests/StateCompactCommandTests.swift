@@ -209,6 +209,16 @@ import Testing
         #expect(try String(contentsOfFile: dir + "/other.json", encoding: .utf8) == Self.state)
     }
 
+    /// What was folded is said once it is written: an output that cannot be written says only
+    /// that (a review: "folded 3 usage records … into the ledger", then the write failed).
+    @Test func nothingIsSaidFoldedWhenTheOutputCannotBeWritten() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try compact(dir, ["-o", "/dev/full"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "entlc: error: cannot write `/dev/full`: no space left on device\n")
+    }
+
     /// Compacting in place while uses are recorded: both take the file's lock, so no use is lost
     /// and none is recorded twice, whatever order they run in. (The history is long enough that a
     /// compaction without the lock, reading before a use is written and renaming after, loses it.)

@@ -55,27 +55,34 @@ enum StateCompactCommand {
         let environment = try args.environment()
         let strict = args.has("--strict")
         let output = args.value("--output") ?? "-"
-        func compacted(_ bytes: [UInt8]) throws(CLIError) -> [UInt8] {
+        func compacted(_ bytes: [UInt8]) throws(CLIError) -> (json: [UInt8], summary: String) {
             try compact(bytes, path: path, graph: graph, environment: environment, before: before, strict: strict)
         }
+        // What was folded is said once it is written (a review: it was said, then the write failed).
+        let summary: String
         // In place: under the file's lock, as `eval --consume` writes it, so no use is lost.
         if output != "-", path != "-", FileSystem.resolvingLinks(output) == FileSystem.resolvingLinks(path) {
             let target = try FileSystem.writableTarget(path)
-            try FileSystem.withLockedFile(target) { bytes throws(CLIError) in
-                try FileSystem.writeAtomically(target, try compacted(bytes), rewriting: true)
+            summary = try FileSystem.withLockedFile(target) { bytes throws(CLIError) -> String in
+                let result = try compacted(bytes)
+                try FileSystem.writeAtomically(target, result.json, rewriting: true)
+                return result.summary
             }
         } else {
             let bytes = try FileSystem.contents(ofInput: path)
-            // Before the summary of what was folded is printed: nothing is written.
             try FileSystem.refuseReplacingInput(output)
-            try FileSystem.writeOutput(output, try compacted(bytes))
+            let result = try compacted(bytes)
+            try FileSystem.writeOutput(output, result.json)
+            summary = result.summary
         }
+        Terminal.emitError(summary)
         return .success
     }
 
-    /// The compacted state's JSON; its warnings and what was folded go to standard error.
+    /// The compacted state's JSON, and the line that says what was folded; its warnings go to
+    /// standard error.
     static func compact(_ bytes: [UInt8], path: String, graph: RuleGraph, environment: Environment?,
-                        before: Instant, strict: Bool) throws(CLIError) -> [UInt8] {
+                        before: Instant, strict: Bool) throws(CLIError) -> (json: [UInt8], summary: String) {
         let name = StateFile.name(path)
         let state = try StateFile.decode(bytes, path: path, StateDecodingOptions(strict: strict))
         let result: LedgerCompaction.Compacted
@@ -94,9 +101,8 @@ enum StateCompactCommand {
             throw CLIError("\(name): \(error)")
         }
         let folded = state.usage.count - result.kept.count
-        Terminal.emitError("entlc: \(name): folded \(folded.counted("usage record")) dated before \(before) into "
-                           + "the ledger (\(ledger.grants.count.counted("grant position")), "
-                           + "\(ledger.ids.count.counted("id")) remembered); \(result.kept.count) kept\n")
-        return json
+        return (json, "entlc: \(name): folded \(folded.counted("usage record")) dated before \(before) into "
+                + "the ledger (\(ledger.grants.count.counted("grant position")), "
+                + "\(ledger.ids.count.counted("id")) remembered); \(result.kept.count) kept\n")
     }
 }
