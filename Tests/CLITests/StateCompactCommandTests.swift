@@ -198,6 +198,16 @@ import Testing
 
     /// A second name of the state (a hard link) is one of the command's inputs: refused before
     /// anything is folded or said (a review: the summary of what was folded came first).
+    /// In place however the state is spelled: `-o ./state.json` had been refused as "an input of
+    /// this command" while a link to it compacted in place (a review).
+    @Test func inPlaceHoweverTheStateIsSpelled() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try compact(dir, ["-o", "./state.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try String(contentsOfFile: dir + "/state.json", encoding: .utf8).contains("\"ledger\""))
+    }
+
     @Test func aHardLinkToTheStateIsRefusedBeforeAnythingIsSaid() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -61,7 +61,9 @@ enum StateCompactCommand {
         // What was folded is said once it is written (a review: it was said, then the write failed).
         let summary: String
         // In place: under the file's lock, as `eval --consume` writes it, so no use is lost.
-        if output != "-", path != "-", FileSystem.resolvingLinks(output) == FileSystem.resolvingLinks(path) {
+        // However spelled (`state.json`, `./state.json`, a link to it).
+        if output != "-", path != "-",
+           FileSystem.canonical(FileSystem.resolvingLinks(output)) == FileSystem.canonical(FileSystem.resolvingLinks(path)) {
             let target = try FileSystem.writableTarget(path)
             summary = try FileSystem.withLockedFile(target) { bytes throws(CLIError) -> String in
                 let result = try compacted(bytes)
