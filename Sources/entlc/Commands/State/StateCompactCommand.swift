@@ -62,8 +62,8 @@ enum StateCompactCommand {
         let summary: String
         // In place: under the file's lock, as `eval --consume` writes it, so no use is lost.
         // However spelled (`state.json`, `./state.json`, a link to it).
-        if output != "-", path != "-",
-           FileSystem.canonical(FileSystem.resolvingLinks(output)) == FileSystem.canonical(FileSystem.resolvingLinks(path)) {
+        func file(_ p: String) -> String { FileSystem.canonical(FileSystem.resolvingLinks(p)) }
+        if output != "-", path != "-", file(output) == file(path) {
             let target = try FileSystem.writableTarget(path)
             summary = try FileSystem.withLockedFile(target) { bytes throws(CLIError) -> String in
                 let result = try compacted(bytes)
