@@ -283,8 +283,10 @@ struct StateReader {
             }
             var e = 0
             while i < token.count, token[i] >= 0x30, token[i] <= 0x39 {
-                // Past a million the number is zero, a fraction or far beyond 10^15 anyway.
-                if e < 1_000_000 { e = e * 10 + Int(token[i] - 0x30) }
+                // Past 2^40 the number is zero, a fraction or far beyond 10^15 anyway: no token has
+                // that many digits to make up for it (a million was not enough: `3` and 12 million
+                // zeros `e-12000000` is 3, a review).
+                if e < 1 << 40 { e = e * 10 + Int(token[i] - 0x30) }
                 i += 1
             }
             exponent += sign * e

@@ -196,6 +196,16 @@ import Testing
         #expect(s.usage[0].kind == .amount(value))
     }
 
+    /// A mantissa of millions of digits with an exponent to match is still that integer (the
+    /// exponent had been read only up to about ten million).
+    @Test func aLongMantissaWithAnExponentToMatch() throws {
+        let zeros = String(repeating: "0", count: 12_000_000)
+        for written in ["3" + zeros + "e-12000000", "0." + zeros + "3e12000001"] {
+            let s = try PurchaseState(json: #"{"usage": [{"feature": "f", "amount": \#(written)}]}"#)
+            #expect(s.usage[0].kind == .amount(3))
+        }
+    }
+
     @Test(arguments: [("2.5", "2.5 is not a whole number"), ("25e-1", "25e-1 is not a whole number"),
                       ("1e16", "1e16 is larger than 10^15"), ("-1.0", "-1.0 is negative"),
                       ("1e-99999999999", "1e-99999999999 is not a whole number")])
