@@ -264,12 +264,12 @@ import Testing
         let at = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--entitlement", "e",
                                "--at", "9999-12-31T23:59:59-00:01"], directory: dir)
         #expect(at.status == 2)
-        #expect(at.stderr == "entlc: error: --at: \"9999-12-31T23:59:59-00:01\" is not an RFC 3339 instant\n")
+        #expect(at.stderr == "entlc: error: --at: \"9999-12-31T23:59:59-00:01\" is outside the years 0000 … 9999 in UTC\n")
         let state = #"{"purchases": [{"product": "pro", "purchased_at": "0000-01-01T00:30:00+01:00"}]}"#
         let r = try runEntlc(["eval", "rules.entl", "--state", "-", "--entitlement", "e"], stdin: state, directory: dir)
         #expect(r.status == 2)
         #expect(r.stderr.contains(
-            "purchases[0].purchased_at: \"0000-01-01T00:30:00+01:00\" is not an RFC 3339 instant"),
+            "purchases[0].purchased_at: \"0000-01-01T00:30:00+01:00\" is outside the years 0000 … 9999 in UTC"),
                 "\(r.stderr)")
         let edge = try runEntlc(["eval", "rules.entl", "--state", "state.json", "--entitlement", "e",
                                  "--at", "9999-12-31T23:59:59+00:00", "--format", "json"], directory: dir)

@@ -75,7 +75,8 @@ extension Checker {
 
     func checkInstant(_ literal: StringLiteral, file: String) {
         if Instant(rfc3339: literal.value) == nil {
-            report(.invalidInstant, "\"\(literal.value)\" is not an RFC 3339 instant", file: file, at: literal.range,
+            report(.invalidInstant, "\"\(literal.value)\" \(Instant.rejection(of: literal.value))", file: file,
+                   at: literal.range,
                    label: "not an instant", help: "write a date, a time and a zone: \"2026-11-22T12:00:00Z\"")
         }
     }

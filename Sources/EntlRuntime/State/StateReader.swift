@@ -209,7 +209,8 @@ struct StateReader {
         if let instant = s.wholeSecondsInstant() { return instant }
         let text = try scan { try $0.stringBytes() }
         guard let instant = s.withBytes(text, Instant.parse(rfc3339:)) else {
-            throw DecodeError(path: "", message: "\"\(s.text(text))\" is not an RFC 3339 instant")
+            let written = s.text(text)
+            throw DecodeError(path: "", message: "\"\(written)\" \(Instant.rejection(of: written))")
         }
         return instant
     }

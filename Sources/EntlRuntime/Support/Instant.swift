@@ -32,7 +32,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let i = Instant(rfc3339: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "\"\(text)\" is not an RFC 3339 instant"))
+                                                    debugDescription: "\"\(text)\" \(Instant.rejection(of: text))"))
         }
         self = i
     }
@@ -123,6 +123,26 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible, 
         // be written back as it is read).
         guard (Instant.firstParsed...Instant.lastParsed).contains(seconds) else { return nil }
         return Instant(seconds: seconds, nanoseconds: Int32(nanos))
+    }
+
+    /// Why `text` is no instant, after "\"TEXT\" " in a message: a leap second and an instant
+    /// past the years 0000 … 9999 in UTC are RFC 3339, but not instants entlc counts; anything else
+    /// is not RFC 3339.
+    public static func rejection(of text: String) -> String {
+        var bytes = Array(text.utf8)
+        let parses = { (b: [UInt8]) in b.withUnsafeBufferPointer { parseAnyForm($0) } != nil }
+        if bytes.count > 19, bytes[17] == UInt8(ascii: "6"), bytes[18] == UInt8(ascii: "0") {
+            bytes[17] = UInt8(ascii: "5")
+            bytes[18] = UInt8(ascii: "9")
+            if parses(bytes) { return "is a leap second: entlc counts no second 60 (write :59, or the next minute)" }
+        }
+        // A well-formed offset (`-01:00`) on a well-formed time: only the year in UTC can be wrong.
+        if let zone = bytes.lastIndex(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }), zone >= 19,
+           bytes.count == zone + 6, parses(Array(bytes[..<zone]) + [UInt8(ascii: "Z")]),
+           parses(Array("2000-01-01T00:00:00".utf8) + bytes[zone...]) {
+            return "is outside the years 0000 … 9999 in UTC"
+        }
+        return "is not an RFC 3339 instant"
     }
 
     /// The first and last second parsed: 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.

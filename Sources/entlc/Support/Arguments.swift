@@ -59,7 +59,7 @@ struct ParsedArguments {
     /// An option's text as an instant (RFC 3339), or an error naming the option.
     static func instant(_ text: String, option: String) throws(CLIError) -> Instant {
         guard let instant = Instant(rfc3339: text) else {
-            throw CLIError("\(option): \"\(text)\" is not an RFC 3339 instant")
+            throw CLIError("\(option): \"\(text)\" \(Instant.rejection(of: text))")
         }
         return instant
     }

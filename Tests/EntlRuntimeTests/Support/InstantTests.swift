@@ -22,6 +22,21 @@ import Testing
         #expect(Instant(rfc3339: text) == nil)
     }
 
+    /// Why a text is no instant: a leap second and a year past 0000 … 9999 in UTC are RFC 3339,
+    /// and said to be (a review: "is not an RFC 3339 instant" was false of them).
+    @Test(arguments: [
+        ("2026-12-31T23:59:60Z", "is a leap second: entlc counts no second 60 (write :59, or the next minute)"),
+        ("9999-12-31T23:59:59-01:00", "is outside the years 0000 … 9999 in UTC"),
+        ("0000-01-01T00:00:00.5+01:00", "is outside the years 0000 … 9999 in UTC"),
+        ("2026-11-22T12:00:00+24:00", "is not an RFC 3339 instant"),
+        ("2026-13-01T00:00:00Z", "is not an RFC 3339 instant"), ("2026-11-22T12:00:61Z", "is not an RFC 3339 instant"),
+        ("tomorrow", "is not an RFC 3339 instant"),
+    ])
+    func whyATextIsNoInstant(_ text: String, _ why: String) {
+        #expect(Instant(rfc3339: text) == nil)
+        #expect(Instant.rejection(of: text) == why)
+    }
+
     @Test func leapYears() {
         #expect(Instant(rfc3339: "2024-02-29T00:00:00Z") != nil)
         #expect(Instant(rfc3339: "2000-02-29T00:00:00Z") != nil)
