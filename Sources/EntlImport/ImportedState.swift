@@ -71,6 +71,14 @@ struct StateBuilder {
                                             + "\(purchases[i].place), refunded; the refund is kept"))
                 return
             }
+            // Nor are the units a partial refund took from a one-time purchase (a subscription's
+            // quantity may grow: seats added).
+            let held = purchases[i].quantity ?? 1
+            if purchases[i].expiresAt == nil, purchase.expiresAt == nil, held < purchase.quantity ?? 1 {
+                warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
+                                            + "\(purchases[i].place) with \(held) held; those units are kept"))
+                return
+            }
             warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
                                         + "\(purchases[i].place); the later report is used"))
             purchases[i] = purchase

@@ -12,6 +12,9 @@ struct PlayReader {
     /// A subscription's purchases as read, with what links it to another.
     private struct Subscription {
         var purchases: [ImportedPurchase]
+        /// Which renewal the document reports (`latestOrderId`'s `..N`: 0 the first renewal, -1 the
+        /// purchase itself), when it names its order.
+        var renewal: Int?
         /// `purchaseToken`, when the document carries it (Google's resource does not: it is the
         /// request's; add it as `"purchaseToken"`).
         var token: String?
@@ -60,6 +63,12 @@ struct PlayReader {
             if let earlier = replacedAt[linked], let e = earlier.start, s.start.map({ e <= $0 }) ?? true { continue }
             replacedAt[linked] = (s.start, s.node)
         }
+        // Of two reports of one subscription, the later renewal's, whatever the order of the files.
+        var latest: [String: Int] = [:]
+        for case .subscription(let s) in pending {
+            guard let renewal = s.renewal else { continue }
+            for key in s.purchases.compactMap(\.key) { latest[key] = max(latest[key] ?? renewal, renewal) }
+        }
         var matched: Set<String> = []
         for item in pending {
             switch item {
@@ -78,7 +87,14 @@ struct PlayReader {
                                  + "document's \"purchaseToken\" so that its access ends when the one replacing it "
                                  + "starts")
                 }
-                for p in purchases { builder.add(p) }
+                for p in purchases {
+                    if let key = p.key, let renewal = s.renewal, let last = latest[key], renewal < last {
+                        builder.warn(s.node, "\(key) is reported after a later renewal (..\(last)): "
+                                     + "that report is used")
+                        continue
+                    }
+                    builder.add(p)
+                }
             }
         }
         // A link to no token a document names is said when some document names none.
@@ -89,6 +105,16 @@ struct PlayReader {
                          + ", which no document names in \"purchaseToken\": if it is among them, it keeps granting "
                          + "until its own expiry")
         }
+    }
+
+    /// An order id and the renewal it is: `GPA.1234-5678-9012-34567..2` is the third renewal (2)
+    /// of the subscription whose first order is `GPA.1234-5678-9012-34567` (-1: that order).
+    static func order(_ id: String) -> (first: String, renewal: Int) {
+        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[parts.count - 2].isEmpty, let n = Int(parts[parts.count - 1]), n >= 0 else {
+            return (id, -1)
+        }
+        return (parts.dropLast(2).joined(separator: "."), n)
     }
 
     /// A replaced subscription's purchase: it ends at `at` (its access ends there, not at its paid
@@ -139,7 +165,7 @@ struct PlayReader {
         }
         let items = try r.required("lineItems").items()
         guard !items.isEmpty else { throw r.issue("no line items: the subscription names no product") }
-        var subscription = Subscription(purchases: [], token: try r["purchaseToken"]?.name(),
+        var subscription = Subscription(purchases: [], renewal: nil, token: try r["purchaseToken"]?.name(),
                                         linkedToken: try r["linkedPurchaseToken"]?.name(), start: start,
                                         replaced: r["canceledStateContext"]?["replacementCancellation"] != nil,
                                         tookEffect: !["PENDING", "PENDING_PURCHASE_CANCELED"].contains(state), node: r)
@@ -150,8 +176,15 @@ struct PlayReader {
             let renews = try item["autoRenewingPlan"]?.object()["autoRenewEnabled"]?.bool() ?? (prepaid ? false : nil)
             var p = ImportedPurchase(product: product, store: "play_store", status: .active, purchasedAt: start,
                                      expiresAt: expiry, willRenew: renews, environment: environment, place: item.place)
+            // Each renewal is an order of its own (`GPA.1234-5678-9012-34567..2`): the subscription
+            // is its first order's, so that two reports of it across a renewal are one purchase (a
+            // review: they had counted twice).
             if let order = try (item["latestSuccessfulOrderId"] ?? r["latestOrderId"])?.name() {
-                p.key = "play_store order \(order) \(product)"
+                let (first, renewal) = PlayReader.order(order)
+                p.key = "play_store order \(first) \(product)"
+                subscription.renewal = max(subscription.renewal ?? renewal, renewal)
+            } else if let token = subscription.token {
+                p.key = "play_store token \(token) \(product)"
             }
             switch state {
             case "ACTIVE":

@@ -81,8 +81,11 @@ enum StripeReader {
             default:
                 p.status = .expired  // incomplete_expired (never paid), paused (a trial ended without a way to pay)
             }
-            if endsEarly, let cancelAt, [.canceled, .trialing].contains(p.status) {
+            // A cancellation within the period ends it there, also while a payment is retried (a
+            // review: a past-due one had run to the period's end).
+            if endsEarly, let cancelAt, [.canceled, .trialing, .pastDue].contains(p.status) {
                 p.expiresAt = min(p.expiresAt ?? cancelAt, cancelAt)
+                p.graceUntil = p.graceUntil.map { min($0, cancelAt) }
             }
             builder.add(p)
         }

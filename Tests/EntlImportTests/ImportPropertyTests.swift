@@ -152,7 +152,8 @@ import Testing
                 switch status {
                 case "active": return t < min(end, early ?? end) ? .allowed : .denied
                 case "trialing": return t < min(trialEnd, early ?? trialEnd) ? .allowed : .denied
-                case "past_due": return t < end ? .allowed : .denied
+                // A cancellation within the period ends access there, also while a payment is retried.
+                case "past_due": return t < min(end, early ?? end) ? .allowed : .denied
                 default: return .denied
                 }
             }

@@ -177,6 +177,34 @@ import Testing
         ])
     }
 
+    /// Two reports of one subscription across a renewal (its order id gains `..N` at each) are one
+    /// purchase, the later renewal's whatever the order of the files (a review: both had counted,
+    /// two allowances); and of two reports of one order, the one with fewer units held keeps its
+    /// partial refund whatever their order (the later file's had been used).
+    @Test func twoReportsAcrossARenewalOrARefundAreOnePurchase() throws {
+        func report(order: String, expiry: String) -> String {
+            #"{"kind": "androidpublisher#subscriptionPurchaseV2", "startTime": "2023-10-24T12:00:00Z", "#
+                + #""subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "latestOrderId": "\#(order)", "#
+                + #""lineItems": [{"productId": "monthly001", "expiryTime": "\#(expiry)", "#
+                + #""autoRenewingPlan": {"autoRenewEnabled": true}}]}"#
+        }
+        let first = report(order: "GPA.3371-1234-5678-90123", expiry: "2023-11-24T12:00:00Z")
+        let renewed = report(order: "GPA.3371-1234-5678-90123..0", expiry: "2023-12-24T12:00:00Z")
+        for documents in [[first, renewed], [renewed, first]] {
+            let result = try importPlay(documents)
+            #expect(purchases(result).map { text($0, "expires_at") } == ["2023-12-24T12:00:00Z"])
+        }
+        func product(held: Int) -> String {
+            #"{"kind": "androidpublisher#productPurchase", "productId": "coins_100", "orderId": "GPA.1", "#
+                + #""purchaseTimeMillis": "1698148800000", "purchaseState": 0, "quantity": 5, "#
+                + #""refundableQuantity": \#(held), "acknowledgementState": 1}"#
+        }
+        for documents in [[product(held: 1), product(held: 5)], [product(held: 5), product(held: 1)]] {
+            let result = try importPlay(documents)
+            #expect(purchases(result).map { $0["quantity"] } == [.int(1)])
+        }
+    }
+
     @Test func theDeprecatedSubscriptionResourceIsRefused() throws {
         let json = #"{"kind": "androidpublisher#subscriptionPurchase", "expiryTimeMillis": "1509398029890"}"#
         let error = #expect(throws: ImportIssue.self) {
