@@ -43,8 +43,13 @@ enum StripeReader {
         let cancelAt = try s["cancel_at"]?.instant(.seconds)
         let trialEnd = try s["trial_end"]?.instant(.seconds)
         let ended = try (s["ended_at"] ?? s["canceled_at"])?.instant(.seconds)
-        let items = try s.required("items").object().required("data").items()
+        let list = try s.required("items").object()
+        let items = try list.required("data").items()
         guard !items.isEmpty else { throw s.issue("no items: the subscription names no price") }
+        if try list["has_more"]?.bool() == true {
+            builder.warn(list, "the items go on past this page (`has_more`): the prices of later pages are not "
+                         + "imported; expand the subscription's items in full")
+        }
         for item in items {
             let product = try price(item)
             guard let end = try (item["current_period_end"] ?? s["current_period_end"])?.instant(.seconds) else {
@@ -54,7 +59,13 @@ enum StripeReader {
             var p = ImportedPurchase(product: product, store: "stripe", status: .active, purchasedAt: start,
                                      periodStart: periodStart, expiresAt: end, environment: environment,
                                      place: item.place, key: "stripe \(id) \(try item["id"]?.name() ?? product)")
-            if let quantity = try item["quantity"]?.count(), quantity != 1 { p.quantity = quantity }
+            if let quantity = try item["quantity"]?.count(), quantity != 1 {
+                p.quantity = quantity
+                // The state keeps it, but only a consumable's grants count per unit (a review: a
+                // five-seat subscription had granted one seat's allowance, unsaid).
+                builder.warn(item, "quantity \(quantity): a subscription's grants count once, whatever its quantity "
+                             + "(seats): a per-seat allowance is not multiplied")
+            }
             // A cancellation already scheduled: at the period's end, or at `cancel_at` within it.
             let endsEarly = cancelAt.map { $0 <= end } ?? false
             let stops = cancelAtPeriodEnd || endsEarly
