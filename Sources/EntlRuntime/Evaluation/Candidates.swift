@@ -149,7 +149,9 @@ extension Evaluation {
                 if last?.entitlement != e {
                     let truth = entitlementValue(e).0
                     switch truth == .false ? nil : representative(of: e) {
-                    case .purchase(let j)?: last = (e, truth, Int(purchaseProduct[j]), j, -1)
+                    case .purchase(let j)?:
+                        let payer = payer(of: e, representedBy: j)
+                        last = (e, truth, Int(purchaseProduct[payer]), payer, -1)
                     case .override(let p)?: last = (e, truth, p, nil, -1)
                     case .stateGrant(let i)?: last = (e, truth, nil, nil, Int32(i))
                     case nil: last = (e, truth, nil, nil, -1)

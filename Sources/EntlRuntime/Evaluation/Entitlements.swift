@@ -44,6 +44,30 @@ extension Evaluation {
     }
 
     /// Whether a purchase-date qualifier (if any) admits purchase `j`.
+    /// The purchase whose anchor and grant instance an entitlement's grants have when purchase
+    /// `j` represents it (§5): of the owned purchases behind it, the one bought first (dated before
+    /// undated; then as the representative is ranked). The representative — the one lasting longest
+    /// — changes as renewals leapfrog (two subscriptions renewing on the 1st and the 15th); each
+    /// change laid the windows anew, a fresh allowance mid-window (a review), where the purchase
+    /// bought first pays until it ends.
+    func payer(of e: Int, representedBy j: Int) -> Int {
+        var best = (j, (accessEnd(j), state.purchases[j].purchasedAt, Int(purchaseProduct[j]), j))
+        for behind in graph.entitlements[e].behind where products[behind.product].override == nil {
+            for k in purchases(of: behind.product) where k != j && standings[k] == .owned && admits(behind.date, k) {
+                let key = (accessEnd(k), state.purchases[k].purchasedAt, behind.product, k)
+                let (a, b) = (key.1, best.1.1)
+                let earlier = switch (a, b) {
+                case (let x?, let y?) where x != y: x < y
+                case (_?, nil): true
+                case (nil, _?): false
+                default: Evaluation.ranksBefore(key, best.1)
+                }
+                if earlier { best = (k, key) }
+            }
+        }
+        return best.0
+    }
+
     func admits(_ date: PurchaseDateFilter?, _ j: Int) -> Bool {
         guard let date else { return true }
         return state.purchases[j].purchasedAt.map(date.admits) ?? false

@@ -72,6 +72,44 @@ import Testing
         #expect(checked > 1_000)
     }
 
+    /// Two subscriptions behind one entitlement, renewing on the 1st and on the 15th: the one
+    /// lasting longest changes at each renewal, and when it paid for the entitlement's grants each
+    /// change laid the windows anew — 300 calls allowed from January 20 to February 16 on 100 a
+    /// month, and 100 of them overage after the next renewal (a review). The one bought first pays.
+    @Test func twoSubscriptionsRenewingInTurnPayThroughTheOneBoughtFirst() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: """
+            product monthly: subscription { period month }
+            feature calls: metered
+            entitlement pro = monthly { grants calls 100 per month }
+            """)], lint: false).graph)
+        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+        func purchase(_ bought: String, _ start: String, _ end: String) throws -> Purchase {
+            Purchase(product: "monthly", status: .active, purchasedAt: try instant(bought),
+                     periodStart: try instant(start), expiresAt: try instant(end))
+        }
+        var state = PurchaseState()
+        state.purchases = [try purchase("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"),
+                           try purchase("2026-01-15T00:00:00Z", "2026-01-15T00:00:00Z", "2026-02-15T00:00:00Z")]
+        var allowed: [Bool] = []
+        for (n, at) in ["2026-01-20T00:00:00Z", "2026-02-02T00:00:00Z", "2026-02-16T00:00:00Z"].enumerated() {
+            if n == 1 { state.purchases[0] = try purchase("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z",
+                                                          "2026-03-01T00:00:00Z") }
+            if n == 2 { state.purchases[1] = try purchase("2026-01-15T00:00:00Z", "2026-02-15T00:00:00Z",
+                                                          "2026-03-15T00:00:00Z") }
+            let e = try Evaluation(graph: graph, state: state, environment: .live, at: try instant(at))
+            let result = e.feature(0, required: 100)
+            allowed.append(result.allowed)
+            #expect(result.overage == 0)
+            if result.allowed {
+                state.usage.append(UsageRecord(feature: "calls", kind: .amount(100), at: try instant(at), id: "u\(n)"))
+            }
+        }
+        // January's window, then February's (from the 1st): the third is February's second 100.
+        #expect(allowed == [true, true, false])
+        let after = try Evaluation(graph: graph, state: state, environment: .live, at: try instant("2026-02-16T00:00:01Z"))
+        #expect(after.feature(0, required: 1).overage == 0)
+    }
+
     /// The review's case: a month anchored on January 31 whose second period starts February 28.
     /// Its window still ends March 31, so a use on March 29 is the period's second.
     @Test func aMonthFromThe31stEndsOnTheLastDayNotThe28th() throws {

@@ -453,6 +453,22 @@ public struct ReferenceEvaluator {
         }?.rep
     }
 
+    /// Of the owned purchases behind an entitlement (none overridden), the one bought first: dated
+    /// before undated, then as the representative ranks them.
+    func firstBought(behindEntitlement name: String) -> Int? {
+        let owned = purchasesBehind(ofEntitlement: name).filter {
+            override(of: purchaseTargets[$0]!) == nil && standing($0) == .owned
+        }
+        return owned.min { a, b in
+            let (x, y) = (state.purchases[a].purchasedAt?.seconds ?? .max, state.purchases[b].purchasedAt?.seconds ?? .max)
+            if x != y { return x < y }
+            let (ea, eb) = (accessEnd(a) ?? .max, accessEnd(b) ?? .max)
+            if ea != eb { return ea > eb }
+            let (pa, pb) = (productOrder(purchaseTargets[a]!), productOrder(purchaseTargets[b]!))
+            return pa != pb ? pa < pb : a < b
+        }
+    }
+
     func store(of j: Int) -> String? {
         let p = state.purchases[j]
         if let s = p.store { return s }

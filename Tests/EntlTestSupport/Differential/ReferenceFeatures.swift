@@ -47,7 +47,10 @@ extension ReferenceEvaluator {
                 var purchase: Int?, overridden: String?, stateGrant: Int?
                 let representative = representative(ofEntitlement: e)
                 switch representative {
-                case .purchase(let j)?: purchase = j
+                // §5 (changed): the entitlement's grants are paid through the owned purchase behind
+                // it bought first (dated before undated), not the one lasting longest, which
+                // changes as the renewals of two subscriptions leapfrog.
+                case .purchase?: purchase = firstBought(behindEntitlement: e)
                 case .override(let p)?: overridden = p
                 case .stateGrant(let i)?: stateGrant = i
                 case nil: break
