@@ -60,7 +60,10 @@ extension Evaluation {
         var c = Candidate(grant: g, certain: true, product: nil, purchase: nil, quantity: 1, present: false)
         let granting: Int? = if case .product(let p) = g.source { p } else { nil }
         if let key = e.purchase {
-            guard let j = purchase(key), granting == nil || granting == Int(purchaseProduct[j]) else {
+            // An entitlement's grant goes on through a row whose product changed since (an upgrade
+            // within an App Store subscription group, a Stripe price change), as in the full history.
+            guard let j = purchase(key) ?? (granting == nil ? purchase(changedFrom: key) : nil),
+                  granting == nil || granting == Int(purchaseProduct[j]) else {
                 return .nothing(key: "purchase", why: "no purchase of the state is `\(key.product)`"
                                     + (key.store.map { " at `\($0)`" } ?? "")
                                     + (key.purchasedAt.map { " bought \($0)" } ?? "")
@@ -102,6 +105,18 @@ extension Evaluation {
             seen += 1
         }
         return nil
+    }
+
+    /// The one purchase of this environment, of a product the rules know, at the key's store and
+    /// bought at its `purchased_at`: the key's purchase with another product now. Nil when there
+    /// are none or several (which one it was is not known).
+    func purchase(changedFrom key: LedgerSnapshot.PurchaseKey) -> Int? {
+        guard let bought = key.purchasedAt else { return nil }
+        let rows = state.purchases.indices.filter { j in
+            state.purchases[j].environment == environment && state.purchases[j].store == key.store
+                && state.purchases[j].purchasedAt == bought && purchaseProduct[j] >= 0
+        }
+        return rows.count == 1 ? rows[0] : nil
     }
 
     /// The entry naming `instance` (a grant of feature `f`) at `position`.

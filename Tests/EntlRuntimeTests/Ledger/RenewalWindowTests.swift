@@ -110,6 +110,41 @@ import Testing
         #expect(after.feature(0, required: 1).overage == 0)
     }
 
+    /// An upgrade on the same row (an App Store subscription group, a Stripe price change: the
+    /// product changes, `purchased_at` stays) goes on with the entitlement's grant instance in a
+    /// compacted state as in the full history: its ledger had been dropped (the purchase it named
+    /// had another product now), a fresh allowance (a review).
+    @Test func anUpgradeOnTheSameRowKeepsItsLedgerAfterCompaction() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "u.entl", text: """
+            product monthly: subscription { period month; id app_store "com.x.monthly" }
+            product annual: subscription { period year; id app_store "com.x.annual" }
+            feature calls: metered
+            entitlement pro = monthly or annual { grants calls 100 per month }
+            """)], lint: false).graph)
+        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+        var state = PurchaseState()
+        state.purchases = [Purchase(product: "com.x.monthly", store: "app_store", status: .active,
+                                    purchasedAt: try instant("2026-01-31T10:00:00Z"),
+                                    periodStart: try instant("2026-03-31T10:00:00Z"),
+                                    expiresAt: try instant("2026-04-30T10:00:00Z"))]
+        state.usage = [UsageRecord(feature: "calls", kind: .amount(90), at: try instant("2026-04-02T00:00:00Z"), id: "a")]
+        var compacted = try LedgerCompaction.compact(graph: graph, state: state,
+                                                     before: try instant("2026-04-05T00:00:00Z"), environment: nil).state
+        func upgrade(_ s: inout PurchaseState) throws {
+            s.purchases[0].product = "com.x.annual"
+            s.purchases[0].periodStart = try instant("2026-04-15T10:00:00Z")
+            s.purchases[0].expiresAt = try instant("2027-04-15T10:00:00Z")
+        }
+        try upgrade(&state)
+        try upgrade(&compacted)
+        let at = try instant("2026-04-20T00:00:00Z")
+        let full = try Evaluation(graph: graph, state: state, environment: .live, at: at).feature(0, required: 1)
+        let folded = try Evaluation(graph: graph, state: compacted, environment: .live, at: at)
+        #expect(full.balance == 10)
+        #expect(folded.feature(0, required: 1).balance == 10)
+        #expect(folded.warnings.isEmpty, "\(folded.warnings)")
+    }
+
     /// The review's case: a month anchored on January 31 whose second period starts February 28.
     /// Its window still ends March 31, so a use on March 29 is the period's second.
     @Test func aMonthFromThe31stEndsOnTheLastDayNotThe28th() throws {
