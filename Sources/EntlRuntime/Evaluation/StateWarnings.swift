@@ -96,6 +96,13 @@ extension Evaluation {
                     continue
                 }
                 let status = purchase.pointee.status, expires = purchase.pointee.expiresAt
+                if purchase.pointee.purchasedAt == nil, purchase.pointee.periodStart != nil, status != .revoked,
+                   graph.hasWindows[Int(purchaseProduct[j])] {
+                    found.append(StateError(path: place + ".purchased_at", message: "without `purchased_at`, the "
+                                            + "windows of the grants this subscription pays are laid from its "
+                                            + "`period_start`, which each renewal moves: a renewal would lay them "
+                                            + "anew (give `purchased_at`: a renewal keeps it)"))
+                }
                 if status == .active || status == .trialing, expires == nil {
                     found.append(StateError(path: place + ".expires_at", message: "a subscription "
                                                 + "`\(status.rawValue)` without an `expires_at` never ends"))
@@ -123,7 +130,7 @@ extension Evaluation {
             return true
         }
         guard kind == .subscription else { return false }
-        return purchase.pointee.expiresAt == nil
+        return purchase.pointee.expiresAt == nil || purchase.pointee.purchasedAt == nil
             || (purchase.pointee.status == .pastDue && purchase.pointee.graceUntil == nil)
     }
 

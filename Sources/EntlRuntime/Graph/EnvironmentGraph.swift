@@ -50,6 +50,10 @@ public final class EnvironmentGraph: Sendable {
     /// product or of an entitlement it is behind), which a purchase without a date never does
     /// (a warning, `Evaluation.purchaseWarnings`).
     let startsLots: [Bool]
+    /// Per product: whether a grant it pays for (its own, or an entitlement's it is behind) has
+    /// windows, which a purchase anchors at its `purchased_at` (else its `period_start`, which a
+    /// renewal moves: a warning).
+    let hasWindows: [Bool]
 
     /// The name indices as `NameTable`s, for the lookups every evaluation makes.
     let productNames: NameTable, entitlementNames: NameTable, featureNames: NameTable
@@ -204,17 +208,21 @@ public final class EnvironmentGraph: Sendable {
                 }
             }
         }
-        var startsLots = [Bool](repeating: false, count: products.count)
+        var startsLots = [Bool](repeating: false, count: products.count), hasWindows = startsLots
         for feature in features {
-            for grant in feature.grants where grant.expiresAfter != nil {
-                switch grant.source {
-                case .product(let p): startsLots[p] = true
-                case .entitlement(let e): for b in entitlements[e].behind { startsLots[b.product] = true }
-                case .state: break
+            for grant in feature.grants {
+                let products: [Int] = switch grant.source {
+                case .product(let p): [p]
+                case .entitlement(let e): entitlements[e].behind.map(\.product)
+                case .state: []
+                }
+                for p in products {
+                    if grant.expiresAfter != nil { startsLots[p] = true }
+                    if grant.interval != nil { hasWindows[p] = true }
                 }
             }
         }
-        self.startsLots = startsLots
+        (self.startsLots, self.hasWindows) = (startsLots, hasWindows)
         self.productNames = NameTable(productIndex)
         self.entitlementNames = NameTable(entitlementIndex)
         self.featureNames = NameTable(featureIndex)

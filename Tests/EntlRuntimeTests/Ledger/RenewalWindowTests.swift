@@ -145,6 +145,32 @@ import Testing
         #expect(folded.warnings.isEmpty, "\(folded.warnings)")
     }
 
+    /// A subscription without `purchased_at` has its windows laid from `period_start`, which each
+    /// renewal moves: said, where its grants have windows (a review: silent, the very leak the
+    /// anchor at `purchased_at` closes).
+    @Test func aSubscriptionWithoutItsPurchaseDateIsWarnedAbout() throws {
+        func graph(_ grant: String) throws -> RuleGraph {
+            try #require(Compiler.compile([SourceFile(path: "w.entl", text: """
+                product pro: subscription { period month }
+                feature calls: metered
+                entitlement plan = pro { grants calls \(grant) }
+                """)], lint: false).graph)
+        }
+        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+        var state = PurchaseState()
+        state.purchases = [Purchase(product: "pro", status: .active, periodStart: try instant("2026-02-28T10:00:00Z"),
+                                    expiresAt: try instant("2026-03-31T10:00:00Z"))]
+        let at = try instant("2026-03-01T00:00:00Z")
+        let windowed = try Evaluation(graph: try graph("100 per month"), state: state, environment: .live, at: at)
+        #expect(windowed.warnings.map(\.description) == [
+            "purchases[0].purchased_at: without `purchased_at`, the windows of the grants this subscription pays are "
+                + "laid from its `period_start`, which each renewal moves: a renewal would lay them anew (give "
+                + "`purchased_at`: a renewal keeps it)",
+        ])
+        let lifetime = try Evaluation(graph: try graph("100"), state: state, environment: .live, at: at)
+        #expect(lifetime.warnings.isEmpty)
+    }
+
     /// The review's case: a month anchored on January 31 whose second period starts February 28.
     /// Its window still ends March 31, so a use on March 29 is the period's second.
     @Test func aMonthFromThe31stEndsOnTheLastDayNotThe28th() throws {
