@@ -191,6 +191,14 @@ import Testing
         let apple = try ConflictingReportTests.run(.appStore, [ConflictingReportTests.document("history.json", history)])
         #expect(apple.warnings.map(\.message) == ["the history goes on past this page (`hasMore`): what later pages hold "
                                                    + "is not imported unless they are given too"])
+        // A subscription's own items too (a review: its later prices were dropped, unsaid).
+        let items = #"{"object": "subscription", "id": "sub_1", "status": "active", "start_date": 1680000000, "#
+            + #""livemode": true, "current_period_end": 1682000000, "items": {"object": "list", "has_more": true, "#
+            + #""data": [{"id": "si_1", "price": {"id": "price_a"}}]}}"#
+        let subscription = try ConflictingReportTests.run(.stripe, [ConflictingReportTests.document("sub.json", items)])
+        #expect(subscription.warnings.map(\.message) == ["the items go on past this page (`has_more`): the prices of "
+                                                          + "later pages are not imported; expand the subscription's "
+                                                          + "items in full"])
     }
 }
 
