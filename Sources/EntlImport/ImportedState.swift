@@ -19,6 +19,9 @@ struct ImportedPurchase {
     /// The vendor's identity of the purchase (a subscription id, an order id), so that the same
     /// purchase in two documents counts once; nil when the payload has none.
     var key: String? = nil
+    /// An end the vendor never goes back on (Stripe's `canceled`): kept over a report of the same
+    /// purchase that does not say it, as a refund is, whatever the order of the files.
+    var final = false
 }
 
 /// A grant no purchase is behind (a promotion), as the state's `grants[]` holds it.
@@ -69,6 +72,11 @@ struct StateBuilder {
             if purchases[i].status == .revoked, purchase.status != .revoked {
                 warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
                                             + "\(purchases[i].place), refunded; the refund is kept"))
+                return
+            }
+            if purchases[i].final, !purchase.final, purchase.status != .revoked {
+                warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
+                                            + "\(purchases[i].place), ended for good; that end is kept"))
                 return
             }
             // Nor are the units a partial refund took from a one-time purchase (a subscription's

@@ -87,6 +87,7 @@ enum StripeReader {
                 p.status = .billingRetry  // an invoice is open and unpaid: no access until it is paid
             case "canceled":
                 p.status = .expired  // Stripe's `canceled` is the end; access ended with it
+                p.final = true  // a subscription is never active again once canceled
                 // One canceled before it started (a scheduled start) ended as it began: it gave nothing.
                 p.expiresAt = max(ended ?? end, start)
             default:

@@ -49,6 +49,23 @@ import Testing
                 == ["bought.json: play_store order GPA.3 was already reported at refunded.json, refunded; the refund is kept"])
     }
 
+    /// Stripe's `canceled` is final: a stale `active` copy of the subscription does not bring it
+    /// back, whatever the order of the files (a review: the later file won).
+    @Test func aCanceledStripeSubscriptionStaysCanceledWhateverTheOrderOfTheFiles() throws {
+        func report(_ status: String) -> String {
+            #"{"object": "subscription", "id": "sub_9", "status": "\#(status)", "start_date": 1680000000, "#
+                + #""livemode": true, "current_period_end": 1682000000, "ended_at": 1681000000, "#
+                + #""items": {"object": "list", "data": [{"id": "si_9", "price": {"id": "price_a"}}]}}"#
+        }
+        let (canceled, active) = (Self.document("canceled.json", report("canceled")),
+                                  Self.document("active.json", report("active")))
+        #expect(try Self.statuses(Self.run(.stripe, [canceled, active])) == ["expired"])
+        #expect(try Self.statuses(Self.run(.stripe, [active, canceled])) == ["expired"])
+        #expect(try Self.run(.stripe, [canceled, active]).warnings.map(\.description)
+                == ["active.json: items.data[0]: stripe sub_9 si_9 was already reported at canceled.json: "
+                    + "items.data[0], ended for good; that end is kept"])
+    }
+
     /// Apple's status is its word on the transaction it came with: a later renewal decoded from
     /// another document is read without it, with a warning (a review: October's `expired` status
     /// denied the November renewal the customer paid for).
