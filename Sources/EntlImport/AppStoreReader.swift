@@ -109,14 +109,23 @@ struct AppStoreReader {
     func finish(into builder: inout StateBuilder) throws(ImportIssue) {
         var latest: [String: Int] = [:]
         var order: [Int] = []
-        /// Each auto-renewable subscription's transactions that were not refunded: its periods.
+        /// Each auto-renewable subscription's transactions that were not refunded: its periods; and
+        /// the subscriptions whose first transaction the documents hold, refunded.
         var periods: [String: [Int]] = [:]
+        var refundedFirst: Set<String> = []
         for (i, entry) in transactions.enumerated() {
             let t = entry.node
             let type = try t.required("type").word("type", in: Self.types)
             let key = type == Self.types[0]
                 ? try Self.originalID(t) : "transaction " + (try t.required("transactionId").name())
-            if type == Self.types[0], t["revocationDate"] == nil { periods[key, default: []].append(i) }
+            if type == Self.types[0] {
+                if t["revocationDate"] == nil {
+                    periods[key, default: []].append(i)
+                } else if let first = try t["originalPurchaseDate"]?.instant(.milliseconds),
+                          try t.required("purchaseDate").instant(.milliseconds) == first {
+                    refundedFirst.insert(key)  // the first period (bought when the subscription was)
+                }
+            }
             guard let j = latest[key] else {
                 latest[key] = i
                 order.append(i)
@@ -137,7 +146,7 @@ struct AppStoreReader {
             let t = transactions[i].node
             if p.status != .revoked, try t.required("type").word("type", in: Self.types) == Self.types[0],
                case let original = try Self.originalID(t), let periods = periods[original],
-               let run = try currentRun(periods, original: original),
+               let run = try currentRun(periods, original: original, refundedFirst: refundedFirst.contains(original)),
                let first = p.purchasedAt, run.start > first {
                 // Back after a lapse: the purchase began anew, and the service before it ended.
                 if let before = run.before { builder.add(try lapsed(before, purchasedAt: first)) }
@@ -162,9 +171,13 @@ struct AppStoreReader {
     /// Where a subscription's current run of paid service began, when a lapse came before it —
     /// the last lapse its periods (transactions not refunded, `periods`) show, or a later one its
     /// renewal info's `recentSubscriptionStartDate` gives — and the last period before that lapse,
-    /// when the documents hold it. Nil when neither shows a lapse (the documents may hold only the
-    /// latest periods: the run is then the whole subscription's).
-    private func currentRun(_ periods: [Int], original: String) throws(ImportIssue) -> (start: Instant, before: Int?)? {
+    /// when the documents hold it. With the subscription's first transaction refunded
+    /// (`refundedFirst`), its paid service began with its first period not refunded (a review: a
+    /// lapse after a refunded first period had gone unseen). Nil when none of these shows (the
+    /// documents may hold only the latest periods: the run is then the whole subscription's).
+    private func currentRun(_ periods: [Int], original: String, refundedFirst: Bool) throws(ImportIssue)
+        -> (start: Instant, before: Int?)?
+    {
         var spans: [(start: Instant, end: Instant, index: Int)] = []
         for i in periods {
             let t = transactions[i].node
@@ -187,7 +200,7 @@ struct AppStoreReader {
             before = spans.filter { $0.end <= recent }.max { $0.end < $1.end }?.index
             return (recent, before)
         }
-        return before == nil ? nil : (run.start, before)
+        return before != nil || refundedFirst ? (run.start, before) : nil
     }
 
     /// The service before a lapse, as a purchase of its own that ended: bought at `purchasedAt`

@@ -83,7 +83,9 @@ import Testing
             feature calls: metered
             entitlement plan = pro { grants calls 100 per month carry }
             """)
-        for (fixture, rows) in [("app-store/lapse.json", 2), ("app-store/lapse-renewal-info.json", 1)] {
+        // The first period refunded (a review: no paid service before the return, and no lapse seen).
+        for (fixture, rows) in [("app-store/lapse.json", 2), ("app-store/lapse-renewal-info.json", 1),
+                                ("app-store/lapse-refunded-first.json", 1)] {
             let state = try decodedState(try importFixtures(.appStore, [fixture]))
             #expect(state.purchases.count == rows)
             #expect(state.purchases.last?.purchasedAt == instant("2026-06-01T10:00:00Z"))

@@ -43,7 +43,6 @@ extension Evaluation {
         purchases(of: p).filter { admits(date, $0) }
     }
 
-    /// Whether a purchase-date qualifier (if any) admits purchase `j`.
     /// The purchase whose anchor and grant instance an entitlement's grants have when purchase
     /// `j` represents it (§5): of the owned purchases behind it, the one bought first (dated before
     /// undated; then as the representative is ranked). The representative — the one lasting longest
@@ -68,6 +67,7 @@ extension Evaluation {
         return best.0
     }
 
+    /// Whether a purchase-date qualifier (if any) admits purchase `j`.
     func admits(_ date: PurchaseDateFilter?, _ j: Int) -> Bool {
         guard let date else { return true }
         return state.purchases[j].purchasedAt.map(date.admits) ?? false

@@ -62,7 +62,8 @@ extension Evaluation {
         if let key = e.purchase {
             // An entitlement's grant goes on through a row whose product changed since (an upgrade
             // within an App Store subscription group, a Stripe price change), as in the full history.
-            guard let j = purchase(key) ?? (granting == nil ? purchase(changedFrom: key) : nil),
+            let entitlement: Int? = if case .entitlement(let x) = g.source { x } else { nil }
+            guard let j = purchase(key) ?? entitlement.flatMap({ purchase(changedFrom: key, behind: $0) }),
                   granting == nil || granting == Int(purchaseProduct[j]) else {
                 return .nothing(key: "purchase", why: "no purchase of the state is `\(key.product)`"
                                     + (key.store.map { " at `\($0)`" } ?? "")
@@ -107,14 +108,16 @@ extension Evaluation {
         return nil
     }
 
-    /// The one purchase of this environment, of a product the rules know, at the key's store and
-    /// bought at its `purchased_at`: the key's purchase with another product now. Nil when there
-    /// are none or several (which one it was is not known).
-    func purchase(changedFrom key: LedgerSnapshot.PurchaseKey) -> Int? {
+    /// The one purchase of this environment, of a product behind entitlement `e`, at the key's
+    /// store and bought at its `purchased_at`: the key's purchase with another product now. Nil
+    /// when there are none or several (which one it was is not known), and when its product now is
+    /// behind another entitlement only (the grant no longer goes on through it).
+    func purchase(changedFrom key: LedgerSnapshot.PurchaseKey, behind e: Int) -> Int? {
         guard let bought = key.purchasedAt else { return nil }
         let rows = state.purchases.indices.filter { j in
             state.purchases[j].environment == environment && state.purchases[j].store == key.store
                 && state.purchases[j].purchasedAt == bought && purchaseProduct[j] >= 0
+                && graph.entitlements[e].behind.contains { $0.product == Int(purchaseProduct[j]) }
         }
         return rows.count == 1 ? rows[0] : nil
     }
