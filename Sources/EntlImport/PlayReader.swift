@@ -13,8 +13,9 @@ struct PlayReader {
     private struct Subscription {
         var purchases: [ImportedPurchase]
         /// Which renewal the document reports (`latestOrderId`'s `..N`: 0 the first renewal, -1 the
-        /// purchase itself), when it names its order.
+        /// purchase itself), and the subscription's first order, when it names its order.
         var renewal: Int?
+        var firstOrder: String?
         /// `purchaseToken`, when the document carries it (Google's resource does not: it is the
         /// request's; add it as `"purchaseToken"`).
         var token: String?
@@ -55,13 +56,25 @@ struct PlayReader {
     /// Adds what was read, in document order: a subscription another one's `linkedPurchaseToken`
     /// names ends when that one starts (its own `expiryTime` is the paid period's end, not its
     /// access's); one replaced that no document links to grants nothing more, with a warning.
-    func finish(into builder: inout StateBuilder) {
+    mutating func finish(into builder: inout StateBuilder) {
         // The earliest replacement that took effect, whatever the order of the files.
         var replacedAt: [String: (start: Instant?, node: Node)] = [:]
         for case .subscription(let s) in pending where s.tookEffect {
             guard let linked = s.linkedToken else { continue }
             if let earlier = replacedAt[linked], let e = earlier.start, s.start.map({ e <= $0 }) ?? true { continue }
             replacedAt[linked] = (s.start, s.node)
+        }
+        // A report naming only its token is of the subscription another report names by order and
+        // token alike (a review: keyed apart, one subscription had counted twice).
+        var orderOfToken: [String: String] = [:]
+        for case .subscription(let s) in pending {
+            if let token = s.token, let first = s.firstOrder { orderOfToken[token] = first }
+        }
+        for i in pending.indices {
+            guard case .subscription(var s) = pending[i], s.firstOrder == nil, let token = s.token,
+                  let first = orderOfToken[token] else { continue }
+            for k in s.purchases.indices { s.purchases[k].key = "play_store order \(first) \(s.purchases[k].product)" }
+            pending[i] = .subscription(s)
         }
         // Of two reports of one subscription, the later renewal's, whatever the order of the files.
         var latest: [String: Int] = [:]
@@ -165,7 +178,8 @@ struct PlayReader {
         }
         let items = try r.required("lineItems").items()
         guard !items.isEmpty else { throw r.issue("no line items: the subscription names no product") }
-        var subscription = Subscription(purchases: [], renewal: nil, token: try r["purchaseToken"]?.name(),
+        var subscription = Subscription(purchases: [], renewal: nil, firstOrder: nil,
+                                        token: try r["purchaseToken"]?.name(),
                                         linkedToken: try r["linkedPurchaseToken"]?.name(), start: start,
                                         replaced: r["canceledStateContext"]?["replacementCancellation"] != nil,
                                         tookEffect: !["PENDING", "PENDING_PURCHASE_CANCELED"].contains(state), node: r)
@@ -183,6 +197,7 @@ struct PlayReader {
                 let (first, renewal) = PlayReader.order(order)
                 p.key = "play_store order \(first) \(product)"
                 subscription.renewal = max(subscription.renewal ?? renewal, renewal)
+                subscription.firstOrder = first
             } else if let token = subscription.token {
                 p.key = "play_store token \(token) \(product)"
             }

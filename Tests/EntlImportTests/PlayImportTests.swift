@@ -194,6 +194,12 @@ import Testing
             let result = try importPlay(documents)
             #expect(purchases(result).map { text($0, "expires_at") } == ["2023-12-24T12:00:00Z"])
         }
+        // One report naming its order and token, another its token alone: one subscription too.
+        let named = renewed.replacingOccurrences(of: #""startTime""#, with: #""purchaseToken": "tok1", "startTime""#)
+        let tokenOnly = Self.subscription("ACTIVE", start: "2023-10-24T12:00:00Z", token: "tok1")
+        for documents in [[named, tokenOnly], [tokenOnly, named]] {
+            #expect(purchases(try importPlay(documents)).count == 1)
+        }
         func product(held: Int) -> String {
             #"{"kind": "androidpublisher#productPurchase", "productId": "coins_100", "orderId": "GPA.1", "#
                 + #""purchaseTimeMillis": "1698148800000", "purchaseState": 0, "quantity": 5, "#
