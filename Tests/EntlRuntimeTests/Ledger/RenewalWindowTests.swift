@@ -12,6 +12,13 @@ import Testing
 @Suite struct RenewalWindowTests {
     static let cases = Int(ProcessInfo.processInfo.environment["ENTLC_PROPERTY_CASES"] ?? "") ?? 300
 
+    /// The graph of `rules` (one environment), and an instant written out.
+    func graph(_ rules: String) throws -> RuleGraph {
+        try #require(Compiler.compile([SourceFile(path: "r.entl", text: rules)], lint: false).graph)
+    }
+
+    func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+
     /// A subscriber renewed as a store renews (each period computed from the first, the day
     /// clamped; now and then a renewal a few days late, which moves the cycle), who asks for one
     /// more unit at many instants and records it when allowed: each window of the grant, laid from
@@ -29,7 +36,7 @@ import Testing
                 feature calls: metered
                 entitlement plan = pro { grants calls \(allowance) per \(interval) }
                 """
-            let graph = try #require(Compiler.compile([SourceFile(path: "r.entl", text: rules)], lint: false).graph)
+            let graph = try graph(rules)
             // Bought on a day late in a month (2026-01-28 … 31, 2028-02-29) at some time of day.
             let bought = random.pick([1_769_558_400, 1_769_644_800, 1_769_731_200, 1_769_817_600, 1_835_395_200])
                 + random.int64(0...(day - 1))
@@ -77,12 +84,11 @@ import Testing
     /// change laid the windows anew — 300 calls allowed from January 20 to February 16 on 100 a
     /// month, and 100 of them overage after the next renewal (a review). The one bought first pays.
     @Test func twoSubscriptionsRenewingInTurnPayThroughTheOneBoughtFirst() throws {
-        let graph = try #require(Compiler.compile([SourceFile(path: "t.entl", text: """
+        let graph = try graph("""
             product monthly: subscription { period month }
             feature calls: metered
             entitlement pro = monthly { grants calls 100 per month }
-            """)], lint: false).graph)
-        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+            """)
         func purchase(_ bought: String, _ start: String, _ end: String) throws -> Purchase {
             Purchase(product: "monthly", status: .active, purchasedAt: try instant(bought),
                      periodStart: try instant(start), expiresAt: try instant(end))
@@ -115,13 +121,12 @@ import Testing
     /// compacted state as in the full history: its ledger had been dropped (the purchase it named
     /// had another product now), a fresh allowance (a review).
     @Test func anUpgradeOnTheSameRowKeepsItsLedgerAfterCompaction() throws {
-        let graph = try #require(Compiler.compile([SourceFile(path: "u.entl", text: """
+        let graph = try graph("""
             product monthly: subscription { period month; id app_store "com.x.monthly" }
             product annual: subscription { period year; id app_store "com.x.annual" }
             feature calls: metered
             entitlement pro = monthly or annual { grants calls 100 per month }
-            """)], lint: false).graph)
-        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+            """)
         var state = PurchaseState()
         state.purchases = [Purchase(product: "com.x.monthly", store: "app_store", status: .active,
                                     purchasedAt: try instant("2026-01-31T10:00:00Z"),
@@ -149,37 +154,32 @@ import Testing
     /// renewal moves: said, where its grants have windows (a review: silent, the very leak the
     /// anchor at `purchased_at` closes).
     @Test func aSubscriptionWithoutItsPurchaseDateIsWarnedAbout() throws {
-        func graph(_ grant: String) throws -> RuleGraph {
-            try #require(Compiler.compile([SourceFile(path: "w.entl", text: """
-                product pro: subscription { period month }
-                feature calls: metered
-                entitlement plan = pro { grants calls \(grant) }
-                """)], lint: false).graph)
+        func rules(_ grant: String) -> String {
+            "product pro: subscription { period month }\nfeature calls: metered\n"
+                + "entitlement plan = pro { grants calls \(grant) }\n"
         }
-        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
         var state = PurchaseState()
         state.purchases = [Purchase(product: "pro", status: .active, periodStart: try instant("2026-02-28T10:00:00Z"),
                                     expiresAt: try instant("2026-03-31T10:00:00Z"))]
         let at = try instant("2026-03-01T00:00:00Z")
-        let windowed = try Evaluation(graph: try graph("100 per month"), state: state, environment: .live, at: at)
+        let windowed = try Evaluation(graph: try graph(rules("100 per month")), state: state, environment: .live, at: at)
         #expect(windowed.warnings.map(\.description) == [
             "purchases[0].purchased_at: without `purchased_at`, the windows of the grants this subscription pays are "
                 + "laid from its `period_start`, which each renewal moves: a renewal would lay them anew (give "
                 + "`purchased_at`: a renewal keeps it)",
         ])
-        let lifetime = try Evaluation(graph: try graph("100"), state: state, environment: .live, at: at)
+        let lifetime = try Evaluation(graph: try graph(rules("100")), state: state, environment: .live, at: at)
         #expect(lifetime.warnings.isEmpty)
     }
 
     /// The review's case: a month anchored on January 31 whose second period starts February 28.
     /// Its window still ends March 31, so a use on March 29 is the period's second.
     @Test func aMonthFromThe31stEndsOnTheLastDayNotThe28th() throws {
-        let graph = try #require(Compiler.compile([SourceFile(path: "m.entl", text: """
+        let graph = try graph("""
             product pro: subscription { period month }
             feature calls: metered
             entitlement plan = pro { grants calls 100 per month }
-            """)], lint: false).graph)
-        func instant(_ text: String) throws -> Instant { try #require(Instant(rfc3339: text)) }
+            """)
         var state = PurchaseState()
         state.purchases = [Purchase(product: "pro", status: .active, purchasedAt: try instant("2026-01-31T00:00:00Z"),
                                     periodStart: try instant("2026-02-28T00:00:00Z"),
