@@ -43,6 +43,10 @@ public final class EntitlementMonitor: Sendable {
             }
         }
         observation.withLock { $0 = token }
+        // A change made between the first evaluation and the observation (another thread's refund)
+        // was heard by neither: read once more now that every later one is heard (a review: the
+        // monitor had shown access the state no longer gave, until some later change).
+        try refresh()
     }
 
     deinit {

@@ -150,6 +150,37 @@ import Testing
 @Suite struct EntitlementMonitorTests {
     let graph = compileGraph(ChangesTests.rules)
 
+    /// A tracker whose first read lets another change land just after it: a refund made while the
+    /// monitor is being built, between its first evaluation and its observation.
+    final class RefundedWhileRead: PurchaseTracker, @unchecked Sendable {
+        let base: JSONPurchaseTracker
+        var reads = 0
+        init(_ base: JSONPurchaseTracker) { self.base = base }
+        var snapshot: PurchaseState {
+            let state = base.snapshot
+            reads += 1
+            if reads == 1 { base.modify { $0.purchases[0].status = .revoked } }
+            return state
+        }
+        func observe(_ handler: @escaping @Sendable (PurchaseState) -> Void) -> TrackerObservation {
+            base.observe(handler)
+        }
+    }
+
+    /// The refund is seen: the monitor reads the tracker again once it observes it (a review: it
+    /// had shown the refunded access for good, no event delivered).
+    @Test func aChangeWhileTheMonitorIsBuiltIsSeen() throws {
+        let tracker = RefundedWhileRead(JSONPurchaseTracker(PurchaseState(purchases: [
+            Purchase(product: "pro", purchasedAt: instant("2026-11-05T00:00:00Z"),
+                     expiresAt: instant("2026-12-05T00:00:00Z")),
+        ])))
+        let evaluator = Evaluator(graph: graph, tracker: tracker)
+        let monitor = try EntitlementMonitor(evaluator: evaluator, clock: { instant("2026-11-22T12:00:00Z") })
+        let premium = monitor.results.compactMap { if case .entitlement(let e) = $0, e.name == "premium" { e } else { nil } }
+        #expect(premium.map(\.allowed) == [false])
+        #expect(try evaluator.entitlement("premium", at: instant("2026-11-22T12:00:00Z")).allowed == false)
+    }
+
     @Test func deliversEventsToCallbacksAndTheStream() async throws {
         let tracker = JSONPurchaseTracker()
         let now = LockedBox(instant("2026-11-22T12:00:00Z"))
