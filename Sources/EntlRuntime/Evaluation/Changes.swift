@@ -179,7 +179,7 @@ extension Evaluation {
         var next = earliest(nextChange(watching: Array(graph.products.indices)), nextStateGrantChange)
         // Grants no purchase is behind start at `customer_since` (a timeline had stepped over it).
         if let since = state.customerSince, since > at { next = earliest(next, since) }
-        next = earliest(next, pastReadingChange)
+        next = earliest(next, pastReadingChange())
         for e in graph.entitlements.indices { next = earliest(next, changeBehind(e, entitlementValue(e).0)) }
         for record in state.usage where instant(of: record) > at {
             next = earliest(next, instant(of: record))

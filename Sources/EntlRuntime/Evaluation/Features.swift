@@ -166,7 +166,7 @@ extension Evaluation {
         result.sources = direct.sources
         // §6: the inputs of the feature's balance, and those of every credit system that can pay
         // for it (whether or not it is needed now).
-        result.validUntil = earliest(earliest(result.validUntil, direct.inputsChange), pastReadingChange)
+        result.validUntil = earliest(earliest(result.validUntil, direct.inputsChange), pastReadingChange(of: f))
         for r in graph.features[f].creditRoutes.indices {  // by index, as `forEachCandidate` reads grants
             let system = graph.features[f].creditRoutes[r].system
             result.validUntil = earliest(result.validUntil, meteredInputsChange(system, held: &held))

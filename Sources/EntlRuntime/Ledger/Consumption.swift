@@ -160,7 +160,7 @@ public enum Consumption {
         // window's end): fail closed at that one instant. That the uses at `at` turn past then is
         // what the reading below reads (a second use at one instant had been refused for it).
         var change = check.validUntil
-        if change == just, evaluation.pastReadingChange == just {
+        if change == just, evaluation.pastReadingChange(of: f) == just {
             var other = evaluation
             other.watchesUsesTurningPast = false
             change = other.feature(f, required: check.required ?? 1).validUntil
@@ -437,15 +437,22 @@ extension Evaluation {
     /// `t` as dated at `t`, is then later than it (a continuous feature's latest reading, the
     /// order uses are charged in). When the state holds both, a metered result may change a
     /// nanosecond after `t` (it had said it would not change at all, and a cache kept its
-    /// overage). Nil otherwise.
-    var pastReadingChange: Instant? {
+    /// overage). Nil otherwise. With `feature`, only the uses replayed with it count (its own, and
+    /// its credit component's): another feature's use at `t` changes nothing of its result (a
+    /// review: its `valid_until` had come out a nanosecond after `t`).
+    func pastReadingChange(of feature: Int? = nil) -> Instant? {
         guard watchesUsesTurningPast else { return nil }
         // A first look at the dates alone (most states have no use at `t`); then only the uses
         // that count: a retry or a record naming nothing is none.
         guard state.usage.contains(where: { $0.at == at }) else { return nil }
         let counts = tables.usageFeatures(in: graph)
+        let component = feature.map { graph.componentOf[$0] } ?? -1
+        func replayedWith(_ g: Int32) -> Bool {
+            guard let feature else { return true }
+            return Int(g) == feature || component >= 0 && graph.componentOf[Int(g)] == component
+        }
         var atT = false, undated = false
-        for (k, record) in state.usage.enumerated() where counts[k] >= 0 {
+        for (k, record) in state.usage.enumerated() where counts[k] >= 0 && replayedWith(counts[k]) {
             if record.at == at { atT = true } else if record.at == nil { undated = true }
         }
         guard atT else { return nil }

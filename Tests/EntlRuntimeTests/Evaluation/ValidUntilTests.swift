@@ -24,6 +24,29 @@ import Testing
         try evaluate(graph, state(#"{"purchases": \#(purchases)}"#), at: t)
     }
 
+    /// Another feature's use at `t` (a level, replayed with nothing of this one's) does not bring
+    /// this result's `valid_until` to a nanosecond after `t`: the result is byte for byte the one a
+    /// moment before (a review: a cached result and a fresh one differed in it alone).
+    @Test func anotherFeaturesUseAtTheInstantChangesNothingOfThisOne() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month }
+            feature api: metered
+            feature seats: metered { usage continuous }
+            entitlement plan = pro { grants api 10 per month; grants seats 5 }
+            """)
+        for status in [PurchaseStatus.unknown, .active] {
+            var state = PurchaseState(purchases: [Purchase(product: "pro", status: status,
+                                                           purchasedAt: instant("2026-11-01T00:00:00Z"),
+                                                           expiresAt: instant("2026-12-01T00:00:00Z"))])
+            state.usage = [UsageRecord(feature: "seats", kind: .level(4), at: instant("2026-11-22T12:30:00Z")),
+                           UsageRecord(feature: "seats", kind: .level(2))]
+            let before = try evaluate(graph, state, at: "2026-11-22T12:00:00Z").feature("api")
+            let at = try evaluate(graph, state, at: "2026-11-22T12:30:00Z").feature("api")
+            #expect(before.validUntil == instant("2026-12-01T00:00:00Z"))
+            #expect(at.validUntil == before.validUntil, "\(status)")
+        }
+    }
+
     @Test func theNextWindowBoundaryComesBeforeTheExpiry() throws {
         let e = try eval(#"[{"product": "annual", "purchased_at": "2026-06-01T00:00:00Z", "expires_at": "2027-06-01T00:00:00Z"}]"#)
         #expect(try e.feature("calls").validUntil == instant("2026-12-01T00:00:00Z"))

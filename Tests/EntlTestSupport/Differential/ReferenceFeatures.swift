@@ -489,8 +489,11 @@ extension ReferenceEvaluator {
         // continuous feature's latest reading, the order in which uses are charged): a metered
         // result may change then.
         let past = readingAsPast()
-        // Uses that count: a retry, or a record naming nothing, is none.
-        let uses = state.usage.indices.filter { target(ofRecord: $0) != nil }.map { state.usage[$0] }
+        // Uses that count: a retry, or a record naming nothing, is none; and only those replayed
+        // with this feature (its own, its credit component's): another's changes nothing here.
+        let replayed = Set(component(of: name))
+        let uses = state.usage.indices.filter { target(ofRecord: $0).map(replayed.contains) ?? false }
+            .map { state.usage[$0] }
         if feature.kind != .boolean, uses.contains(where: { $0.at == Instant(seconds: t) }),
            uses.contains(where: { $0.at == nil }) || state.purchases.indices.contains(where: { j in
                [.expired, .billingRetry, .unknown].contains(state.purchases[j].status) && purchaseTargets[j] != nil
