@@ -33,7 +33,7 @@ public struct ChangeEvent: Sendable, Equatable, CustomStringConvertible {
     public var newBalance: Int64?
     /// For lifecycle events: the entitlement as it is now.
     public var entitlement: EntitlementResult?
-    /// For `product_changed`: the product that represented it before.
+    /// For `product_changed`: the product that represented it before (nil: a grant of the state).
     public var oldProduct: String?
 
     /// `{"event": "entitlement_activated", "name": "premium", "at": "…"}`; `balance_changed`
@@ -117,8 +117,11 @@ public enum Changes {
         if b.allowed, recovered { kinds.append(.billingRecovered) }
         if a.allowed, !a.isRevoked, b.isRevoked { kinds.append(.entitlementRevoked) }
         var events = kinds.map { ChangeEvent(kind: $0, name: b.name, at: at, entitlement: b) }
-        if a.allowed, b.allowed, let old = a.product, let new = b.product, old != new {
-            events.append(ChangeEvent(kind: .productChanged, name: b.name, at: at, entitlement: b, oldProduct: old))
+        // From a purchase onto a grant of the state (a promotion) and back is a change of what
+        // represents it too (a review: active throughout, it had gone unsaid).
+        if a.allowed, b.allowed, a.product != b.product {
+            events.append(ChangeEvent(kind: .productChanged, name: b.name, at: at, entitlement: b,
+                                      oldProduct: a.product))
         }
         return events
     }

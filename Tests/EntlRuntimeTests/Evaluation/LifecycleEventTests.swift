@@ -21,6 +21,18 @@ import Testing
 
     static let monthly = #"{"product": "com.x.m", "store": "app_store", "purchased_at": "2026-10-05T00:00:00Z", "#
 
+    /// From a purchase onto a grant of the state (a promotion) and back, active throughout: what
+    /// represents it changed, and says so (a review: no event at all).
+    @Test func fromAPurchaseOntoAPromotionAndBackIsAProductChange() throws {
+        let promo = #""grants": [{"entitlement": "pro", "from": "2026-11-20T00:00:00Z", "until": "2026-11-28T00:00:00Z"}]"#
+        let bought = try evaluate(graph, state(#"{"purchases": [\#(Self.monthly)"expires_at": "2026-12-05T00:00:00Z"}], "#
+                                               + promo + "}"), at: now).all()
+        let granted = try evaluate(graph, state("{" + promo + "}"), at: now).all()
+        let kinds = { (events: [ChangeEvent]) in events.map { "\($0.kind.rawValue) \($0.oldProduct ?? "-")" } }
+        #expect(kinds(Changes.between(bought, granted, at: instant(now))) == ["product_changed monthly"])
+        #expect(kinds(Changes.between(granted, bought, at: instant(now))) == ["product_changed -"])
+    }
+
     @Test func aRenewalMovesExpiresAtLater() throws {
         let e = try events(Self.monthly + #""expires_at": "2026-12-05T00:00:00Z"}"#, Self.monthly + #""period_start": "2026-12-05T00:00:00Z", "expires_at": "2027-01-05T00:00:00Z"}"#)
         #expect(e == [#"{"event":"entitlement_renewed","name":"pro","at":"2026-11-22T12:00:00Z","status":"active","product":"monthly","store_product_id":"com.x.m","expires_at":"2027-01-05T00:00:00Z","will_renew":true}"#])
