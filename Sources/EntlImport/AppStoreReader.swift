@@ -110,9 +110,9 @@ struct AppStoreReader {
         var latest: [String: Int] = [:]
         var order: [Int] = []
         /// Each auto-renewable subscription's transactions that were not refunded: its periods; and
-        /// the subscriptions whose first transaction the documents hold, refunded.
+        /// the end of the subscription's first period when the documents hold it, refunded.
         var periods: [String: [Int]] = [:]
-        var refundedFirst: Set<String> = []
+        var refundedFirst: [String: Instant] = [:]
         for (i, entry) in transactions.enumerated() {
             let t = entry.node
             let type = try t.required("type").word("type", in: Self.types)
@@ -123,7 +123,8 @@ struct AppStoreReader {
                     periods[key, default: []].append(i)
                 } else if let first = try t["originalPurchaseDate"]?.instant(.milliseconds),
                           try t.required("purchaseDate").instant(.milliseconds) == first {
-                    refundedFirst.insert(key)  // the first period (bought when the subscription was)
+                    // The first period (bought when the subscription was), refunded.
+                    refundedFirst[key] = try t["expiresDate"]?.instant(.milliseconds) ?? first
                 }
             }
             guard let j = latest[key] else {
@@ -146,7 +147,7 @@ struct AppStoreReader {
             let t = transactions[i].node
             if p.status != .revoked, try t.required("type").word("type", in: Self.types) == Self.types[0],
                case let original = try Self.originalID(t), let periods = periods[original],
-               let run = try currentRun(periods, original: original, refundedFirst: refundedFirst.contains(original)),
+               let run = try currentRun(periods, original: original, refundedFirst: refundedFirst[original]),
                let first = p.purchasedAt, run.start > first {
                 // Back after a lapse: the purchase began anew, and the service before it ended.
                 if let before = run.before { builder.add(try lapsed(before, purchasedAt: first)) }
@@ -171,11 +172,11 @@ struct AppStoreReader {
     /// Where a subscription's current run of paid service began, when a lapse came before it —
     /// the last lapse its periods (transactions not refunded, `periods`) show, or a later one its
     /// renewal info's `recentSubscriptionStartDate` gives — and the last period before that lapse,
-    /// when the documents hold it. With the subscription's first transaction refunded
-    /// (`refundedFirst`), its paid service began with its first period not refunded (a review: a
-    /// lapse after a refunded first period had gone unseen). Nil when none of these shows (the
+    /// when the documents hold it. A refunded first period is no paid service: when the first
+    /// period not refunded starts a lapse after it (`refundedFirst`: its end), the paid service
+    /// began there (a review: that lapse had gone unseen). Nil when none of these shows (the
     /// documents may hold only the latest periods: the run is then the whole subscription's).
-    private func currentRun(_ periods: [Int], original: String, refundedFirst: Bool) throws(ImportIssue)
+    private func currentRun(_ periods: [Int], original: String, refundedFirst: Instant?) throws(ImportIssue)
         -> (start: Instant, before: Int?)?
     {
         var spans: [(start: Instant, end: Instant, index: Int)] = []
@@ -200,7 +201,10 @@ struct AppStoreReader {
             before = spans.filter { $0.end <= recent }.max { $0.end < $1.end }?.index
             return (recent, before)
         }
-        return before != nil || refundedFirst ? (run.start, before) : nil
+        if before == nil, let end = refundedFirst, spans[0].start.seconds >= end.seconds + Self.lapse {
+            return (spans[0].start, nil)
+        }
+        return before == nil ? nil : (run.start, before)
     }
 
     /// The service before a lapse, as a purchase of its own that ended: bought at `purchasedAt`

@@ -20,8 +20,10 @@ struct ImportedPurchase {
     /// purchase in two documents counts once; nil when the payload has none.
     var key: String? = nil
     /// An end the vendor never goes back on (Stripe's `canceled`): kept over a report of the same
-    /// purchase that does not say it, as a refund is, whatever the order of the files.
+    /// purchase that does not say it, as a refund is, whatever the order of the files — and over
+    /// every purchase of its `group` (a subscription's other items, in a stale copy).
     var final = false
+    var group: String? = nil
 }
 
 /// A grant no purchase is behind (a promotion), as the state's `grants[]` holds it.
@@ -43,6 +45,16 @@ struct StateBuilder {
     private(set) var grants: [ImportedGrant] = []
     var warnings: [ImportIssue] = []
     private var purchaseIndex: [String: Int] = [:]
+    /// The groups a report ended for good (`ImportedPurchase.final`), with where it ended them.
+    private var finalGroups: [String: Instant?] = [:]
+
+    /// A purchase of a group ended for good: ended (at `end`, if known and earlier), for good.
+    private static func endForGood(_ p: inout ImportedPurchase, at end: Instant?) {
+        if p.status != .revoked { p.status = .expired }
+        p.willRenew = false
+        if let end { p.expiresAt = min(p.expiresAt ?? end, end) }
+        p.final = true
+    }
 
     /// Names the customer. Two different ids are an error: one state is one customer, and
     /// merging two customers' purchases would give one of them the other's access.
@@ -66,34 +78,47 @@ struct StateBuilder {
     /// Adds a purchase; one whose key was seen before replaces the earlier report, in its place —
     /// unless the earlier one is a refund and this one is not: a refund is never lost to the order
     /// of the files (Play and undated RevenueCat reports had kept whichever came last).
-    mutating func add(_ purchase: ImportedPurchase) {
-        guard let key = purchase.key else { return purchases.append(purchase) }
-        if let i = purchaseIndex[key] {
-            if purchases[i].status == .revoked, purchase.status != .revoked {
-                warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
-                                            + "\(purchases[i].place), refunded; the refund is kept"))
-                return
+    mutating func add(_ reported: ImportedPurchase) {
+        var purchase = reported
+        let existing = purchase.key.flatMap { purchaseIndex[$0] }
+        if let i = existing, let why = StateBuilder.kept(purchases[i], over: purchase) {
+            return warnings.append(ImportIssue(place: purchase.place, message: "\(purchase.key!) was already "
+                                               + "reported at \(purchases[i].place)\(why)"))
+        }
+        // A subscription ended for good ends every item of it, those only a stale copy names too
+        // (a review: an item the canceled copy no longer listed had kept granting).
+        if let group = purchase.group {
+            if purchase.final {
+                if finalGroups[group] == nil { finalGroups[group] = purchase.expiresAt }
+                for i in purchases.indices where purchases[i].group == group && !purchases[i].final {
+                    StateBuilder.endForGood(&purchases[i], at: purchase.expiresAt)
+                }
+            } else if let end = finalGroups[group] {
+                StateBuilder.endForGood(&purchase, at: end)
             }
-            if purchases[i].final, !purchase.final, purchase.status != .revoked {
-                warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
-                                            + "\(purchases[i].place), ended for good; that end is kept"))
-                return
-            }
-            // Nor are the units a partial refund took from a one-time purchase (a subscription's
-            // quantity may grow: seats added).
-            let held = purchases[i].quantity ?? 1
-            if purchases[i].expiresAt == nil, purchase.expiresAt == nil, held < purchase.quantity ?? 1 {
-                warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
-                                            + "\(purchases[i].place) with \(held) held; those units are kept"))
-                return
-            }
-            warnings.append(ImportIssue(place: purchase.place, message: "\(key) was already reported at "
+        }
+        if let i = existing {
+            warnings.append(ImportIssue(place: purchase.place, message: "\(purchase.key!) was already reported at "
                                         + "\(purchases[i].place); the later report is used"))
             purchases[i] = purchase
         } else {
-            purchaseIndex[key] = purchases.count
+            if let key = purchase.key { purchaseIndex[key] = purchases.count }
             purchases.append(purchase)
         }
+    }
+
+    /// Why the earlier report of a purchase is kept over a later one, if it is: a refund, an end
+    /// for good, or units a partial refund took are never lost to the order of the files.
+    private static func kept(_ earlier: ImportedPurchase, over later: ImportedPurchase) -> String? {
+        if earlier.status == .revoked, later.status != .revoked { return ", refunded; the refund is kept" }
+        if earlier.final, !later.final, later.status != .revoked { return ", ended for good; that end is kept" }
+        // Nor are the units a partial refund took from a one-time purchase (a subscription's
+        // quantity may grow: seats added).
+        let held = earlier.quantity ?? 1
+        if earlier.expiresAt == nil, later.expiresAt == nil, held < later.quantity ?? 1 {
+            return " with \(held) held; those units are kept"
+        }
+        return nil
     }
 
     mutating func add(_ grant: ImportedGrant) {

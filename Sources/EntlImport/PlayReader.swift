@@ -76,14 +76,29 @@ struct PlayReader {
             for k in s.purchases.indices { s.purchases[k].key = "play_store order \(first) \(s.purchases[k].product)" }
             pending[i] = .subscription(s)
         }
-        // Of two reports of one subscription, the later renewal's, whatever the order of the files.
-        var latest: [String: Int] = [:]
-        for case .subscription(let s) in pending {
-            guard let renewal = s.renewal else { continue }
-            for key in s.purchases.compactMap(\.key) { latest[key] = max(latest[key] ?? renewal, renewal) }
+        // Of two reports of one subscription, the later renewal's, whatever the order of the files;
+        // one that names no order (its token alone) against one that does: the later expiry (a
+        // review: a stale token-only report had won by coming last). Else the later report.
+        var latest: [String: (renewal: Int?, expiry: Instant?, index: Int)] = [:]
+        for (index, item) in pending.enumerated() {
+            guard case .subscription(let s) = item else { continue }
+            for p in s.purchases {
+                guard let key = p.key else { continue }
+                let report = (renewal: s.renewal, expiry: p.expiresAt, index: index)
+                guard let best = latest[key] else { latest[key] = report; continue }
+                let later: Bool = if let a = report.renewal, let b = best.renewal, a != b {
+                    a > b
+                } else if report.renewal == nil || best.renewal == nil, let a = report.expiry, let b = best.expiry,
+                          a != b {
+                    a > b
+                } else {
+                    true
+                }
+                if later { latest[key] = report }
+            }
         }
         var matched: Set<String> = []
-        for item in pending {
+        for (index, item) in pending.enumerated() {
             switch item {
             case .product(let p): builder.add(p)
             case .subscription(let s):
@@ -101,8 +116,10 @@ struct PlayReader {
                                  + "starts")
                 }
                 for p in purchases {
-                    if let key = p.key, let renewal = s.renewal, let last = latest[key], renewal < last {
-                        builder.warn(s.node, "\(key) is reported after a later renewal (..\(last)): "
+                    if let key = p.key, let best = latest[key], best.index != index {
+                        let which = best.renewal.map { "renewal ..\($0)" }
+                            ?? "expiry " + (best.expiry?.rfc3339 ?? "unknown")
+                        builder.warn(s.node, "\(key) is reported by a later report of the subscription (\(which)): "
                                      + "that report is used")
                         continue
                     }

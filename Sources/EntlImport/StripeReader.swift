@@ -59,6 +59,7 @@ enum StripeReader {
             var p = ImportedPurchase(product: product, store: "stripe", status: .active, purchasedAt: start,
                                      periodStart: periodStart, expiresAt: end, environment: environment,
                                      place: item.place, key: "stripe \(id) \(try item["id"]?.name() ?? product)")
+            p.group = "stripe \(id)"
             if let quantity = try item["quantity"]?.count(), quantity != 1 {
                 p.quantity = quantity
                 // The state keeps it, but only a consumable's grants count per unit (a review: a

@@ -96,6 +96,15 @@ import Testing
         #expect(lapse.purchases.first?.status == .expired)
         #expect(lapse.purchases.first?.purchasedAt == instant("2026-01-01T10:00:00Z"))
         #expect(lapse.purchases.first?.expiresAt == instant("2026-02-01T10:00:00Z"))
+        // A refunded first period followed within 60 days by a paid one is no lapse: the purchase
+        // keeps its first date (a review: it had moved to the paid period, and the windows with it).
+        let refunded = try String(contentsOfFile: repoPath("Tests/Fixtures/import/app-store/lapse-refunded-first.json"),
+                                  encoding: .utf8)
+            .replacingOccurrences(of: "1780308000000", with: "1772359200000")  // June 1 → March 1
+        let soon = try decodedState(try StateImporter.importState(
+            from: .appStore, documents: [ImportDocument(name: "soon.json", bytes: Array(refunded.utf8))],
+            options: ImportOptions(allowUnverifiedJWS: true)))
+        #expect(soon.purchases.map(\.purchasedAt) == [instant("2026-01-01T10:00:00Z")])
         let short = try decodedState(try importFixtures(.appStore, ["app-store/short-lapse.json"]))
         #expect(short.purchases.map(\.purchasedAt) == [instant("2026-01-01T10:00:00Z")])
     }

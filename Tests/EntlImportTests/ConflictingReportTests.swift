@@ -52,10 +52,10 @@ import Testing
     /// Stripe's `canceled` is final: a stale `active` copy of the subscription does not bring it
     /// back, whatever the order of the files (a review: the later file won).
     @Test func aCanceledStripeSubscriptionStaysCanceledWhateverTheOrderOfTheFiles() throws {
-        func report(_ status: String) -> String {
+        func report(_ status: String, item: String = "si_9") -> String {
             #"{"object": "subscription", "id": "sub_9", "status": "\#(status)", "start_date": 1680000000, "#
                 + #""livemode": true, "current_period_end": 1682000000, "ended_at": 1681000000, "#
-                + #""items": {"object": "list", "data": [{"id": "si_9", "price": {"id": "price_a"}}]}}"#
+                + #""items": {"object": "list", "data": [{"id": "\#(item)", "price": {"id": "price_a"}}]}}"#
         }
         let (canceled, active) = (Self.document("canceled.json", report("canceled")),
                                   Self.document("active.json", report("active")))
@@ -64,6 +64,14 @@ import Testing
         #expect(try Self.run(.stripe, [canceled, active]).warnings.map(\.description)
                 == ["active.json: items.data[0]: stripe sub_9 si_9 was already reported at canceled.json: "
                     + "items.data[0], ended for good; that end is kept"])
+        // An item only the stale copy names (replaced before the cancellation) ends with it too (a
+        // review: it had kept granting).
+        let other = Self.document("other-item.json", report("active", item: "si_1"))
+        for documents in [[canceled, other], [other, canceled]] {
+            let result = try Self.run(.stripe, documents)
+            #expect(Self.statuses(result) == ["expired", "expired"])
+            #expect(purchases(result).map { text($0, "expires_at") } == ["2023-04-09T00:26:40Z", "2023-04-09T00:26:40Z"])
+        }
     }
 
     /// Apple's status is its word on the transaction it came with: a later renewal decoded from

@@ -196,9 +196,13 @@ import Testing
         }
         // One report naming its order and token, another its token alone: one subscription too.
         let named = renewed.replacingOccurrences(of: #""startTime""#, with: #""purchaseToken": "tok1", "startTime""#)
-        let tokenOnly = Self.subscription("ACTIVE", start: "2023-10-24T12:00:00Z", token: "tok1")
+        // The token-only one is older (its period ends a month before): the later expiry is kept,
+        // whatever the order (a review: the stale one had won by coming last).
+        let tokenOnly = Self.subscription("EXPIRED", start: "2023-10-24T12:00:00Z", token: "tok1")
         for documents in [[named, tokenOnly], [tokenOnly, named]] {
-            #expect(purchases(try importPlay(documents)).count == 1)
+            let kept = purchases(try importPlay(documents))
+            #expect(kept.map { text($0, "expires_at") } == ["2023-12-24T12:00:00Z"])
+            #expect(kept.map { text($0, "status") } == ["active"])
         }
         func product(held: Int) -> String {
             #"{"kind": "androidpublisher#productPurchase", "productId": "coins_100", "orderId": "GPA.1", "#

@@ -45,8 +45,13 @@ public final class EntitlementMonitor: Sendable {
         observation.withLock { $0 = token }
         // A change made between the first evaluation and the observation (another thread's refund)
         // was heard by neither: read once more now that every later one is heard (a review: the
-        // monitor had shown access the state no longer gave, until some later change).
-        try refresh()
+        // monitor had shown access the state no longer gave, until some later change). Its error
+        // is kept as an observed change's is (`lastError`), whichever refresh makes it.
+        do throws(EvaluationError) {
+            try refresh()
+        } catch {
+            failure.withLock { $0 = error }
+        }
     }
 
     deinit {
