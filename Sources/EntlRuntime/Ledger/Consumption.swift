@@ -437,19 +437,21 @@ extension Evaluation {
     /// `t` as dated at `t`, is then later than it (a continuous feature's latest reading, the
     /// order uses are charged in). When the state holds both, a metered result may change a
     /// nanosecond after `t` (it had said it would not change at all, and a cache kept its
-    /// overage). Nil otherwise. With `feature`, only the uses replayed with it count (its own, and
-    /// its credit component's): another feature's use at `t` changes nothing of its result (a
-    /// review: its `valid_until` had come out a nanosecond after `t`).
+    /// overage). Nil otherwise. With `feature`, only the uses replayed with it or with a credit
+    /// system that can pay for it count (its own, their components'): another feature's use at `t`
+    /// changes nothing of its result (a review: its `valid_until` had come out a nanosecond after
+    /// `t`).
     func pastReadingChange(of feature: Int? = nil) -> Instant? {
         guard watchesUsesTurningPast else { return nil }
         // A first look at the dates alone (most states have no use at `t`); then only the uses
         // that count: a retry or a record naming nothing is none.
         guard state.usage.contains(where: { $0.at == at }) else { return nil }
         let counts = tables.usageFeatures(in: graph)
-        let component = feature.map { graph.componentOf[$0] } ?? -1
         func replayedWith(_ g: Int32) -> Bool {
-            guard let feature else { return true }
-            return Int(g) == feature || component >= 0 && graph.componentOf[Int(g)] == component
+            guard let feature, Int(g) != feature else { return true }
+            let c = graph.componentOf[Int(g)]
+            return c >= 0 && (c == graph.componentOf[feature]
+                || graph.features[feature].creditRoutes.contains { graph.componentOf[$0.system] == c })
         }
         var atT = false, undated = false
         for (k, record) in state.usage.enumerated() where counts[k] >= 0 && replayedWith(counts[k]) {

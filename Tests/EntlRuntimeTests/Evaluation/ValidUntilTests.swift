@@ -47,6 +47,23 @@ import Testing
         }
     }
 
+    /// A use at `t` of a credit system that can pay for a continuous feature is one replayed with
+    /// it: read a nanosecond later, what paid for that use can differ, and the feature's result
+    /// with it (the differential run found the filter above had left it out).
+    @Test func aUseOfACreditSystemThatCanPayIsOneOfTheFeatures() throws {
+        let graph = compileGraph("""
+            product pro: subscription { period month; grants cr 10 per month }
+            feature seats: metered { usage continuous }
+            credits cr { seats 1 = 1 }
+            """)
+        var state = PurchaseState(purchases: [Purchase(product: "pro", status: .unknown,
+                                                       purchasedAt: instant("2026-11-01T00:00:00Z"),
+                                                       expiresAt: instant("2026-12-01T00:00:00Z"))])
+        state.usage = [UsageRecord(feature: "cr", kind: .amount(3), at: instant("2026-11-22T12:00:00Z"))]
+        let seats = try evaluate(graph, state, at: "2026-11-22T12:00:00Z").feature("seats")
+        #expect(seats.validUntil == Instant(seconds: instant("2026-11-22T12:00:00Z").seconds, nanoseconds: 1))
+    }
+
     @Test func theNextWindowBoundaryComesBeforeTheExpiry() throws {
         let e = try eval(#"[{"product": "annual", "purchased_at": "2026-06-01T00:00:00Z", "expires_at": "2027-06-01T00:00:00Z"}]"#)
         #expect(try e.feature("calls").validUntil == instant("2026-12-01T00:00:00Z"))

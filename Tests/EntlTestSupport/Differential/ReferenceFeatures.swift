@@ -490,8 +490,9 @@ extension ReferenceEvaluator {
         // result may change then.
         let past = readingAsPast()
         // Uses that count: a retry, or a record naming nothing, is none; and only those replayed
-        // with this feature (its own, its credit component's): another's changes nothing here.
-        let replayed = Set(component(of: name))
+        // with this feature or with a credit system that can pay for it (its own, their
+        // components'): another's changes nothing here.
+        let replayed = Set(component(of: name) + feature.routes.flatMap { component(of: $0.system) })
         let uses = state.usage.indices.filter { target(ofRecord: $0).map(replayed.contains) ?? false }
             .map { state.usage[$0] }
         if feature.kind != .boolean, uses.contains(where: { $0.at == Instant(seconds: t) }),
