@@ -76,8 +76,10 @@ struct StateBuilder {
     }
 
     /// Adds a purchase; one whose key was seen before replaces the earlier report, in its place —
-    /// unless the earlier one is a refund and this one is not: a refund is never lost to the order
-    /// of the files (Play and undated RevenueCat reports had kept whichever came last).
+    /// unless the earlier one is a refund, an end for good or fewer units held and this one is not
+    /// (`kept`): those are never lost to the order of the files (Play and undated RevenueCat
+    /// reports had kept whichever came last). A purchase of a group a report ended for good ends
+    /// with it, whichever came first.
     mutating func add(_ reported: ImportedPurchase) {
         var purchase = reported
         let existing = purchase.key.flatMap { purchaseIndex[$0] }
