@@ -21,20 +21,30 @@ extension Evaluation {
             best = (rep, key)
         }
         for i in graph.entitlements[e].behind.indices {
+            let p = graph.entitlements[e].behind[i].product  // read where the graph holds it: not retained
+            if products[p].override == .purchased { offer(.override(product: p), (.never, nil, p, -1)) }
+        }
+        forEachOwnedPurchase(behind: e) { j, p in offer(.purchase(j), rank(j, product: p)) }
+        return best?.rep
+    }
+
+    /// Calls `body` with each owned purchase behind entitlement `e` that its purchase-date
+    /// qualifier admits (of a product no override decides), and its product: what may represent
+    /// it, or pay for its grants.
+    @inline(__always)
+    private func forEachOwnedPurchase(behind e: Int, _ body: (_ j: Int, _ product: Int) -> Void) {
+        for i in graph.entitlements[e].behind.indices {
             let behind = graph.entitlements[e].behind[i]  // read where the graph holds it: not retained
-            let p = behind.product
-            switch products[p].override {
-            case .purchased?:
-                offer(.override(product: p), (.never, nil, p, -1))
-            case nil:
-                for j in purchases(of: p) where standings[j] == .owned && admits(behind.date, j) {
-                    offer(.purchase(j), (accessEnd(j), state.purchases[j].purchasedAt, p, j))
-                }
-            default:
-                break
+            guard products[behind.product].override == nil else { continue }
+            for j in purchases(of: behind.product) where standings[j] == .owned && admits(behind.date, j) {
+                body(j, behind.product)
             }
         }
-        return best?.rep
+    }
+
+    /// Purchase `j` (of `product`) as `ranksBefore` orders the purchases behind an entitlement.
+    private func rank(_ j: Int, product: Int) -> (End, Instant?, Int, Int) {
+        (accessEnd(j), state.purchases[j].purchasedAt, product, j)
     }
 
     /// The state indices of the purchases of `p` a purchase-date qualifier admits (all of them
@@ -50,19 +60,16 @@ extension Evaluation {
     /// change laid the windows anew, a fresh allowance mid-window (a review), where the purchase
     /// bought first pays until it ends.
     func payer(of e: Int, representedBy j: Int) -> Int {
-        var best = (j, (accessEnd(j), state.purchases[j].purchasedAt, Int(purchaseProduct[j]), j))
-        for behind in graph.entitlements[e].behind where products[behind.product].override == nil {
-            for k in purchases(of: behind.product) where k != j && standings[k] == .owned && admits(behind.date, k) {
-                let key = (accessEnd(k), state.purchases[k].purchasedAt, behind.product, k)
-                let (a, b) = (key.1, best.1.1)
-                let earlier = switch (a, b) {
-                case (let x?, let y?) where x != y: x < y
-                case (_?, nil): true
-                case (nil, _?): false
-                default: Evaluation.ranksBefore(key, best.1)
-                }
-                if earlier { best = (k, key) }
+        var best = (j, rank(j, product: Int(purchaseProduct[j])))
+        forEachOwnedPurchase(behind: e) { k, p in
+            let key = rank(k, product: p)
+            let earlier = switch (key.1, best.1.1) {
+            case (let x?, let y?) where x != y: x < y
+            case (_?, nil): true
+            case (nil, _?): false
+            default: Evaluation.ranksBefore(key, best.1)
             }
+            if earlier { best = (k, key) }
         }
         return best.0
     }
