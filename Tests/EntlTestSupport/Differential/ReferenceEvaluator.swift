@@ -441,7 +441,7 @@ public struct ReferenceEvaluator {
         for p in Set(behind(ofEntitlement: name).map(\.product)) where override(of: p) == .purchased {
             offers.append((.override(p), .max, .max, productOrder(p), -1))
         }
-        for j in purchasesBehind(ofEntitlement: name) where override(of: purchaseTargets[j]!) == nil && standing(j) == .owned {
+        for j in ownedPurchasesBehind(ofEntitlement: name) {
             let p = purchaseTargets[j]!
             offers.append((.purchase(j), accessEnd(j) ?? .max, state.purchases[j].purchasedAt?.seconds ?? .max, productOrder(p), j))
         }
@@ -453,13 +453,16 @@ public struct ReferenceEvaluator {
         }?.rep
     }
 
+    /// The owned purchases behind an entitlement, of products no override decides: what may
+    /// represent it, or pay for its grants.
+    func ownedPurchasesBehind(ofEntitlement name: String) -> [Int] {
+        purchasesBehind(ofEntitlement: name).filter { override(of: purchaseTargets[$0]!) == nil && standing($0) == .owned }
+    }
+
     /// Of the owned purchases behind an entitlement (none overridden), the one bought first: dated
     /// before undated, then as the representative ranks them.
     func firstBought(behindEntitlement name: String) -> Int? {
-        let owned = purchasesBehind(ofEntitlement: name).filter {
-            override(of: purchaseTargets[$0]!) == nil && standing($0) == .owned
-        }
-        return owned.min { a, b in
+        ownedPurchasesBehind(ofEntitlement: name).min { a, b in
             let (x, y) = (state.purchases[a].purchasedAt?.seconds ?? .max, state.purchases[b].purchasedAt?.seconds ?? .max)
             if x != y { return x < y }
             let (ea, eb) = (accessEnd(a) ?? .max, accessEnd(b) ?? .max)
