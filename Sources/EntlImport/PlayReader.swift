@@ -73,7 +73,7 @@ struct PlayReader {
         for i in pending.indices {
             guard case .subscription(var s) = pending[i], s.firstOrder == nil, let token = s.token,
                   let first = orderOfToken[token] else { continue }
-            for k in s.purchases.indices { s.purchases[k].key = "play_store order \(first) \(s.purchases[k].product)" }
+            for k in s.purchases.indices { s.purchases[k].key = PlayReader.key(order: first, s.purchases[k].product) }
             pending[i] = .subscription(s)
         }
         // Of two reports of one subscription, the later renewal's, whatever the order of the files;
@@ -136,6 +136,9 @@ struct PlayReader {
                          + "until its own expiry")
         }
     }
+
+    /// What names a subscription's purchase of `product` across its reports: its first order.
+    static func key(order first: String, _ product: String) -> String { "play_store order \(first) \(product)" }
 
     /// An order id and the renewal it is: `GPA.1234-5678-9012-34567..2` is the third renewal (2)
     /// of the subscription whose first order is `GPA.1234-5678-9012-34567` (-1: that order).
@@ -212,7 +215,7 @@ struct PlayReader {
             // review: they had counted twice).
             if let order = try (item["latestSuccessfulOrderId"] ?? r["latestOrderId"])?.name() {
                 let (first, renewal) = PlayReader.order(order)
-                p.key = "play_store order \(first) \(product)"
+                p.key = PlayReader.key(order: first, product)
                 subscription.renewal = max(subscription.renewal ?? renewal, renewal)
                 subscription.firstOrder = first
             } else if let token = subscription.token {
