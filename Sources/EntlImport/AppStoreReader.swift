@@ -113,12 +113,15 @@ struct AppStoreReader {
         /// the end of the subscription's first period when the documents hold it, refunded.
         var periods: [String: [Int]] = [:]
         var refundedFirst: [String: Instant] = [:]
+        /// The original transaction of each auto-renewable one, by its index.
+        var subscription: [Int: String] = [:]
         for (i, entry) in transactions.enumerated() {
             let t = entry.node
             let type = try t.required("type").word("type", in: Self.types)
             let key = type == Self.types[0]
                 ? try Self.originalID(t) : "transaction " + (try t.required("transactionId").name())
             if type == Self.types[0] {
+                subscription[i] = key
                 if t["revocationDate"] == nil {
                     periods[key, default: []].append(i)
                 } else if let first = try t["originalPurchaseDate"]?.instant(.milliseconds),
@@ -144,9 +147,7 @@ struct AppStoreReader {
         }
         for i in order {
             var p = try purchase(transactions[i].node, environment: transactions[i].environment, into: &builder)
-            let t = transactions[i].node
-            if p.status != .revoked, try t.required("type").word("type", in: Self.types) == Self.types[0],
-               case let original = try Self.originalID(t), let periods = periods[original],
+            if p.status != .revoked, let original = subscription[i], let periods = periods[original],
                let run = try currentRun(periods, original: original, refundedFirst: refundedFirst[original]),
                let first = p.purchasedAt, run.start > first {
                 // Back after a lapse: the purchase began anew, and the service before it ended.
