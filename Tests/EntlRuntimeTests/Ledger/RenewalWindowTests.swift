@@ -23,6 +23,8 @@ import Testing
     /// clamped; now and then a renewal a few days late, which moves the cycle), who asks for one
     /// more unit at many instants and records it when allowed: each window of the grant, laid from
     /// `purchased_at`, holds at most the allowance, and after every renewal nothing is overage.
+    /// Half the subscribers hold a second subscription to the plan, bought days later and renewed
+    /// on its own days (the one lasting longest changes at their renewals): the first bought pays.
     @Test func aRenewalNeverGivesAnAllowanceAnewNorCreatesOverage() throws {
         var random = SeededRandom(seed: 20_261_128)
         let day: Int64 = 86_400
@@ -42,21 +44,33 @@ import Testing
                 + random.int64(0...(day - 1))
             let step = ReferenceStep(interval: period), window = ReferenceStep(interval: interval)
             // The periods: each from the first (day clamped), some renewed late (the cycle moves).
-            var periods: [(start: Int64, end: Int64)] = []
-            var start = bought, k = 1
-            while start < bought + 400 * day {
-                let late = random.chance(0.15) ? random.int64(1...5) * day : 0
-                let end = ReferenceCalendar.add(bought, step, times: k) + late
-                periods.append((start, end))
-                (start, k) = (end, k + 1)
+            func periods(from bought: Int64) -> [(start: Int64, end: Int64)] {
+                var periods: [(start: Int64, end: Int64)] = []
+                var start = bought, k = 1
+                while start < bought + 400 * day {
+                    let late = random.chance(0.15) ? random.int64(1...5) * day : 0
+                    let end = ReferenceCalendar.add(bought, step, times: k) + late
+                    periods.append((start, end))
+                    (start, k) = (end, k + 1)
+                }
+                return periods
             }
+            let second = random.chance(0.5) ? bought + random.int64(1...20) * day : nil
+            let purchases = [periods(from: bought)] + (second.map { [periods(from: $0)] } ?? [])
             var state = PurchaseState()
-            state.purchases = [Purchase(product: "pro", status: .active, purchasedAt: Instant(seconds: bought))]
+            state.purchases = ([bought] + (second.map { [$0] } ?? [])).map {
+                Purchase(product: "pro", status: .active, purchasedAt: Instant(seconds: $0))
+            }
             let instants = (0..<40).map { _ in bought + random.int64(0...(380 * day)) }.sorted()
             for (n, t) in instants.enumerated() {
-                guard let current = periods.first(where: { $0.start <= t && t < $0.end }) else { continue }
-                state.purchases[0].periodStart = Instant(seconds: current.start)
-                state.purchases[0].expiresAt = Instant(seconds: current.end)
+                guard purchases[0].contains(where: { $0.start <= t && t < $0.end }) else { continue }
+                for (j, periods) in purchases.enumerated() {
+                    // A purchase dated later does not exist yet: its first period stands until then.
+                    guard let current = periods.first(where: { $0.start <= t && t < $0.end }) ?? periods.first
+                    else { continue }
+                    state.purchases[j].periodStart = Instant(seconds: current.start)
+                    state.purchases[j].expiresAt = Instant(seconds: current.end)
+                }
                 let at = Instant(seconds: t)
                 let e = try Evaluation(graph: graph, state: state, environment: .live, at: at)
                 let result = e.feature(0, required: 1)
