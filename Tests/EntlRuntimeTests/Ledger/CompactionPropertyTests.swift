@@ -273,6 +273,14 @@ import Testing
             let ended: [PurchaseStatus] = hasEnd ? [.canceled, .expired, .billingRetry] : [.expired, .billingRetry]
             lapses.append((j, r.pick(ended)))
         }
+        // Renewals after `T`: the next period starts where the last ended (its `period_start`
+        // moves, its `purchased_at` stays, and so do its windows).
+        var renewals: [(Int, Instant, Instant)] = []
+        for j in c.state.purchases.indices
+        where c.state.purchases[j].status == .active && !lapses.contains(where: { $0.0 == j }) {
+            guard let end = c.state.purchases[j].expiresAt, end > before, r.chance(0.4) else { continue }
+            renewals.append((j, end, Instant(seconds: end.seconds + r.int64(7...40) * 86_400)))
+        }
         var bought: [Purchase] = []
         for _ in 0..<r.int(0...2) {
             guard let p = g.products.randomElement(using: &r) else { break }
@@ -296,6 +304,10 @@ import Testing
             for (j, status) in lapses {
                 s.purchases[j].status = status
                 s.purchases[j].willRenew = false
+            }
+            for (j, start, end) in renewals {
+                s.purchases[j].periodStart = start
+                s.purchases[j].expiresAt = end
             }
             s.purchases += bought
             s.grants.insert(contentsOf: grants, at: first ? 0 : s.grants.count)
