@@ -43,13 +43,16 @@ public struct Evaluation: Sendable {
         }
         if let error = state.rangeError { throw error }
         try self.init(graph: graph, tables: EvaluationTables(state: state), environment: environment, at: at,
-                      explain: explain, unlock: unlock, strict: strict)
+                      explain: explain, unlock: unlock)
+        if strict { try refuseRuleSetWarnings() }
     }
 
     /// An evaluation of `tables.state` filling `tables`, new ones or those of an evaluation done
     /// with them (`EvaluationScratch`).
+    /// `strict` is the caller's to check (`refuseRuleSetWarnings`): the check inside the initializer
+    /// made it copy the evaluation it returns (two retains and two releases a batch line).
     init(graph: RuleGraph, tables: EvaluationTables, environment: Environment?, at: Instant,
-         explain: Bool, unlock: Bool, strict: Bool) throws(EvaluationError) {
+         explain: Bool, unlock: Bool) throws(EvaluationError) {
         let env = environment ?? tables.state.environment ?? .live
         if let ledger = tables.state.ledger, at < ledger.before { throw Evaluation.beforeLedger(ledger, at) }
         let g = graph[env]
@@ -58,11 +61,10 @@ public struct Evaluation: Sendable {
         // retain and a release).
         (self.environment, self.at, self.explains, self.unlocks) = (env, at, explain, unlock)
         (self.graph, self.tables) = (g, tables)
-        if strict { try refuseRuleSetWarnings() }
     }
 
     /// `strict`: the first of `ruleSetWarnings` is an error.
-    private func refuseRuleSetWarnings() throws(EvaluationError) {
+    func refuseRuleSetWarnings() throws(EvaluationError) {
         if let first = ruleSetWarnings.first { throw EvaluationError(first.description) }
     }
 

@@ -72,8 +72,10 @@ public struct EvaluationScratch: ~Copyable, Sendable {
                                     explain: Bool = false, unlock: Bool = false, strict: Bool = false)
         throws(EvaluationError) -> Evaluation
     {
-        try Evaluation(graph: graph, tables: owned(), environment: environment, at: at, explain: explain,
-                       unlock: unlock, strict: strict)
+        let evaluation = try Evaluation(graph: graph, tables: owned(), environment: environment, at: at,
+                                        explain: explain, unlock: unlock)
+        if strict { try evaluation.refuseRuleSetWarnings() }
+        return evaluation
     }
 
     /// Ends `evaluation`, made by `evaluation(…)`: its tables are the scratch's alone again (unless
