@@ -163,6 +163,105 @@ struct ProductStanding: Sendable {
     }
 }
 
+/// The products that purchases resolved to in the states an `EvaluationTables` filled before
+/// (`OwnershipResolver.product(of:index:in:)`'s answer), for the next: a batch's lines name the
+/// same few store ids again and again, and looking one up hashes and compares its bytes (about
+/// 150 instructions) where this compares two strings' representations (a few).
+///
+/// A purchase's `product` and `store` are recognized by their `String`s' representations, two
+/// words each: equal words are the same string (a short string's words are its bytes; a longer
+/// one's point at its storage, which the memo's own copy keeps alive and unchanged). Unequal words
+/// are only a miss. Kept for one graph; another graph empties it. Only answers that follow from the
+/// names alone are kept (a product, no product, no product of that store), not the error an
+/// ambiguous id raises. It keeps nothing for tables filled once (`keeps`): most are, and making
+/// room for the memo would cost them more than it saves.
+struct ResolvedProducts {
+    private struct Entry {
+        var product: String
+        var store: String?
+        /// The product index; `noStoreID` or `noProduct` when there is none.
+        var answer: Int32
+    }
+
+    static let noStoreID: Int32 = -1, noProduct: Int32 = -2
+    /// Direct-mapped: a rule set's store ids, a few stores each, fit with few collisions.
+    private static let slots = 256
+    /// Whether a `String` is the two words this memo compares (64-bit platforms); if not, it keeps nothing.
+    private static let comparable = MemoryLayout<String>.size == 16
+
+    private var graph: EnvironmentGraph?
+    private var entries: [Entry?] = []
+    /// Whether answers are kept: set from the second `fill` of the same tables on.
+    var keeps = false
+
+    @inline(__always)
+    private static func words(_ s: String) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: s) {
+            ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+    }
+
+    @inline(__always)
+    private static func slot(_ product: (UInt64, UInt64)) -> Int {
+        let h = (product.0 ^ product.1 ^ product.1 >> 29) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: h >> 56) & (slots - 1)
+    }
+
+    @inline(__always)
+    private static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): words(a) == words(b)
+        default: false
+        }
+    }
+
+    /// `OwnershipResolver.product(of:index:in:)`, from the memo when it holds the names.
+    @inline(__always)
+    mutating func product(of purchase: UnsafePointer<Purchase>, index: Int, in graph: EnvironmentGraph)
+        throws(EvaluationError) -> OwnershipResolver.Match
+    {
+        if let answer = answer(purchase, in: graph) {
+            switch answer {
+            case ResolvedProducts.noStoreID: return .none(.noStoreID)
+            case ResolvedProducts.noProduct: return .none(.noProduct)
+            default: return .product(Int(answer))
+            }
+        }
+        let match = try OwnershipResolver.product(of: purchase, index: index, in: graph)
+        switch match {
+        case .product(let p): keep(Int32(p), for: purchase, in: graph)
+        case .none(.noStoreID): keep(ResolvedProducts.noStoreID, for: purchase, in: graph)
+        case .none(.noProduct): keep(ResolvedProducts.noProduct, for: purchase, in: graph)
+        case .none: break
+        }
+        return match
+    }
+
+    /// The answer kept for `purchase`'s names in `graph`, if any.
+    @inline(__always)
+    private func answer(_ purchase: UnsafePointer<Purchase>, in graph: EnvironmentGraph) -> Int32? {
+        guard ResolvedProducts.comparable, self.graph === graph else { return nil }
+        let product = ResolvedProducts.words(purchase.pointee.product)
+        guard let entry = entries[ResolvedProducts.slot(product)],
+              ResolvedProducts.words(entry.product) == product,
+              ResolvedProducts.same(entry.store, purchase.pointee.store)
+        else { return nil }
+        return entry.answer
+    }
+
+    /// Keeps `answer` for `purchase`'s names in `graph` (in place of what its slot held).
+    private mutating func keep(_ answer: Int32, for purchase: UnsafePointer<Purchase>, in graph: EnvironmentGraph) {
+        guard ResolvedProducts.comparable, keeps else { return }
+        if self.graph !== graph {
+            self.graph = graph
+            entries = Array(repeating: nil, count: ResolvedProducts.slots)
+        }
+        entries[ResolvedProducts.slot(ResolvedProducts.words(purchase.pointee.product))] =
+            Entry(product: purchase.pointee.product, store: purchase.pointee.store, answer: answer)
+    }
+}
+
 /// The resolution of a state's purchases against one environment of the graph (§2).
 enum OwnershipResolver {
     /// The product a purchase names in `graph`, or why it names none. docs/state.md: with `store`,

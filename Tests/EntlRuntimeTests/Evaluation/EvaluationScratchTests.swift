@@ -259,3 +259,81 @@ import Testing
         #expect(try after.entitlement("premium").isActive)
     }
 }
+
+/// The products a scratch's tables remember their purchases resolved to (`ResolvedProducts`): one
+/// scratch through generated states drawn from one pool of names — store ids of several stores
+/// (one id of two stores, ids past 15 bytes, a non-ASCII one), rule-set names, a name that is
+/// another product's id, unknown names — each with and without `store`, in both environments
+/// (whose graphs differ) resolves every purchase as a fresh evaluation of the same state does.
+@Suite struct ResolvedProductsTests {
+    static let rules = """
+        product basic: subscription {
+          period month
+          id app_store "com.example.basic"
+          id stripe "price_basic"
+        }
+        product pro: subscription {
+          period month
+          id app_store "com.example.professional.monthly"
+          id play "shared"
+          id stripe "shared"
+        }
+        product tokens: consumable { id app_store "price_basic_café" }
+        entitlement premium = pro or basic
+        environment test {
+          product sandbox: non_consumable { id app_store "com.example.basic.sandbox" }
+        }
+        """
+    static let names = ["com.example.basic", "price_basic", "com.example.professional.monthly", "shared", "basic",
+                        "pro", "tokens", "price_basic_café", "sandbox", "com.example.basic.sandbox", "unknown",
+                        "com.example.unknown.longer.than.sixteen"]
+    static let stores: [String?] = [nil, "app_store", "stripe", "play", "amazon"]
+
+    /// What an evaluation made of each purchase: its product and standing, or the error.
+    static func resolutions(_ make: () throws(EvaluationError) -> Evaluation) -> String {
+        do throws(EvaluationError) {
+            let e = try make()
+            return e.state.purchases.indices.map { "\(e.purchaseProduct[$0]) \(e.standings[$0])" }
+                .joined(separator: "; ")
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    @Test func aScratchResolvesEveryPurchaseAsAFreshEvaluation() throws {
+        let graph = try #require(Compiler.compile([SourceFile(path: "r.entl", text: Self.rules)], lint: false).graph)
+        let at = try #require(Instant(rfc3339: "2026-11-26T12:00:00Z"))
+        var rng = SeededRandom(seed: 2026_11_28)
+        var scratch = EvaluationScratch()
+        var resolvedToProduct = 0
+        for k in 0..<EvaluationScratchTests.cases * 4 {
+            let purchases = (0..<Int(rng.next() % 4)).map { _ in
+                let name = Self.names[Int(rng.next() % UInt64(Self.names.count))]
+                let store = Self.stores[Int(rng.next() % UInt64(Self.stores.count))]
+                return "{\"product\": \"\(name)\"" + (store.map { ", \"store\": \"\($0)\"" } ?? "")
+                    + ", \"status\": \"active\"}"
+            }
+            let environment = rng.next() % 3 == 0 ? "test" : "live"
+            let json = Array(("{\"environment\": \"\(environment)\", \"purchases\": ["
+                + purchases.joined(separator: ", ") + "]}").utf8)
+            let fresh = Self.resolutions { () throws(EvaluationError) in
+                try Evaluation(graph: graph, state: try! PurchaseState(json: json), at: at)
+            }
+            try scratch.read(json: json[...])
+            var made: Evaluation?
+            let scratched = Self.resolutions { () throws(EvaluationError) in
+                let e = try scratch.evaluation(graph: graph, at: at)
+                made = e
+                return e
+            }
+            #expect(scratched == fresh, "state \(k): \(String(decoding: json, as: UTF8.self))")
+            if let e = made.take() {
+                resolvedToProduct += e.purchaseProduct.filter { $0 >= 0 }.count
+                scratch.recycle(consume e)
+            }
+        }
+        // Purchases of every kind were resolved (a state naming "shared" without a store is refused
+        // whole: an id of two products).
+        #expect(resolvedToProduct > EvaluationScratchTests.cases / 2)
+    }
+}
