@@ -17,16 +17,31 @@ extension Evaluation {
 
     /// Replays a credit component twice: with certain candidates (`low`, overage, the trail) and
     /// with certain and uncertain ones (`high`).
-    func replayComponent(_ c: Int) -> ComponentReplays {
+    /// `mayBeEmpty`: false when the caller found that a member may have a candidate grant (the
+    /// kept empty replays are then not looked for).
+    func replayComponent(_ c: Int, mayBeEmpty: Bool = true) -> ComponentReplays {
         let usageFeature = tables.usageFeatures(in: graph)
         // The uses, gathered on the stack when few.
         return withUnsafeTemporaryAllocation(of: UseEvent.self, capacity: usageFeature.count) { buffer in
-            replayComponent(c, usageFeature: usageFeature, events: buffer)
+            replayComponent(c, usageFeature: usageFeature, events: buffer, mayBeEmpty: mayBeEmpty)
         }
     }
 
+    /// Whether credit component `c` has nothing to replay: no usage record names a member (dated
+    /// before `t` or after), it has no starting position, and no member may have a candidate grant
+    /// (`mayHaveCandidate`). Its replays are then the empty ones: every member's balance 0 over
+    /// certain candidates and over all, no overage, no source, no trail, no input that changes.
+    func hasNothingToReplay(_ c: Int) -> Bool {
+        let usageFeature = tables.usageFeatures(in: graph)
+        for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
+            return false
+        }
+        return startingPosition(of: c) == nil && !mayHaveCandidate(c)
+    }
+
     private func replayComponent(_ c: Int, usageFeature: UnsafeBufferPointer<Int32>,
-                                 events buffer: UnsafeMutableBufferPointer<UseEvent>) -> ComponentReplays {
+                                 events buffer: UnsafeMutableBufferPointer<UseEvent>,
+                                 mayBeEmpty: Bool) -> ComponentReplays {
         // The uses at or before `t`, in time order; §6: the inputs of every member change the
         // balances of all, so a dated use after `t` is an input change.
         var count = 0
@@ -53,7 +68,7 @@ extension Evaluation {
         // No use at all and no starting position: with no candidate grant either, the replays are
         // the empty ones, the same for every state at `t` (kept from an earlier state, if any).
         let quiet = count == 0 && inputsChange == nil && position == nil
-        if quiet, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains), !mayHaveCandidate(c) {
+        if quiet, mayBeEmpty, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains), !mayHaveCandidate(c) {
             return empty
         }
 

@@ -46,20 +46,25 @@ extension Evaluation {
     /// there (and holding them there).
     func meteredBalance(_ f: Int, sources: Bool = true, held: inout HeldReplays) -> MeteredOutcome {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)) }
-        return outcome(of: graph.componentMember[f], in: held.replays(ofComponentOf: f, in: self), sources: sources)
+        guard let replays = held.replays(ofComponentOf: f, in: self) else {
+            // Nothing to replay (`hasNothingToReplay`): what the empty replays give every member.
+            return MeteredOutcome(low: 0, high: 0)
+        }
+        return outcome(of: graph.componentMember[f], in: replays, sources: sources)
     }
 
     /// `meteredBalance(f).inputsChange`, without building the outcome.
     func meteredInputsChange(_ f: Int, held: inout HeldReplays) -> Instant? {
         if graph.features[f].kind == .continuous { return continuousBalance(f, candidates(of: f)).inputsChange }
-        return held.replays(ofComponentOf: f, in: self).inputsChange
+        return held.replays(ofComponentOf: f, in: self)?.inputsChange
     }
 
     /// Credit system `s`'s balance at `t` over certain candidates and over all of them (nil:
     /// unlimited): `meteredBalance(s)`'s `low` and `high`, without the rest of its outcome (what
     /// a feature's decision reads of each system that can pay for it).
     func creditBalance(_ s: Int, held: inout HeldReplays) -> (low: Int64?, high: Int64?) {
-        balances(of: graph.componentMember[s], in: held.replays(ofComponentOf: s, in: self))
+        guard let replays = held.replays(ofComponentOf: s, in: self) else { return (0, 0) }
+        return balances(of: graph.componentMember[s], in: replays)
     }
 
     /// Member `m`'s balance in its component's replays, over certain candidates and over all.
@@ -68,10 +73,11 @@ extension Evaluation {
         return (low, replays.uncertain ? replays.high.balance(m, at: at) : low)
     }
 
-    /// The replays of credit component `c`, computed once per evaluation.
-    func replays(ofComponent c: Int) -> ComponentReplays {
+    /// The replays of credit component `c`, computed once per evaluation. `mayBeEmpty`: false when
+    /// the caller found that a member may have a candidate grant (not asked again).
+    func replays(ofComponent c: Int, mayBeEmpty: Bool = true) -> ComponentReplays {
         if let known = tables.component(c) { return known }
-        return tables.keep(replayComponent(c), component: c)
+        return tables.keep(replayComponent(c, mayBeEmpty: mayBeEmpty), component: c)
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
@@ -212,13 +218,16 @@ extension Evaluation {
 /// of the evaluation's tables takes their lock.
 struct HeldReplays {
     private var component = -1
+    /// Nil while `component` is -1, or when it has nothing to replay (`hasNothingToReplay`).
     private var replays: ComponentReplays?
 
-    /// The replays of the credit component of single-use feature or credit system `f`, held.
-    mutating func replays(ofComponentOf f: Int, in evaluation: Evaluation) -> ComponentReplays {
+    /// The replays of the credit component of single-use feature or credit system `f`, held; nil
+    /// when it has nothing to replay (most customers have no grant in most components, and no
+    /// use of them): its replays would be the empty ones, neither built nor looked up.
+    mutating func replays(ofComponentOf f: Int, in evaluation: Evaluation) -> ComponentReplays? {
         let c = evaluation.graph.componentOf[f]
-        if let replays, component == c { return replays }
-        let found = evaluation.replays(ofComponent: c)
+        if component == c { return replays }
+        let found = evaluation.hasNothingToReplay(c) ? nil : evaluation.replays(ofComponent: c, mayBeEmpty: false)
         (component, replays) = (c, found)
         return found
     }
