@@ -32,9 +32,12 @@ extension Evaluation {
     /// (`mayHaveCandidate`). Its replays are then the empty ones: every member's balance 0 over
     /// certain candidates and over all, no overage, no source, no trail, no input that changes.
     func hasNothingToReplay(_ c: Int) -> Bool {
-        let usageFeature = tables.usageFeatures(in: graph)
-        for i in usageFeature.indices where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
-            return false
+        if !state.usage.isEmpty {
+            let usageFeature = tables.usageFeatures(in: graph)
+            for i in usageFeature.indices
+            where usageFeature[i] >= 0 && graph.componentOf[Int(usageFeature[i])] == c {
+                return false
+            }
         }
         return startingPosition(of: c) == nil && !mayHaveCandidate(c)
     }
@@ -87,6 +90,7 @@ extension Evaluation {
         let marked = low.readings
         var foundCount = 0
         var last: EntitlementSource?
+        var readingSources = [EntitlementSource?](repeating: nil, count: readings.count)
         let since = sorting.first.map(\.at).flatMap { $0 < at ? $0 : nil }
         for (m, f) in members.enumerated() {
             let first = foundCount
@@ -96,7 +100,8 @@ extension Evaluation {
             }
             if let position { addPositionInstances(position, member: m, into: found, first: first, count: &foundCount) }
             if let marked {
-                addInstances(of: f, readings, into: found, first: first, count: &foundCount, marking: marked)
+                addInstances(of: f, readings, sources: &readingSources, into: found, first: first, count: &foundCount,
+                             marking: marked)
             }
             low.members.initializeElement(at: m, to: ComponentReplay.Member(feature: f, candidates: first..<foundCount))
             high.members.initializeElement(at: m, to: low.members[m])

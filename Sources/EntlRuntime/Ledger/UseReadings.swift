@@ -48,27 +48,51 @@ extension Evaluation {
     /// Adds to feature `f`'s instances (`found[first..<count]`, its candidates at `t`) the grants
     /// that were candidates at the other `readings` only, keeps them in consumption-order ties
     /// (declaration order, then state order), and marks in `marks` which instances were candidates
-    /// (and certain) at each reading. Each reading's candidates are listed twice (to add, then to
-    /// mark), not kept: a state with thousands of grants has as many readings.
-    func addInstances(of f: Int, _ readings: [Evaluation], into found: UnsafeMutableBufferPointer<Candidate>,
-                      first: Int, count: inout Int, marking marks: UseReadings) {
-        var known = InstanceIndex(found, first: first, count: count)
-        var added = false
-        for reading in readings {
-            var last: EntitlementSource?
-            reading.forEachCandidate(of: f, last: &last) {
-                added = Evaluation.add($0, absentFrom: &known, into: found, count: &count) || added
+    /// (and certain) at each reading. `sources`: per reading, the entitlement it found last
+    /// (`forEachCandidate`), kept from one member of the component to the next (members are often
+    /// granted by the same entitlement, whose representative each reading would look up again).
+    ///
+    /// Each reading's candidates are noted as they are listed (to be marked once sorted) while they
+    /// are few; beyond, they are listed again to be marked, not kept: a state with thousands of
+    /// grants has as many readings.
+    func addInstances(of f: Int, _ readings: [Evaluation], sources: inout [EntitlementSource?],
+                      into found: UnsafeMutableBufferPointer<Candidate>, first: Int, count: inout Int,
+                      marking marks: UseReadings) {
+        typealias Noted = (reading: Int32, instance: Candidate.Instance, certain: Bool)
+        withUnsafeTemporaryAllocation(of: Noted.self, capacity: Evaluation.notedInstances) { noted in
+            var known = InstanceIndex(found, first: first, count: count)
+            var (added, notedCount, overflow) = (false, 0, false)
+            for r in readings.indices {
+                readings[r].forEachCandidate(of: f, last: &sources[r]) {
+                    added = Evaluation.add($0, absentFrom: &known, into: found, count: &count) || added
+                    // Plain values: nothing to deinitialize.
+                    if notedCount < noted.count {
+                        noted.initializeElement(at: notedCount, to: (Int32(r), $0.instance, $0.certain))
+                        notedCount += 1
+                    } else {
+                        overflow = true
+                    }
+                }
             }
-        }
-        if added { Evaluation.keepTies(found, first: first, count: count) }
-        let place = InstanceIndex(found, first: first, count: count)  // where each stands once sorted
-        for (r, reading) in readings.enumerated() {
-            var last: EntitlementSource?
-            reading.forEachCandidate(of: f, last: &last) {
-                marks.mark(place.place(of: $0.instance)!, reading: r + 1, certain: $0.certain)
+            if added { Evaluation.keepTies(found, first: first, count: count) }
+            let place = InstanceIndex(found, first: first, count: count)  // where each stands once sorted
+            guard overflow else {
+                for k in 0..<notedCount {
+                    marks.mark(place.place(of: noted[k].instance)!, reading: Int(noted[k].reading) + 1,
+                               certain: noted[k].certain)
+                }
+                return
+            }
+            for r in readings.indices {
+                readings[r].forEachCandidate(of: f, last: &sources[r]) {
+                    marks.mark(place.place(of: $0.instance)!, reading: r + 1, certain: $0.certain)
+                }
             }
         }
     }
+
+    /// The most candidates of past readings `addInstances` notes for a member (on the stack).
+    static let notedInstances = 64
 
     /// §5 "what paid for a use stays paid": a use consumes from the grants that were candidates
     /// at its instant. Sets each use's reading — 0 when every purchase behind the entitlements
