@@ -76,10 +76,12 @@ extension Evaluation {
         }
 
         let members = graph.components[c]
+        // Without other readings, the candidates at `t` (never more than the instances).
+        let bound = members.reduce(0) { $0 + candidateBound(of: $1) }
         let replays = ComponentReplays.allocate(
             members: members.count,
-            candidates: min(members.reduce(0) { $0 + candidateBound(of: $1) } * (1 + readings.count),
-                            members.reduce(0) { $0 + instanceBound(of: $1) })
+            candidates: (readings.isEmpty ? bound : min(bound * (1 + readings.count),
+                                                        members.reduce(0) { $0 + instanceBound(of: $1) }))
                 + (position?.entries.count ?? 0),
             readings: readings.count)
         // Every member's grant instances, member after member (a component has a few members): its
@@ -90,7 +92,8 @@ extension Evaluation {
         let marked = low.readings
         var foundCount = 0
         var last: EntitlementSource?
-        var readingSources = [EntitlementSource?](repeating: nil, count: readings.count)
+        var readingSources: [EntitlementSource?] = []  // per other reading (made only when there are some)
+        if !readings.isEmpty { readingSources = Array(repeating: nil, count: readings.count) }
         let since = sorting.first.map(\.at).flatMap { $0 < at ? $0 : nil }
         for (m, f) in members.enumerated() {
             let first = foundCount
