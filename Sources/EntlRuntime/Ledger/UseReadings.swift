@@ -127,54 +127,82 @@ extension Evaluation {
         }
         if readAsAtT() { return [] }
         // The watched purchases, and the instants at which one of them or a state grant starts or
-        // stops counting; each array allocated once, at its size.
+        // stops counting, on the stack (plain values: nothing to deinitialize).
         let count = watched.reduce(0) { products[$1].override == nil ? $0 + purchases(of: $1).count : $0 }
         let width = count + state.grants.count
-        var watchedPurchases: [Int] = []
-        var instants: [Instant] = []
-        watchedPurchases.reserveCapacity(count)
-        instants.reserveCapacity(2 * width)
-        for p in watched where products[p].override == nil {
-            for j in purchases(of: p) {
-                watchedPurchases.append(j)
-                let (bought, end) = cuts(j)
-                if let bought { instants.append(bought) }
-                if let end { instants.append(end) }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { watchedPurchases in
+            withUnsafeTemporaryAllocation(of: Instant.self, capacity: 2 * width) { room in
+                var (n, found) = (0, 0)
+                func note(_ instant: Instant) {
+                    room.initializeElement(at: found, to: instant)
+                    found += 1
+                }
+                for p in watched where products[p].override == nil {
+                    for j in purchases(of: p) {
+                        watchedPurchases.initializeElement(at: n, to: j)
+                        n += 1
+                        let (bought, end) = cuts(j)
+                        if let bought { note(bought) }
+                        if let end { note(end) }
+                    }
+                }
+                for g in state.grants {
+                    note(g.from)
+                    if let until = g.until { note(until) }
+                }
+                var instants = UnsafeMutableBufferPointer(rebasing: room[..<found])
+                instants.sort()
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width) { stood in
+                    readings(of: events, watching: UnsafeBufferPointer(rebasing: watchedPurchases[..<n]),
+                             instants: UnsafeBufferPointer(instants), row: stood)
+                }
             }
         }
-        for g in state.grants {
-            instants.append(g.from)
-            if let until = g.until { instants.append(until) }
-        }
-        instants.sort()
+    }
+
+    /// `pastReadings`' readings, once some use is not read as at `t`: `watchedPurchases` the
+    /// purchases behind the entitlements granting the component's members, `instants` (sorted)
+    /// where one of them or a state grant starts or stops counting, `row` room for one row.
+    private func readings(of events: UnsafeMutableBufferPointer<UseEvent>,
+                          watching watchedPurchases: UnsafeBufferPointer<Int>, instants: UnsafeBufferPointer<Instant>,
+                          row stood: UnsafeMutableBufferPointer<UInt8>) -> [Evaluation] {
+        let width = stood.count
         // How the watched purchases stood, then which state grants covered the instant: at `t`
-        // (reading 0, `rows[0]`) and at each reading made (`rows[n]`), each found by how things
-        // stood — searched in turn while they are few (most states make one or two), through a
-        // dictionary beyond (a state with thousands of grants has as many readings, each compared
-        // with the others at every cut).
-        var rows: [[UInt8]] = []
+        // (reading 0, the first row) and at each reading made (row n), one after the other in
+        // `rows`, each found by how things stood — searched in turn while they are few (most
+        // states make one or two), through a dictionary beyond (a state with thousands of grants
+        // has as many readings, each compared with the others at every cut).
+        var rows: [UInt8] = []
+        rows.reserveCapacity(4 * width)
+        var rowCount = 0
         var index: [[UInt8]: Int32]?
-        func reading(of row: [UInt8]) -> Int32? {
-            if let index { return index[row] }
-            return rows.firstIndex(of: row).map(Int32.init)
-        }
-        func keep(_ row: [UInt8]) {
-            rows.append(row)
-            if index != nil {
-                index![row] = Int32(rows.count - 1)
-            } else if rows.count > 8 {
-                index = Dictionary(rows.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
+        func reading(of row: UnsafeMutableBufferPointer<UInt8>) -> Int32? {
+            if let index { return index[Array(row)] }
+            return rows.withUnsafeBufferPointer { all in
+                (0..<rowCount).first { r in all[r * width..<(r + 1) * width].elementsEqual(row) }.map(Int32.init)
             }
         }
-        /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it.
-        func read(_ standing: (Int) -> UInt8, at e: Instant) -> [UInt8] {
-            var stood: [UInt8] = []
-            stood.reserveCapacity(width)
-            for j in watchedPurchases { stood.append(standing(j)) }
-            for g in state.grants { stood.append(g.covers(e) ? 1 : 0) }
-            return stood
+        func keep(_ row: UnsafeMutableBufferPointer<UInt8>) {
+            rows.append(contentsOf: row)
+            rowCount += 1
+            if index != nil {
+                index![Array(row)] = Int32(rowCount - 1)
+            } else if rowCount > 8 {
+                var made: [[UInt8]: Int32] = [:]
+                for r in 0..<rowCount where made[Array(rows[r * width..<(r + 1) * width])] == nil {
+                    made[Array(rows[r * width..<(r + 1) * width])] = Int32(r)
+                }
+                index = made
+            }
         }
-        keep(read({ Evaluation.rank(standings[$0]) }, at: at))
+        /// How the watched purchases stood at `e` (or at `t`), then which state grants covered it,
+        /// into `stood`.
+        func read(_ standing: (Int) -> UInt8, at e: Instant) {
+            for k in watchedPurchases.indices { stood[k] = standing(watchedPurchases[k]) }
+            for (k, g) in state.grants.enumerated() { stood[watchedPurchases.count + k] = g.covers(e) ? 1 : 0 }
+        }
+        read({ Evaluation.rank(standings[$0]) }, at: at)
+        keep(stood)
         var seen: [Evaluation] = []
         var cut = 0, interval = -1, current: Int32 = 0
         for k in events.indices where events[k].at < at {
@@ -182,16 +210,16 @@ extension Evaluation {
             while cut < instants.count, instants[cut] <= e { cut += 1 }
             if cut != interval {
                 interval = cut
-                let now = read({ pastRank(of: $0, at: e) }, at: e)
+                read({ pastRank(of: $0, at: e) }, at: e)
                 // Stood as at `t` (reading 0) or at a reading made: not read anew.
-                if let known = reading(of: now) {
+                if let known = reading(of: stood) {
                     current = known
                 } else if let reading = try? Evaluation(graph, state: state, environment: environment, at: e,
                                                         explain: false, unlock: false, past: true) {
                     // INVARIANT: it does not throw: the state resolved at `t` resolves the same at `e`.
                     seen.append(reading)
                     current = Int32(seen.count)
-                    keep(now)
+                    keep(stood)
                 }
             }
             events[k].reading = current
