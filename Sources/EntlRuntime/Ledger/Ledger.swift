@@ -72,6 +72,7 @@ struct Ledger: Sendable {
     /// allowance. An instant before the current window's end changes nothing, without calendar
     /// arithmetic.
     mutating func advance(to instant: Instant) {
+        let fresh = !started
         if !started {
             started = true
             // INVARIANT: a ledger with carry has a start (init drops carry without one).
@@ -96,15 +97,21 @@ struct Ledger: Sendable {
             return
         }
         let before = window
-        // The next few windows are stepped to (a boundary's arithmetic each), a later one searched for.
-        repeat {
-            let next = windows.start(after: end, index: window + 1)
-            window += 1
-            currentStart = end
-            currentEnd = .at(next)
-            end = next
-        } while instant >= end && window - before < Ledger.steps
-        if instant >= end { enter(instant) }
+        if fresh {
+            // From the grant's first window (its start, with carry): most often many windows
+            // back, searched for at once rather than stepped through first.
+            enter(instant)
+        } else {
+            // The next few windows are stepped to (a boundary's arithmetic each), a later one searched for.
+            repeat {
+                let next = windows.start(after: end, index: window + 1)
+                window += 1
+                currentStart = end
+                currentEnd = .at(next)
+                end = next
+            } while instant >= end && window - before < Ledger.steps
+            if instant >= end { enter(instant) }
+        }
         balance = Ledger.carried(balance, windows: window - before, allowance: allowance, carry: carry)
         opening = balance
         used = 0
