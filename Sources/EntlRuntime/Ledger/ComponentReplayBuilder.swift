@@ -71,7 +71,8 @@ extension Evaluation {
         // No use at all and no starting position: with no candidate grant either, the replays are
         // the empty ones, the same for every state at `t` (kept from an earlier state, if any).
         let quiet = count == 0 && inputsChange == nil && position == nil
-        if quiet, mayBeEmpty, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains), !mayHaveCandidate(c) {
+        if quiet, mayBeEmpty, let empty = tables.emptyReplays(c, graph: graph, at: at, explain: explains),
+           !mayHaveCandidate(c) {
             return empty
         }
 
