@@ -81,7 +81,7 @@ extension Evaluation {
     }
 
     /// Member `m`'s outcome in its component's replays (its grants' sources when `sources`).
-    private func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {
+    func outcome(of m: Int, in replays: ComponentReplays, sources wanted: Bool) -> MeteredOutcome {
         let (low, high, candidates, uncertain) = (replays.low, replays.high, replays.candidates, replays.uncertain)
         let range = low.members[m].candidates
         var sources: [BalanceSource] = []

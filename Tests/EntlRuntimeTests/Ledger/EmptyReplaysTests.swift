@@ -110,6 +110,47 @@ import Testing
         }
     }
 
+    /// A credit component with nothing to replay (`hasNothingToReplay`: no use of a member, no
+    /// starting position, no member that may have a candidate grant) is answered without its
+    /// replays (`HeldReplays` holds none): every single-use feature's and credit system's outcome,
+    /// every field of it, is the one its component's replays give, for this suite's states and for
+    /// generated rule sets' states with and without their uses and purchases.
+    @Test func aComponentWithNothingToReplayAnswersAsItsReplays() throws {
+        var r = SeededRandom(seed: 2026_11_28)
+        var cases: [(RuleGraph, Environment, [String])] = []
+        let graph = try #require(Compiler.compile([SourceFile(path: "e.entl", text: Self.rules)], lint: false).graph)
+        cases.append((graph, .live, (0..<Self.cases).map { _ in Self.state(&r) }))
+        for k in 0..<max(2, Self.cases / 30) {
+            let base = DifferentialCase(seed: 2026_11_28 &+ UInt64(k) &* 7_919, focus: .credits)
+            guard let graph = Compiler.compile([SourceFile(path: "e.entl", text: base.rules)], lint: false).graph
+            else { continue }
+            cases.append((graph, base.environment, (0..<30).map { i in
+                var state = DifferentialCase(seed: base.seed &+ UInt64(i + 1) &* 104_729, focus: .credits).state
+                if i % 3 != 0 { state.usage = [] }
+                if i % 3 == 2 { state.purchases = [] }
+                return stateJSON(state)
+            }))
+        }
+        var (quiet, replayed) = (0, 0)
+        for (graph, environment, states) in cases {
+            for json in states {
+                guard let e = try? Evaluation(graph: graph, state: try PurchaseState(json: Array(json.utf8)),
+                                              environment: environment, at: Self.at)
+                else { continue }
+                for f in e.graph.features.indices where e.graph.componentOf[f] >= 0 {
+                    let c = e.graph.componentOf[f]
+                    var held = HeldReplays()
+                    let answered = e.meteredBalance(f, held: &held)
+                    let replays = e.outcome(of: e.graph.componentMember[f], in: e.replays(ofComponent: c),
+                                            sources: true)
+                    #expect("\(answered)" == "\(replays)", "feature \(f) of \(json)")
+                    if e.hasNothingToReplay(c) { quiet += 1 } else { replayed += 1 }
+                }
+            }
+        }
+        #expect(quiet > Self.cases && replayed > Self.cases / 2, "nothing to replay \(quiet), replayed \(replayed)")
+    }
+
     /// What an evaluation answers (`EvaluationScratchTests.answers`), and every feature asked for
     /// 3 and for 150.
     static func answers(_ make: () throws(EvaluationError) -> Evaluation) -> String {
