@@ -86,27 +86,48 @@ extension Evaluation {
     /// may hold this evaluation).
     package func writeAllJSONLine(warnings: [StateError], feature result: inout FeatureResult,
                                   into sink: inout JSONBytes) {
-        beginEnvelope(warnings: warnings, to: &sink)
-        for p in graph.products.indices { product(p).encode(to: &sink) }
-        for e in graph.entitlements.indices { entitlement(e).encode(to: &sink) }
+        beginLine(warnings: warnings, to: &sink)
+        for p in graph.products.indices { product(p).write(to: &sink) }
+        for e in graph.entitlements.indices { entitlement(e).write(to: &sink) }
         for f in graph.features.indices {
             feature(f, required: 1, into: &result)
-            result.encode(to: &sink)
+            result.write(to: &sink)
             result.reset()
         }
-        sink.endArray()
-        sink.endObject()
-        sink.endLine()
+        sink.endResultsLine()
     }
 
     /// Specialized here for each kind of result (a public generic would not be, across modules).
     private func writeJSONLine(one result: some EncodableResult, warnings: [StateError],
                                into sink: inout JSONBytes) {
         // The envelope around the result without a closure (one capturing the result copied it).
-        beginEnvelope(warnings: warnings, to: &sink)
-        result.encode(to: &sink)
-        sink.endArray()
-        sink.endObject()
-        sink.endLine()
+        beginLine(warnings: warnings, to: &sink)
+        result.write(to: &sink)
+        sink.endResultsLine()
+    }
+
+    /// `beginEnvelope`'s bytes in one run (`JSONBytes.withCursor`) up to the warnings, and with the
+    /// `results` array opened when there are none (the batch path; `ResultBytesTests`).
+    private func beginLine(warnings: [StateError], to s: inout JSONBytes) {
+        let customer = state.customer
+        s.withCursor(reserving: 80 + JSONCursor.instantRoom + JSONCursor.room(customer),
+                     endsInValue: !warnings.isEmpty) { c in
+            c.separator()
+            c.write(#"{"at":"#)
+            c.instant(at)
+            switch environment {
+            case .live: c.write(#","environment":"live","customer":"#)
+            case .test: c.write(#","environment":"test","customer":"#)
+            }
+            c.string(customer)
+            if warnings.isEmpty { c.write(#","results":["#) }
+        }
+        guard !warnings.isEmpty else { return }
+        s.key("warnings")
+        s.beginArray()
+        for w in warnings { s.string(w.description) }
+        s.endArray()
+        s.key("results")
+        s.beginArray()
     }
 }

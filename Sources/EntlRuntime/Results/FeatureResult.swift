@@ -49,6 +49,9 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
         }
     }
 
+    /// The fields, to read in place (no copy of a field out of the storage).
+    var stored: UnsafePointer<Fields> { UnsafePointer(storage.fields) }
+
     /// Runs `body` on the fields, made this result's own once for all its writes.
     mutating func update<T>(_ body: (inout Fields) -> T) -> T { body(&unique.pointee) }
 

@@ -56,6 +56,11 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
 
     public static func == (a: Reason, b: Reason) -> Bool { a.description == b.description }
 
+    /// The text, when it is a literal (`"no purchase satisfies its constraint"`).
+    var literal: StaticString? {
+        if case .fixed(let t) = form { t } else { nil }
+    }
+
     /// What names a balance reason's text (`JSONSink.string(keptAs:of:)`): the graph, whose names
     /// and units it reads, and its parts. Nil for other forms (a fixed text costs nothing to write,
     /// and a formed one's parts are not known), and for a level over the allowance (`excess`: rare,
@@ -164,7 +169,7 @@ struct ReasonText: ByteOutput {
     mutating func write(until end: Instant?) {
         guard let end else { return }
         write(" until ")
-        end.writeRFC3339(to: &self)
+        end.writeCommonRFC3339(to: &self)
     }
 
     /// `graph.features[f].amount(count)`: "8,800 calls", "1 call".

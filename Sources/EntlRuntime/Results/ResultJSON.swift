@@ -2,6 +2,8 @@
 protocol EncodableResult {
     /// Writes the result's docs/cli.md shape.
     func encode<S: JSONSink & ~Copyable>(to s: inout S)
+    /// Writes the bytes `encode(to:)` writes to `s`, in runs (`ResultBytes.swift`: the batch path).
+    func write(to s: inout JSONBytes)
 }
 
 /// The JSON shapes of docs/cli.md, with fixed key order: identical inputs give byte-identical output.

@@ -200,7 +200,15 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         let n = bytes.count
         reserve(n &+ 2)
         checkRoom(storing: n &+ 2)
-        let target = UnsafeMutableRawPointer(base + count)
+        guard ByteBuffer.quoted(ifPlain: bytes, at: UnsafeMutableRawPointer(base + count)) else { return false }
+        count &+= n &+ 2
+        return true
+    }
+
+    /// `writeQuoted(ifPlain:)` at `target`, in room for `bytes.count + 2` bytes and the slack.
+    @inline(__always)
+    static func quoted(ifPlain bytes: UnsafeBufferPointer<UInt8>, at target: UnsafeMutableRawPointer) -> Bool {
+        let n = bytes.count
         target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
         if let source = bytes.baseAddress.map(UnsafeRawPointer.init), n > 0 {
             if n < 8 {
@@ -225,7 +233,196 @@ struct ByteBuffer: ~Copyable, ByteOutput {
             }
         }
         (target + n + 1).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
-        count &+= n &+ 2
         return true
+    }
+
+    /// Room for `n` bytes reserved at once, written through a cursor that checks no capacity and
+    /// keeps its position in a register (`ByteCursor`); `body` writes at most `n` bytes.
+    @inline(__always)
+    mutating func withCursor<R>(reserving n: Int, _ body: (inout ByteCursor) -> R) -> R {
+        reserve(n)
+        #if DEBUG
+        var cursor = ByteCursor(base + count, end: base + count + n)
+        #else
+        var cursor = ByteCursor(base + count)
+        #endif
+        let result = body(&cursor)
+        count = cursor.position - base
+        checkRoom(storing: 0)
+        return result
+    }
+
+    /// `n` bytes from `source` (a literal, whose length is then known when compiling, or an instant's
+    /// text): up to 64 as 16-byte words, overlapping at the end, with no call to `memcpy`.
+    @inline(__always)
+    static func copy(literal source: UnsafeRawPointer, _ n: Int, to target: UnsafeMutableRawPointer) {
+        typealias Word = SIMD16<UInt8>
+        @inline(__always) func word(_ at: Int) {
+            (target + at).storeBytes(of: (source + at).loadUnaligned(as: Word.self), as: Word.self)
+        }
+        switch n {
+        case ...16: copy(source, n, to: target)
+        case ...32: word(0); word(n &- 16)
+        case ...48: word(0); word(16); word(n &- 16)
+        case ...64: word(0); word(16); word(32); word(n &- 16)
+        default: target.copyMemory(from: source, byteCount: n)
+        }
+    }
+}
+
+/// A write position in room reserved ahead (`ByteBuffer.withCursor`): each write stores and moves
+/// on, with no capacity check and no position read back from memory (a result's members, written
+/// one after the other, keep it in a register). Debug builds check each write against the room.
+struct ByteCursor: ByteOutput {
+    private(set) var position: UnsafeMutablePointer<UInt8>
+    #if DEBUG
+    private let end: UnsafeMutablePointer<UInt8>
+
+    init(_ position: UnsafeMutablePointer<UInt8>, end: UnsafeMutablePointer<UInt8>) {
+        self.position = position
+        self.end = end
+    }
+    #else
+    init(_ position: UnsafeMutablePointer<UInt8>) { self.position = position }
+    #endif
+
+    /// In debug builds, that `n` more bytes stay within the room (`slack`: stores past it by up to
+    /// the buffer's slack, which the position does not move over).
+    @inline(__always)
+    func check(_ n: Int, slack: Int = 0) {
+        #if DEBUG
+        precondition(position + n <= end + slack, "a write past the room reserved")
+        #endif
+    }
+
+    @inline(__always)
+    mutating func write(_ byte: UInt8) {
+        check(1)
+        position.pointee = byte
+        position += 1
+    }
+
+    @inline(__always)
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress else { return }
+        check(bytes.count)
+        ByteBuffer.copy(literal: start, bytes.count, to: UnsafeMutableRawPointer(position))
+        position += bytes.count
+    }
+
+    /// A literal's bytes (a run of keys and values known when compiling), copied as words.
+    @inline(__always)
+    mutating func write(literal text: StaticString) {
+        let n = text.utf8CodeUnitCount
+        check(n)
+        ByteBuffer.copy(literal: text.utf8Start, n, to: UnsafeMutableRawPointer(position))
+        position += n
+    }
+
+    /// The first `n` (at most eight) bytes of `word`, in memory order: one store.
+    @inline(__always)
+    mutating func write(word: UInt64, count n: Int) {
+        check(n, slack: 8)
+        UnsafeMutableRawPointer(position).storeBytes(of: word, as: UInt64.self)
+        position += n
+    }
+
+    /// The first `n` bytes of `words`, in memory order.
+    @inline(__always)
+    mutating func write(words: (UInt64, UInt64, UInt64, UInt64), count n: Int) {
+        check(32)
+        UnsafeMutableRawPointer(position).storeBytes(of: words, as: (UInt64, UInt64, UInt64, UInt64).self)
+        position += n
+    }
+
+    /// Moves past `n` bytes written in place.
+    @inline(__always)
+    mutating func skip(_ n: Int) {
+        check(n)
+        position += n
+    }
+
+    /// `byte` when `condition`, without a branch (a comma before a value).
+    @inline(__always)
+    mutating func write(_ byte: UInt8, if condition: Bool) {
+        check(1)
+        position.pointee = byte
+        position += condition ? 1 : 0
+    }
+
+    /// A JSON string of `bytes`, in room for `ByteCursor.room(utf8:)` (every byte escaped).
+    @inline(__always)
+    mutating func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        check(bytes.count &+ 2, slack: 8)
+        if ByteBuffer.quoted(ifPlain: bytes, at: UnsafeMutableRawPointer(position)) {
+            position += bytes.count &+ 2
+        } else {
+            JSONValue.writeString(utf8: bytes, to: &self)
+        }
+    }
+
+    /// The room for a JSON string of `count` UTF-8 bytes: `\u00XX` for each, the quotes, and 8 bytes
+    /// for a small string's two words stored whole (`JSONCursor.string`).
+    @inline(__always)
+    static func room(utf8 count: Int) -> Int { count &* 6 &+ 10 }
+}
+
+/// Literals (`StaticString`s: their bytes never change, and one address holds one literal) written
+/// lately as JSON strings that needed no escape, by address and length, in 32 slots the address
+/// chooses: a batch writes the same few fixed reasons line after line, each a scan for escapes.
+struct PlainLiterals {
+    private static let slotCount = 32
+    /// Each slot: an address and a length.
+    private let slots = UnsafeMutablePointer<(UInt, Int)>.allocate(capacity: PlainLiterals.slotCount)
+
+    init() { slots.initialize(repeating: (0, 0), count: PlainLiterals.slotCount) }
+
+    /// Frees the slots (the owning sink's `deinit`; a copy is a handle to the same slots).
+    func deallocate() { slots.deallocate() }
+
+    @inline(__always)
+    private func slot(_ address: UInt) -> UnsafeMutablePointer<(UInt, Int)> {
+        slots + Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 59)
+    }
+
+    /// Whether `text` was kept as needing no escape.
+    @inline(__always)
+    func contains(_ text: StaticString) -> Bool {
+        guard text.hasPointerRepresentation else { return false }
+        let address = UInt(bitPattern: text.utf8Start)
+        let slot = slot(address)
+        return slot.pointee.0 == address && slot.pointee.1 == text.utf8CodeUnitCount
+    }
+
+    /// Keeps `text` as needing no escape.
+    func insert(_ text: StaticString) {
+        guard text.hasPointerRepresentation else { return }
+        let address = UInt(bitPattern: text.utf8Start)
+        slot(address).pointee = (address, text.utf8CodeUnitCount)
+    }
+}
+
+/// `JSONBytes` written through a `ByteCursor` (`JSONBytes.withCursor`), in room reserved for the
+/// whole run: values and members with no capacity check and no comma flag (a run knows where its
+/// commas go), instants and literals found again in the sink's `RecentInstants` and `PlainLiterals`.
+struct JSONCursor {
+    var bytes: ByteCursor
+    /// Whether the first value needs a comma before it (`separator()`).
+    let comma: Bool
+    let instants: RecentInstants
+    let literals: PlainLiterals
+    /// Whether a small string's bytes may be read from the value (`smallStringLayoutHolds`).
+    let smallStrings: Bool
+
+    /// Whether a `String` of at most 15 ASCII bytes holds them in its two words as the standard
+    /// library lays a small string out on 64-bit platforms (the bytes in order, the top byte of the
+    /// second word `0xE0` and the count): checked on two strings made at run time, once per sink.
+    /// When it does not hold, every string is read through `String.UTF8View`.
+    static func smallStringLayoutHolds() -> Bool {
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let long = String(decoding: Array("abcdefghijklmno".utf8), as: UTF8.self)
+        let short = String(decoding: [UInt8(ascii: "a"), UInt8(ascii: "b")], as: UTF8.self)
+        let (a, b) = (unsafeBitCast(long, to: (UInt64, UInt64).self), unsafeBitCast(short, to: (UInt64, UInt64).self))
+        return a == (0x6867_6665_6463_6261, 0xEF6F_6E6D_6C6B_6A69) && b == (0x6261, 0xE200_0000_0000_0000)
     }
 }

@@ -117,6 +117,11 @@ public struct JSONBytes: ~Copyable, JSONSink {
     private var instants = RecentInstants()
     /// Strings written lately under a key and an owner (a balance reason's), with their text.
     private var texts = RecentTexts()
+    /// Literals written lately as JSON strings that needed no escape (a fixed reason).
+    private let literals = PlainLiterals()
+    private let smallStrings = JSONCursor.smallStringLayoutHolds()
+
+    deinit { instants.deallocate(); literals.deallocate() }
 
     public init(bytes: [UInt8] = [], capacity: Int = 512) {
         buffer = ByteBuffer(capacity: bytes.count + capacity)
@@ -145,6 +150,21 @@ public struct JSONBytes: ~Copyable, JSONSink {
     public mutating func endLine() {
         buffer.write(UInt8(ascii: "\n"))
         comma = false
+    }
+
+    /// Room for `n` bytes reserved at once, written by `body` through a `JSONCursor` (which writes
+    /// the comma before them: `separator()`). `endsInValue`: whether the bytes end with a value,
+    /// which the next one needs a comma after (false after a key or an opening bracket).
+    @inline(__always)
+    mutating func withCursor<R>(reserving n: Int, endsInValue: Bool, _ body: (inout JSONCursor) -> R) -> R {
+        let (comma, instants, literals, small) = (self.comma, self.instants, self.literals, smallStrings)
+        self.comma = endsInValue
+        return buffer.withCursor(reserving: n) { bytes in
+            var cursor = JSONCursor(bytes: bytes, comma: comma, instants: instants, literals: literals,
+                                    smallStrings: small)
+            defer { bytes = cursor.bytes }
+            return body(&cursor)
+        }
     }
 
     /// Makes room for a value of `n` bytes and writes the comma before it, if it needs one.
@@ -363,7 +383,7 @@ public struct JSONBytes: ~Copyable, JSONSink {
 /// The RFC 3339 text of instants written lately, each in a slot its value chooses: a batch writes
 /// the same `at` on every line, and the dates of a rule set's customers come again and again (an
 /// expiry, and the end of the window it starts; a renewal day).
-struct RecentInstants: ~Copyable {
+struct RecentInstants {
     private struct Slot {
         var instant = Instant(seconds: 0)
         /// The text, when `count` is not 0.
@@ -378,7 +398,8 @@ struct RecentInstants: ~Copyable {
 
     init() { slots.initialize(repeating: Slot(), count: RecentInstants.slotCount) }
 
-    deinit { slots.deallocate() }
+    /// Frees the slots (the owning sink's `deinit`; a copy is a handle to the same slots).
+    func deallocate() { slots.deallocate() }
 
     @inline(__always)
     private func slot(_ instant: Instant) -> UnsafeMutablePointer<Slot> {
@@ -392,6 +413,15 @@ struct RecentInstants: ~Copyable {
         let slot = slot(instant)
         guard slot.pointee.count != 0, slot.pointee.instant == instant else { return false }
         buffer.reserved(words: slot.pointee.text, count: slot.pointee.count)
+        return true
+    }
+
+    /// `write(_:to:)` at a cursor, in room for `width` bytes.
+    @inline(__always)
+    func write(_ instant: Instant, to cursor: inout ByteCursor) -> Bool {
+        let slot = slot(instant)
+        guard slot.pointee.count != 0, slot.pointee.instant == instant else { return false }
+        cursor.write(words: slot.pointee.text, count: slot.pointee.count)
         return true
     }
 

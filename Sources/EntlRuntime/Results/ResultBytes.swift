@@ -1,0 +1,348 @@
+/// The batch's bytes of each result shape (`EncodableResult.write(to:)`): the bytes `encode(to:)`
+/// writes member by member to a `JSONBytes` (the reference, which `ResultBytesTests` compares them
+/// with over generated results), written in a few runs through a `JSONCursor` instead: one
+/// reservation per run, keys and the values a decision implies as one literal each, and a run of
+/// members that are constant together (an entitlement with no purchase behind it: every member from
+/// `product` to `is_trial` null or false) as one copy chosen by a test of the case.
+extension EntitlementResult {
+    /// `encode(to:)`'s bytes, in runs.
+    func write(to s: inout JSONBytes) {
+        let room = 600 + JSONCursor.room(name) + JSONCursor.room(product) + JSONCursor.room(displayName)
+            + JSONCursor.room(store) + JSONCursor.room(storeProductID) + JSONCursor.room(period)
+        s.withCursor(reserving: room, endsInValue: true) { c in
+            c.separator()
+            c.write(#"{"kind":"entitlement","name":"#)
+            c.string(name)
+            switch decision {
+            case .allowed: c.write(#","decision":"allowed","allowed":true,"is_active":true,"status":"#)
+            case .denied: c.write(#","decision":"denied","allowed":false,"is_active":false,"status":"#)
+            case .undetermined: c.write(#","decision":"undetermined","allowed":false,"is_active":false,"status":"#)
+            }
+            c.write(status.quoted)
+            if hasNoPurchase {
+                c.write(#"""
+                    ,"product":null,"display_name":null,"store":null,"store_product_id":null,"expires_at":null,\#
+                    "trial_end":null,"will_renew":false,"in_grace_period":false,"in_billing_retry":false,\#
+                    "is_revoked":false,"ownership":null,"period":null,"is_trial":false
+                    """#)
+                return
+            }
+            c.write(#","product":"#); c.string(product)
+            c.write(#","display_name":"#); c.string(displayName)
+            c.write(#","store":"#); c.string(store)
+            c.write(#","store_product_id":"#); c.string(storeProductID)
+            c.write(#","expires_at":"#); c.instant(expiresAt)
+            c.write(#","trial_end":"#); c.instant(trialEnd)
+            c.write(#","will_renew":"#); c.bool(willRenew)
+            c.write(#","in_grace_period":"#); c.bool(inGracePeriod)
+            c.write(#","in_billing_retry":"#); c.bool(inBillingRetry)
+            c.write(#","is_revoked":"#); c.bool(isRevoked)
+            c.write(#","ownership":"#)
+            switch ownership {
+            case nil: c.null()
+            case .purchased?: c.write(#""purchased""#)
+            case .familyShared?: c.write(#""family_shared""#)
+            }
+            c.write(#","period":"#); c.string(period)
+            c.write(#","is_trial":"#); c.bool(isTrial)
+        }
+        s.writeEnd(unlockedBy: unlockedBy, validUntil: validUntil, why: why, sources: nil, explanation: explanation)
+    }
+
+    /// Every member from `product` to `is_trial` null or false: the result of a customer with no
+    /// purchase behind the entitlement (the commonest), written as one literal.
+    private var hasNoPurchase: Bool {
+        product == nil && displayName == nil && store == nil && storeProductID == nil && expiresAt == nil
+            && trialEnd == nil && !willRenew && !inGracePeriod && !inBillingRetry && !isRevoked
+            && ownership == nil && period == nil && !isTrial
+    }
+}
+
+extension ProductResult {
+    /// `encode(to:)`'s bytes, in runs.
+    func write(to s: inout JSONBytes) {
+        s.withCursor(reserving: 120 + JSONCursor.room(name) + JSONCursor.intRoom, endsInValue: true) { c in
+            c.separator()
+            c.write(#"{"kind":"product","name":"#)
+            c.string(name)
+            switch decision {
+            case .allowed: c.write(#","decision":"allowed","allowed":true,"quantity":"#)
+            case .denied: c.write(#","decision":"denied","allowed":false,"quantity":"#)
+            case .undetermined: c.write(#","decision":"undetermined","allowed":false,"quantity":"#)
+            }
+            c.int(quantity)
+        }
+        s.writeEnd(unlockedBy: nil, validUntil: validUntil, why: why, sources: nil, explanation: explanation)
+    }
+}
+
+extension FeatureResult {
+    /// `encode(to:)`'s bytes, in runs.
+    func write(to s: inout JSONBytes) {
+        let f = stored
+        let room = 700 + JSONCursor.room(f.pointee.name) + JSONCursor.room(f.pointee.displayName)
+            + JSONCursor.room(f.pointee.unit) + JSONCursor.room(f.pointee.creditSystem)
+        s.withCursor(reserving: room, endsInValue: true) { c in
+            c.separator()
+            c.write(#"{"kind":"feature","name":"#)
+            c.string(f.pointee.name)
+            c.write(#","display_name":"#)
+            c.string(f.pointee.displayName)
+            switch f.pointee.kind {
+            case .boolean: c.write(#","type":"boolean","decision":"#)
+            case .singleUse, .continuous: c.write(#","type":"metered","decision":"#)
+            case .credits: c.write(#","type":"credits","decision":"#)
+            }
+            switch f.pointee.decision {
+            case .allowed: c.write(#""allowed","allowed":true"#)
+            case .denied: c.write(#""denied","allowed":false"#)
+            case .undetermined: c.write(#""undetermined","allowed":false"#)
+            }
+            if f.pointee.replayed { c.write(#","replayed":true"#) }
+            c.write(#","required":"#); c.int(f.pointee.required)
+            c.write(#","balance":"#); c.int(f.pointee.balance)
+            c.write(#","unit":"#); c.string(f.pointee.unit)
+            c.write(#","unlimited":"#); c.bool(f.pointee.unlimited)
+            c.write(#","overage":"#); c.int(f.pointee.overage)
+            c.write(#","overdrawn":"#); c.int(f.pointee.overdrawn)
+            switch f.pointee.via {
+            case nil: c.write(#","via":null"#)
+            case .direct?: c.write(#","via":"direct""#)
+            case .credits?: c.write(#","via":"credits""#)
+            case .overage?: c.write(#","via":"overage""#)
+            }
+            c.write(#","credit_system":"#); c.string(f.pointee.creditSystem)
+            c.write(#","credits_required":"#); c.int(f.pointee.creditsRequired)
+            c.write(#","credit_balance":"#); c.int(f.pointee.creditBalance)
+            c.write(#","shortfall":"#); c.int(f.pointee.shortfall)
+        }
+        s.writeEnd(unlockedBy: f.pointee.unlockedBy, validUntil: f.pointee.validUntil, why: f.pointee.why,
+                   sources: f.pointee.sources, explanation: f.pointee.explanation)
+    }
+}
+
+extension EvaluationResult {
+    /// `encode(to:)`'s bytes, in runs.
+    func write(to s: inout JSONBytes) {
+        switch self {
+        case .product(let r): r.write(to: &s)
+        case .entitlement(let r): r.write(to: &s)
+        case .feature(let r): r.write(to: &s)
+        }
+    }
+}
+
+extension EntitlementStatus {
+    /// `word`, quoted, as one literal.
+    var quoted: StaticString {
+        switch self {
+        case .active: #""active""#
+        case .trialing: #""trialing""#
+        case .pastDue: #""past_due""#
+        case .canceled: #""canceled""#
+        case .billingRetry: #""billing_retry""#
+        case .revoked: #""revoked""#
+        case .expired: #""expired""#
+        case .neverPurchased: #""never_purchased""#
+        case .unknown: #""unknown""#
+        case .promotional: #""promotional""#
+        }
+    }
+}
+
+extension JSONBytes {
+    /// What every result ends with: `unlocked_by` (nil for a product's, which has none), then
+    /// `valid_until`, `reason`, a feature's `sources` (nil for the others), `explanation` when there
+    /// is one, and the closing brace; in one run when the list, the reason (a literal or kept text
+    /// aside), the sources and the explanation leave nothing to write apart.
+    mutating func writeEnd(unlockedBy: [String]??, validUntil: Instant?, why: Reason, sources: [BalanceSource]?,
+                           explanation: [String]) {
+        if case let products?? = unlockedBy {
+            key("unlocked_by")
+            beginArray()
+            for p in products { string(p) }
+            endArray()
+        }
+        let literal = why.literal
+        let room = 48 + JSONCursor.instantRoom + ByteCursor.room(utf8: literal?.utf8CodeUnitCount ?? 0)
+        let closed: Bool = withCursor(reserving: room, endsInValue: literal != nil) { c in
+            if case .some(nil) = unlockedBy { c.write(#","unlocked_by":null"#) }
+            c.write(#","valid_until":"#)
+            c.instant(validUntil)
+            c.write(#","reason":"#)
+            guard let literal else { return false }
+            c.string(literal)
+            switch sources {
+            case let sources? where !sources.isEmpty: return false
+            case .some: c.write(#","sources":[]"#)
+            case nil: break
+            }
+            guard explanation.isEmpty else { return false }
+            c.write("}")
+            return true
+        }
+        if closed { return }
+        if literal == nil { reason(why) }
+        if let sources, !sources.isEmpty || literal == nil {
+            key("sources")
+            beginArray()
+            for source in sources { source.encode(to: &self) }
+            endArray()
+        }
+        if !explanation.isEmpty {
+            key("explanation")
+            beginArray()
+            for l in explanation { string(l) }
+            endArray()
+        }
+        endObject()
+    }
+
+    /// The end of a batch line after its results: the results array and the envelope closed, and
+    /// a newline.
+    mutating func endResultsLine() {
+        withCursor(reserving: 3, endsInValue: false) { $0.write("]}\n") }
+    }
+}
+
+/// The values and members a run writes (`JSONBytes.withCursor`).
+extension JSONCursor {
+    /// The room an instant takes, quoted (years past 9999 and nanoseconds: at most 43 bytes).
+    static let instantRoom = 64
+    /// The room `int` takes (`Int64.min`, 20 bytes) and `null`'s 4 bytes past it (a word).
+    static let intRoom = 24
+
+    /// The comma before the run's first value, when it needs one.
+    @inline(__always)
+    mutating func separator() { bytes.write(UInt8(ascii: ","), if: comma) }
+
+    @inline(__always)
+    mutating func write(_ literal: StaticString) { bytes.write(literal: literal) }
+
+    /// `null` (room: 4 bytes, and a word of slack).
+    @inline(__always)
+    mutating func null() { bytes.write(word: 0x6C6C_756E, count: 4) }
+
+    @inline(__always)
+    mutating func bool(_ value: Bool) { bytes.write(word: value ? 0x6575_7274 : 0x65_736C_6166, count: value ? 4 : 5) }
+
+    /// A string or null, in `ByteCursor.room(utf8:)` of its count. A small ASCII string (a name,
+    /// a store: most of a result's) is read from its two words, checked and stored as words.
+    @inline(__always)
+    mutating func string(_ value: String?) {
+        guard let value else { return null() }
+        if smallStrings {
+            let (first, second) = unsafeBitCast(value, to: (UInt64, UInt64).self)
+            if second >> 60 == 0xE {
+                let n = Int(truncatingIfNeeded: second >> 56) & 0xF
+                let rest = second & 0x00FF_FFFF_FFFF_FFFF
+                // The zero bytes past the string stop a plain run as a control byte does.
+                let plain = n <= 8 ? (JSONScanner.plainRunStop(first, nonASCII: true) ?? 8) >= n
+                    : JSONScanner.plainRunStop(first, nonASCII: true) == nil
+                        && (JSONScanner.plainRunStop(rest, nonASCII: true) ?? 8) >= n &- 8
+                if plain {
+                    bytes.check(17, slack: 8)  // the two words, within the room and the slack
+                    let target = UnsafeMutableRawPointer(bytes.position)
+                    target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+                    (target + 1).storeBytes(of: first, as: UInt64.self)
+                    (target + 9).storeBytes(of: rest, as: UInt64.self)
+                    (target + 1 + n).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+                    return bytes.skip(n &+ 2)
+                }
+            }
+        }
+        string(contiguous: value)
+    }
+
+    @inline(never)
+    private mutating func string(contiguous value: String) {
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { bytes.writeString(utf8: $0) }
+        if written == nil {
+            var value = value
+            value.withUTF8 { bytes.writeString(utf8: $0) }
+        }
+    }
+
+    /// The room `string(value)` takes.
+    @inline(__always)
+    static func room(_ value: String?) -> Int { ByteCursor.room(utf8: value?.utf8.count ?? 2) }
+
+    /// A literal as a JSON string (a fixed reason), in `ByteCursor.room(utf8:)` of its count: copied
+    /// whole when the sink found it needed no escape before.
+    @inline(__always)
+    mutating func string(_ literal: StaticString) {
+        if literals.contains(literal) {
+            bytes.write(UInt8(ascii: "\""))
+            bytes.write(literal: literal)
+            return bytes.write(UInt8(ascii: "\""))
+        }
+        literal.withUTF8Buffer { text in
+            if ByteBuffer.quoted(ifPlain: text, at: UnsafeMutableRawPointer(bytes.position)) {
+                bytes.skip(text.count &+ 2)
+                literals.insert(literal)
+            } else {
+                JSONValue.writeString(utf8: text, to: &bytes)
+            }
+        }
+    }
+
+    /// A number or null, in `intRoom`.
+    @inline(__always)
+    mutating func int(_ value: Int64?) {
+        guard let value else { return null() }
+        // One digit (most counts here) needs no division.
+        guard 0 <= value, value <= 9 else { return JSONValue.writeInteger(value, to: &bytes) }
+        bytes.write(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"))
+    }
+
+    /// An instant's RFC 3339 string or null, in `instantRoom`.
+    @inline(__always)
+    mutating func instant(_ value: Instant?) {
+        guard let value else { return null() }
+        bytes.write(UInt8(ascii: "\""))
+        if !instants.write(value, to: &bytes) { formed(value) }
+        bytes.write(UInt8(ascii: "\""))
+    }
+
+    @inline(never)
+    private mutating func formed(_ value: Instant) {
+        let start = bytes.position
+        value.writeCommonRFC3339(to: &bytes)
+        instants.remember(value, text: UnsafeBufferPointer(start: start, count: bytes.position - start))
+    }
+}
+
+extension Instant {
+    /// `writeRFC3339(to:)`'s bytes; the common form (whole seconds from 1970 to 9999) built in
+    /// three words with unsigned arithmetic, whose divisions by constants are multiplications
+    /// (`CivilDate.fromDays`'s signed ones cost about four times as much). `ResultBytesTests`
+    /// compares the two over days of every year and random instants.
+    func writeCommonRFC3339<O: ByteOutput & ~Copyable>(to out: inout O) {
+        let days = seconds / 86_400
+        guard nanoseconds == 0, seconds >= 0, days <= 2_932_896 else { return writeRFC3339(to: &out) }
+        let secondOfDay = UInt32(truncatingIfNeeded: seconds &- days &* 86_400)
+        // Days from 0000-03-01 (a year that ends with February), as `CivilDate.fromDays`.
+        let z = UInt32(truncatingIfNeeded: days) &+ 719_468
+        let era = z / 146_097
+        let doe = z &- era &* 146_097
+        let yoe = (doe &- doe / 1460 &+ doe / 36_524 &- doe / 146_096) / 365
+        let doy = doe &- (365 &* yoe &+ yoe / 4 &- yoe / 100)
+        let mp = (5 &* doy &+ 2) / 153
+        let day = doy &- (153 &* mp &+ 2) / 5 &+ 1
+        let month = mp < 10 ? mp &+ 3 : mp &- 9
+        let year = yoe &+ era &* 400 &+ (month <= 2 ? 1 : 0)
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { t in
+            @inline(__always) func two(_ at: Int, _ v: UInt32) {
+                let tens = v / 10
+                t[at] = UInt8(truncatingIfNeeded: tens) &+ 0x30
+                t[at + 1] = UInt8(truncatingIfNeeded: v &- tens &* 10) &+ 0x30
+            }
+            two(0, year / 100); two(2, year % 100); t[4] = 0x2D; two(5, month); t[7] = 0x2D; two(8, day)
+            t[10] = 0x54
+            two(11, secondOfDay / 3600); t[13] = 0x3A; two(14, secondOfDay % 3600 / 60); t[16] = 0x3A
+            two(17, secondOfDay % 60); t[19] = 0x5A
+            out.write(UnsafeRawBufferPointer(rebasing: t[..<20]))
+        }
+    }
+}
