@@ -106,22 +106,20 @@ extension Evaluation {
         sink.endResultsLine()
     }
 
-    /// `beginEnvelope`'s bytes in one run (`JSONBytes.withCursor`) up to the warnings, and with the
+    /// `beginEnvelope`'s bytes in one run (`JSONBytes.beginRun`) up to the warnings, and with the
     /// `results` array opened when there are none (the batch path; `ResultBytesTests`).
     private func beginLine(warnings: [StateError], to s: inout JSONBytes) {
-        let customer = state.customer
-        s.withCursor(reserving: 80 + JSONCursor.instantRoom + JSONCursor.room(customer),
-                     endsInValue: !warnings.isEmpty) { c in
-            c.separator()
-            c.write(#"{"at":"#)
-            c.instant(at)
-            switch environment {
-            case .live: c.write(#","environment":"live","customer":"#)
-            case .test: c.write(#","environment":"test","customer":"#)
-            }
-            c.string(customer)
-            if warnings.isEmpty { c.write(#","results":["#) }
+        var c = s.beginRun(reserving: 80 + JSONCursor.instantRoom + JSONCursor.room(state.customer))
+        c.separator()
+        c.write(#"{"at":"#)
+        c.instant(at)
+        switch environment {
+        case .live: c.write(#","environment":"live","customer":"#)
+        case .test: c.write(#","environment":"test","customer":"#)
         }
+        c.string(state.customer)
+        if warnings.isEmpty { c.write(#","results":["#) }
+        s.endRun(c, endsInValue: !warnings.isEmpty)
         guard !warnings.isEmpty else { return }
         s.key("warnings")
         s.beginArray()

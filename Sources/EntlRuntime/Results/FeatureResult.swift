@@ -172,12 +172,26 @@ public struct FeatureResult: Sendable, Equatable, Reasoned {
 
     /// Back to `FeatureResult()`, in place when no other result shares the fields: a batch answers
     /// line after line into one result, with no allocation and no release of one per line.
+    ///
+    /// Member by member: a member that holds a reference is released only when it is set (a nil or
+    /// empty one costs a test, not a call into the runtime), and the others are stored; assigning a
+    /// whole `Fields()` destroyed the old fields through their value witness, a call per member.
+    /// `EvaluationScratchTests` checks the result is `FeatureResult()` after each line.
     package mutating func reset() {
-        if isKnownUniquelyReferenced(&storage) {
-            storage.fields.pointee = Fields()
-        } else {
-            storage = Storage.make(Fields())
-        }
+        guard isKnownUniquelyReferenced(&storage) else { return storage = Storage.make(Fields()) }
+        let f = storage.fields
+        f.pointee.name = ""
+        if f.pointee.creditSystem != nil { f.pointee.creditSystem = nil }
+        if f.pointee.displayName != nil { f.pointee.displayName = nil }
+        if f.pointee.unit != nil { f.pointee.unit = nil }
+        if f.pointee.unlockedBy != nil { f.pointee.unlockedBy = nil }
+        f.pointee.why = ""
+        if !f.pointee.sources.isEmpty { f.pointee.sources = [] }
+        if !f.pointee.explanation.isEmpty { f.pointee.explanation = [] }
+        (f.pointee.kind, f.pointee.decision, f.pointee.unlimited, f.pointee.via) = (.boolean, .denied, false, nil)
+        (f.pointee.required, f.pointee.balance, f.pointee.overage, f.pointee.overdrawn) = (nil, nil, nil, nil)
+        (f.pointee.creditsRequired, f.pointee.creditBalance, f.pointee.shortfall) = (nil, nil, nil)
+        (f.pointee.validUntil, f.pointee.replayed) = (nil, false)
     }
 
     public var allowed: Bool { decision == .allowed }

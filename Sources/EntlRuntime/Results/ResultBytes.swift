@@ -9,44 +9,50 @@ extension EntitlementResult {
     func write(to s: inout JSONBytes) {
         let room = 600 + JSONCursor.room(name) + JSONCursor.room(product) + JSONCursor.room(displayName)
             + JSONCursor.room(store) + JSONCursor.room(storeProductID) + JSONCursor.room(period)
-        s.withCursor(reserving: room, endsInValue: true) { c in
-            c.separator()
-            c.write(#"{"kind":"entitlement","name":"#)
-            c.string(name)
-            switch decision {
-            case .allowed: c.write(#","decision":"allowed","allowed":true,"is_active":true,"status":"#)
-            case .denied: c.write(#","decision":"denied","allowed":false,"is_active":false,"status":"#)
-            case .undetermined: c.write(#","decision":"undetermined","allowed":false,"is_active":false,"status":"#)
-            }
-            c.write(status.quoted)
-            if hasNoPurchase {
-                c.write(#"""
-                    ,"product":null,"display_name":null,"store":null,"store_product_id":null,"expires_at":null,\#
-                    "trial_end":null,"will_renew":false,"in_grace_period":false,"in_billing_retry":false,\#
-                    "is_revoked":false,"ownership":null,"period":null,"is_trial":false
-                    """#)
-                return
-            }
-            c.write(#","product":"#); c.string(product)
-            c.write(#","display_name":"#); c.string(displayName)
-            c.write(#","store":"#); c.string(store)
-            c.write(#","store_product_id":"#); c.string(storeProductID)
-            c.write(#","expires_at":"#); c.instant(expiresAt)
-            c.write(#","trial_end":"#); c.instant(trialEnd)
-            c.write(#","will_renew":"#); c.bool(willRenew)
-            c.write(#","in_grace_period":"#); c.bool(inGracePeriod)
-            c.write(#","in_billing_retry":"#); c.bool(inBillingRetry)
-            c.write(#","is_revoked":"#); c.bool(isRevoked)
-            c.write(#","ownership":"#)
-            switch ownership {
-            case nil: c.null()
-            case .purchased?: c.write(#""purchased""#)
-            case .familyShared?: c.write(#""family_shared""#)
-            }
-            c.write(#","period":"#); c.string(period)
-            c.write(#","is_trial":"#); c.bool(isTrial)
-        }
+        var c = s.beginRun(reserving: room)
+        writeMembers(to: &c)
+        s.endRun(c, endsInValue: true)
         s.writeEnd(unlockedBy: unlockedBy, validUntil: validUntil, why: why, sources: nil, explanation: explanation)
+    }
+
+    /// The members from `kind` to `is_trial`.
+    @inline(__always)
+    private func writeMembers(to c: inout JSONCursor) {
+        c.separator()
+        c.write(#"{"kind":"entitlement","name":"#)
+        c.string(name)
+        switch decision {
+        case .allowed: c.write(#","decision":"allowed","allowed":true,"is_active":true,"status":"#)
+        case .denied: c.write(#","decision":"denied","allowed":false,"is_active":false,"status":"#)
+        case .undetermined: c.write(#","decision":"undetermined","allowed":false,"is_active":false,"status":"#)
+        }
+        c.write(status.quoted)
+        if hasNoPurchase {
+            c.write(#"""
+                ,"product":null,"display_name":null,"store":null,"store_product_id":null,"expires_at":null,\#
+                "trial_end":null,"will_renew":false,"in_grace_period":false,"in_billing_retry":false,\#
+                "is_revoked":false,"ownership":null,"period":null,"is_trial":false
+                """#)
+            return
+        }
+        c.write(#","product":"#); c.string(product)
+        c.write(#","display_name":"#); c.string(displayName)
+        c.write(#","store":"#); c.string(store)
+        c.write(#","store_product_id":"#); c.string(storeProductID)
+        c.write(#","expires_at":"#); c.instant(expiresAt)
+        c.write(#","trial_end":"#); c.instant(trialEnd)
+        c.write(#","will_renew":"#); c.bool(willRenew)
+        c.write(#","in_grace_period":"#); c.bool(inGracePeriod)
+        c.write(#","in_billing_retry":"#); c.bool(inBillingRetry)
+        c.write(#","is_revoked":"#); c.bool(isRevoked)
+        c.write(#","ownership":"#)
+        switch ownership {
+        case nil: c.null()
+        case .purchased?: c.write(#""purchased""#)
+        case .familyShared?: c.write(#""family_shared""#)
+        }
+        c.write(#","period":"#); c.string(period)
+        c.write(#","is_trial":"#); c.bool(isTrial)
     }
 
     /// Every member from `product` to `is_trial` null or false: the result of a customer with no
@@ -61,7 +67,8 @@ extension EntitlementResult {
 extension ProductResult {
     /// `encode(to:)`'s bytes, in runs.
     func write(to s: inout JSONBytes) {
-        s.withCursor(reserving: 120 + JSONCursor.room(name) + JSONCursor.intRoom, endsInValue: true) { c in
+        var c = s.beginRun(reserving: 120 + JSONCursor.room(name) + JSONCursor.intRoom)
+        do {
             c.separator()
             c.write(#"{"kind":"product","name":"#)
             c.string(name)
@@ -72,6 +79,7 @@ extension ProductResult {
             }
             c.int(quantity)
         }
+        s.endRun(c, endsInValue: true)
         s.writeEnd(unlockedBy: nil, validUntil: validUntil, why: why, sources: nil, explanation: explanation)
     }
 }
@@ -82,7 +90,8 @@ extension FeatureResult {
         let f = stored
         let room = 700 + JSONCursor.room(f.pointee.name) + JSONCursor.room(f.pointee.displayName)
             + JSONCursor.room(f.pointee.unit) + JSONCursor.room(f.pointee.creditSystem)
-        s.withCursor(reserving: room, endsInValue: true) { c in
+        var c = s.beginRun(reserving: room)
+        do {
             c.separator()
             c.write(#"{"kind":"feature","name":"#)
             c.string(f.pointee.name)
@@ -116,6 +125,7 @@ extension FeatureResult {
             c.write(#","credit_balance":"#); c.int(f.pointee.creditBalance)
             c.write(#","shortfall":"#); c.int(f.pointee.shortfall)
         }
+        s.endRun(c, endsInValue: true)
         s.writeEnd(unlockedBy: f.pointee.unlockedBy, validUntil: f.pointee.validUntil, why: f.pointee.why,
                    sources: f.pointee.sources, explanation: f.pointee.explanation)
     }
@@ -165,22 +175,10 @@ extension JSONBytes {
         }
         let literal = why.literal
         let room = 48 + JSONCursor.instantRoom + ByteCursor.room(utf8: literal?.utf8CodeUnitCount ?? 0)
-        let closed: Bool = withCursor(reserving: room, endsInValue: literal != nil) { c in
-            if case .some(nil) = unlockedBy { c.write(#","unlocked_by":null"#) }
-            c.write(#","valid_until":"#)
-            c.instant(validUntil)
-            c.write(#","reason":"#)
-            guard let literal else { return false }
-            c.string(literal)
-            switch sources {
-            case let sources? where !sources.isEmpty: return false
-            case .some: c.write(#","sources":[]"#)
-            case nil: break
-            }
-            guard explanation.isEmpty else { return false }
-            c.write("}")
-            return true
-        }
+        var c = beginRun(reserving: room)
+        let closed = Self.writeEnd(unlockedBy: unlockedBy, validUntil: validUntil, literal: literal, sources: sources,
+                                   explanation: explanation, to: &c)
+        endRun(c, endsInValue: literal != nil)
         if closed { return }
         if literal == nil { reason(why) }
         if let sources, !sources.isEmpty || literal == nil {
@@ -198,14 +196,36 @@ extension JSONBytes {
         endObject()
     }
 
+    /// The run of `writeEnd`: true when it closed the result.
+    @inline(__always)
+    private static func writeEnd(unlockedBy: [String]??, validUntil: Instant?, literal: StaticString?,
+                                 sources: [BalanceSource]?, explanation: [String], to c: inout JSONCursor) -> Bool {
+        if case .some(nil) = unlockedBy { c.write(#","unlocked_by":null"#) }
+        c.write(#","valid_until":"#)
+        c.instant(validUntil)
+        c.write(#","reason":"#)
+        guard let literal else { return false }
+        c.string(literal)
+        switch sources {
+        case let sources? where !sources.isEmpty: return false
+        case .some: c.write(#","sources":[]"#)
+        case nil: break
+        }
+        guard explanation.isEmpty else { return false }
+        c.write("}")
+        return true
+    }
+
     /// The end of a batch line after its results: the results array and the envelope closed, and
     /// a newline.
     mutating func endResultsLine() {
-        withCursor(reserving: 3, endsInValue: false) { $0.write("]}\n") }
+        var c = beginRun(reserving: 3)
+        c.write("]}\n")
+        endRun(c, endsInValue: false)
     }
 }
 
-/// The values and members a run writes (`JSONBytes.withCursor`).
+/// The values and members a run writes (`JSONBytes.beginRun`).
 extension JSONCursor {
     /// The room an instant takes, quoted (years past 9999 and nanoseconds: at most 43 bytes).
     static let instantRoom = 64

@@ -236,20 +236,23 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         return true
     }
 
-    /// Room for `n` bytes reserved at once, written through a cursor that checks no capacity and
-    /// keeps its position in a register (`ByteCursor`); `body` writes at most `n` bytes.
+    /// Room for `n` bytes reserved at once, written through the cursor returned (no capacity check,
+    /// its position in a register) up to `advance(to:)`, with nothing else written in between.
     @inline(__always)
-    mutating func withCursor<R>(reserving n: Int, _ body: (inout ByteCursor) -> R) -> R {
+    mutating func cursor(reserving n: Int) -> ByteCursor {
         reserve(n)
         #if DEBUG
-        var cursor = ByteCursor(base + count, end: base + count + n)
+        return ByteCursor(base + count, end: base + count + n)
         #else
-        var cursor = ByteCursor(base + count)
+        return ByteCursor(base + count)
         #endif
-        let result = body(&cursor)
+    }
+
+    /// The bytes a cursor from `cursor(reserving:)` wrote, kept.
+    @inline(__always)
+    mutating func advance(to cursor: ByteCursor) {
         count = cursor.position - base
         checkRoom(storing: 0)
-        return result
     }
 
     /// `n` bytes from `source` (a literal, whose length is then known when compiling, or an instant's
@@ -270,7 +273,7 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     }
 }
 
-/// A write position in room reserved ahead (`ByteBuffer.withCursor`): each write stores and moves
+/// A write position in room reserved ahead (`ByteBuffer.cursor(reserving:)`): each write stores and moves
 /// on, with no capacity check and no position read back from memory (a result's members, written
 /// one after the other, keep it in a register). Debug builds check each write against the room.
 struct ByteCursor: ByteOutput {
@@ -402,7 +405,7 @@ struct PlainLiterals {
     }
 }
 
-/// `JSONBytes` written through a `ByteCursor` (`JSONBytes.withCursor`), in room reserved for the
+/// `JSONBytes` written through a `ByteCursor` (`JSONBytes.beginRun`), in room reserved for the
 /// whole run: values and members with no capacity check and no comma flag (a run knows where its
 /// commas go), instants and literals found again in the sink's `RecentInstants` and `PlainLiterals`.
 struct JSONCursor {

@@ -152,19 +152,21 @@ public struct JSONBytes: ~Copyable, JSONSink {
         comma = false
     }
 
-    /// Room for `n` bytes reserved at once, written by `body` through a `JSONCursor` (which writes
-    /// the comma before them: `separator()`). `endsInValue`: whether the bytes end with a value,
-    /// which the next one needs a comma after (false after a key or an opening bracket).
+    /// A run of `n` bytes at most, reserved at once and written through the cursor returned (which
+    /// writes the comma before them: `separator()`) up to `endRun`, with nothing else written here
+    /// in between. No closure: the cursor's position stays in a register through the whole run.
     @inline(__always)
-    mutating func withCursor<R>(reserving n: Int, endsInValue: Bool, _ body: (inout JSONCursor) -> R) -> R {
-        let (comma, instants, literals, small) = (self.comma, self.instants, self.literals, smallStrings)
-        self.comma = endsInValue
-        return buffer.withCursor(reserving: n) { bytes in
-            var cursor = JSONCursor(bytes: bytes, comma: comma, instants: instants, literals: literals,
-                                    smallStrings: small)
-            defer { bytes = cursor.bytes }
-            return body(&cursor)
-        }
+    mutating func beginRun(reserving n: Int) -> JSONCursor {
+        JSONCursor(bytes: buffer.cursor(reserving: n), comma: comma, instants: instants, literals: literals,
+                   smallStrings: smallStrings)
+    }
+
+    /// The bytes of a run kept. `endsInValue`: whether they end with a value, which the next one
+    /// needs a comma after (false after a key or an opening bracket).
+    @inline(__always)
+    mutating func endRun(_ run: JSONCursor, endsInValue: Bool) {
+        buffer.advance(to: run.bytes)
+        comma = endsInValue
     }
 
     /// Makes room for a value of `n` bytes and writes the comma before it, if it needs one.

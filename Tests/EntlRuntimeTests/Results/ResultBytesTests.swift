@@ -219,3 +219,21 @@ import Testing
         #expect(JSONCursor.smallStringLayoutHolds())
     }
 }
+
+/// `FeatureResult.reset()` empties a result member by member: whatever a generated result held, it
+/// is then `FeatureResult()`. A member added to `Fields` fails the count until `reset()` and this
+/// test have it too.
+@Suite struct FeatureResetTests {
+    @Test func aResetResultIsEmpty() {
+        #expect(Mirror(reflecting: FeatureResult.Fields()).children.count == 21)
+        var random = SeededRandom(seed: 3)
+        for _ in 0..<ResultBytesTests.cases {
+            var result = ResultBytesTests.feature(&random)
+            let copy = random.chance(0.2) ? result : nil  // shared: reset makes fields of its own
+            result.reset()
+            #expect(result == FeatureResult())
+            #expect(result.stored.pointee == FeatureResult.Fields())
+            _ = copy
+        }
+    }
+}
