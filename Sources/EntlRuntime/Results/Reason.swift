@@ -13,7 +13,7 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         /// Boxed: stored inline, this payload made the debug build of this toolchain (Swift 6.3.1)
         /// crash copying a result (a bad retain in `swift_retain`; the release build and an
         /// address-sanitized build run clean). One allocation per balance reason.
-        indirect case balance(EnvironmentGraph, BalanceReason)
+        case balance(BalanceParts)
     }
 
     private let form: Form
@@ -33,7 +33,7 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     /// the 5 credits needed": why a metered feature is allowed from its own balance or is not allowed,
     /// formed when read. The most common reasons, so they have a form of their own (a closure would
     /// cost an allocation per result).
-    init(_ reason: BalanceReason, of graph: EnvironmentGraph) { form = .balance(graph, reason) }
+    init(_ reason: BalanceReason, of graph: EnvironmentGraph) { form = .balance(BalanceParts(graph, reason)) }
 
     public var description: String {
         switch form {
@@ -50,7 +50,7 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         case .fixed(let t): return t.withUTF8Buffer(body)
         case .text(var t): return t.withUTF8(body)
         case .formed(let write): return ReasonText.forming(write, body)
-        case .balance(let graph, let reason): return ReasonText.forming({ $0.write(reason, in: graph) }, body)
+        case .balance(let parts): return ReasonText.forming({ $0.write(parts.reason, in: parts.graph) }, body)
         }
     }
 
@@ -61,18 +61,46 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
         if case .fixed(let t) = form { t } else { nil }
     }
 
-    /// What names a balance reason's text (`JSONSink.string(keptAs:of:)`): the graph, whose names
-    /// and units it reads, and its parts. Nil for other forms (a fixed text costs nothing to write,
-    /// and a formed one's parts are not known), and for a level over the allowance (`excess`: rare,
+    /// Writes the text as a JSON string to `s` (`JSONSink.reason`): a balance reason's bytes found
+    /// again under its key and graph when `s` kept them (`BalanceParts.key`), else formed and kept.
+    func write<S: JSONSink & ~Copyable>(to s: inout S) {
+        switch form {
+        case .fixed(let text): text.withUTF8Buffer { s.string(utf8: $0) }
+        case .balance(let parts) where parts.reason.excess == 0:
+            let key = parts.key
+            if s.string(keptAs: key, of: parts.graph) { return }
+            ReasonText.forming({ $0.write(parts.reason, in: parts.graph) }) {
+                s.string(utf8: $0, keepingAs: key, of: parts.graph)
+            }
+        default: withUTF8 { s.string(utf8: $0) }
+        }
+    }
+}
+
+/// A balance reason's graph and parts, in one allocation: a class of its own, not an `indirect`
+/// case, whose payload a pattern match copied out through the runtime's generic tuple copy (about
+/// 220 instructions a metered line, reading the reason's key).
+private final class BalanceParts: Sendable {
+    let graph: EnvironmentGraph
+    let reason: BalanceReason
+
+    init(_ graph: EnvironmentGraph, _ reason: BalanceReason) {
+        self.graph = graph
+        self.reason = reason
+    }
+
+    /// What names the text with the graph (`JSONSink.string(keptAs:of:)`): the graph, whose names
+    /// and units it reads, and these parts. Not used for a level over the allowance (`excess`: rare,
     /// and a part the key has no word for — left out, "60 over the allowance" was written again on
-    /// a batch's later lines that had none).
-    var key: (EnvironmentGraph, TextKey)? {
-        guard case .balance(let graph, let r) = form, r.excess == 0 else { return nil }
+    /// a batch's later lines that had none); a fixed text costs nothing to write, and a formed one's
+    /// parts are not known.
+    var key: TextKey {
+        let r = reason
         let credits = r.credits ?? .init(system: 0, need: 0, balance: 0)
         let flags = (r.left == nil ? 1 : 0) | (r.credits == nil ? 2 : 0) | (credits.balance == nil ? 4 : 0)
         let ids = UInt64(UInt32(bitPattern: r.feature)) | UInt64(UInt32(bitPattern: credits.system)) << 32
-        return (graph, (ids, UInt64(bitPattern: r.left ?? 0), UInt64(bitPattern: r.required),
-                        UInt64(bitPattern: credits.need), UInt64(bitPattern: credits.balance ?? 0), UInt64(flags)))
+        return (ids, UInt64(bitPattern: r.left ?? 0), UInt64(bitPattern: r.required),
+                UInt64(bitPattern: credits.need), UInt64(bitPattern: credits.balance ?? 0), UInt64(flags))
     }
 }
 

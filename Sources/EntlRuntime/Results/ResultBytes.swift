@@ -131,6 +131,39 @@ extension FeatureResult {
     }
 }
 
+extension BalanceSource {
+    /// The room `write(to:)` takes.
+    static func room(_ sources: [BalanceSource]) -> Int {
+        sources.reduce(0) { room, s in
+            room + 300 + 3 * JSONCursor.instantRoom + 7 * JSONCursor.intRoom + JSONCursor.room(s.grant)
+                + JSONCursor.room(s.kind) + JSONCursor.room(s.product) + JSONCursor.room(s.id)
+                + JSONCursor.room(s.reason)
+        }
+    }
+
+    /// `encode(to:)`'s bytes at a cursor, in `room` of its array.
+    func write(to c: inout JSONCursor) {
+        c.write(#"{"grant":"#); c.string(grant)
+        c.write(#","kind":"#); c.string(kind)
+        c.write(#","product":"#); c.string(product)
+        c.write(#","allowance":"#); c.int(allowance)
+        c.write(#","carried":"#); c.int(carried)
+        c.write(#","used":"#); c.int(used)
+        c.write(#","remaining":"#); c.int(remaining)
+        c.write(#","overdrawn":"#); c.int(overdrawn)
+        c.write(#","overdraft_left":"#); c.int(overdraftLeft)
+        c.write(#","window_start":"#); c.instant(windowStart)
+        c.write(#","resets_at":"#); c.instant(resetsAt)
+        c.write(#","expires_at":"#); c.instant(expiresAt)
+        c.write(#","certain":"#); c.bool(certain)
+        if kind == "state" {
+            c.write(#","id":"#); c.string(id)
+            c.write(#","reason":"#); c.string(reason)
+        }
+        c.write("}")
+    }
+}
+
 extension EvaluationResult {
     /// `encode(to:)`'s bytes, in runs.
     func write(to s: inout JSONBytes) {
@@ -174,46 +207,39 @@ extension JSONBytes {
             endArray()
         }
         let literal = why.literal
-        let room = 48 + JSONCursor.instantRoom + ByteCursor.room(utf8: literal?.utf8CodeUnitCount ?? 0)
-        var c = beginRun(reserving: room)
-        let closed = Self.writeEnd(unlockedBy: unlockedBy, validUntil: validUntil, literal: literal, sources: sources,
-                                   explanation: explanation, to: &c)
-        endRun(c, endsInValue: literal != nil)
-        if closed { return }
-        if literal == nil { reason(why) }
-        if let sources, !sources.isEmpty || literal == nil {
-            key("sources")
-            beginArray()
-            for source in sources { source.encode(to: &self) }
-            endArray()
-        }
-        if !explanation.isEmpty {
-            key("explanation")
-            beginArray()
-            for l in explanation { string(l) }
-            endArray()
-        }
-        endObject()
-    }
-
-    /// The run of `writeEnd`: true when it closed the result.
-    @inline(__always)
-    private static func writeEnd(unlockedBy: [String]??, validUntil: Instant?, literal: StaticString?,
-                                 sources: [BalanceSource]?, explanation: [String], to c: inout JSONCursor) -> Bool {
+        let sourcesRoom = sources.map(BalanceSource.room) ?? 0
+        var c = beginRun(reserving: 48 + JSONCursor.instantRoom + ByteCursor.room(utf8: literal?.utf8CodeUnitCount ?? 0)
+                             + sourcesRoom)
         if case .some(nil) = unlockedBy { c.write(#","unlocked_by":null"#) }
         c.write(#","valid_until":"#)
         c.instant(validUntil)
         c.write(#","reason":"#)
-        guard let literal else { return false }
-        c.string(literal)
-        switch sources {
-        case let sources? where !sources.isEmpty: return false
-        case .some: c.write(#","sources":[]"#)
-        case nil: break
+        if let literal {
+            c.string(literal)
+        } else {
+            // A reason formed when read: written apart (`reason(_:)`), then the rest in a run.
+            endRun(c, endsInValue: false)
+            reason(why)
+            c = beginRun(reserving: 16 + sourcesRoom)
         }
-        guard explanation.isEmpty else { return false }
-        c.write("}")
-        return true
+        if let sources {
+            c.write(#","sources":["#)
+            for i in sources.indices {
+                if i > 0 { c.write(",") }
+                sources[i].write(to: &c)
+            }
+            c.write("]")
+        }
+        guard !explanation.isEmpty else {
+            c.write("}")
+            return endRun(c, endsInValue: true)
+        }
+        endRun(c, endsInValue: true)
+        key("explanation")
+        beginArray()
+        for l in explanation { string(l) }
+        endArray()
+        endObject()
     }
 
     /// The end of a batch line after its results: the results array and the envelope closed, and

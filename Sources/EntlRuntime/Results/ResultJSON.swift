@@ -180,9 +180,5 @@ extension BalanceSource {
 
 extension JSONSink where Self: ~Copyable {
     /// A result's reason, written from its bytes (on the batch path no `String` is made).
-    mutating func reason(_ why: Reason) {
-        guard let (graph, key) = why.key else { return why.withUTF8 { string(utf8: $0) } }
-        if string(keptAs: key, of: graph) { return }
-        why.withUTF8 { string(utf8: $0, keepingAs: key, of: graph) }
-    }
+    mutating func reason(_ why: Reason) { why.write(to: &self) }
 }
