@@ -108,24 +108,44 @@ extension FeatureResult {
             case .undetermined: c.write(#""undetermined","allowed":false"#)
             }
             if f.pointee.replayed { c.write(#","replayed":true"#) }
-            c.write(#","required":"#); c.int(f.pointee.required)
-            c.write(#","balance":"#); c.int(f.pointee.balance)
-            c.write(#","unit":"#); c.string(f.pointee.unit)
-            c.write(#","unlimited":"#); c.bool(f.pointee.unlimited)
-            c.write(#","overage":"#); c.int(f.pointee.overage)
-            c.write(#","overdrawn":"#); c.int(f.pointee.overdrawn)
+            // A boolean feature's balance members are null or false together: one literal.
+            if f.pointee.required == nil && f.pointee.balance == nil && f.pointee.unit == nil
+                && !f.pointee.unlimited && f.pointee.overage == nil && f.pointee.overdrawn == nil {
+                c.write(#"""
+                    ,"required":null,"balance":null,"unit":null,"unlimited":false,"overage":null,"overdrawn":null
+                    """#)
+            } else {
+                c.write(#","required":"#); c.int(f.pointee.required)
+                c.write(#","balance":"#); c.int(f.pointee.balance)
+                c.write(#","unit":"#); c.string(f.pointee.unit)
+                c.write(#","unlimited":"#); c.bool(f.pointee.unlimited)
+                c.write(#","overage":"#); c.int(f.pointee.overage)
+                c.write(#","overdrawn":"#); c.int(f.pointee.overdrawn)
+            }
             switch f.pointee.via {
             case nil: c.write(#","via":null"#)
             case .direct?: c.write(#","via":"direct""#)
             case .credits?: c.write(#","via":"credits""#)
             case .overage?: c.write(#","via":"overage""#)
             }
-            c.write(#","credit_system":"#); c.string(f.pointee.creditSystem)
-            c.write(#","credits_required":"#); c.int(f.pointee.creditsRequired)
-            c.write(#","credit_balance":"#); c.int(f.pointee.creditBalance)
-            c.write(#","shortfall":"#); c.int(f.pointee.shortfall)
+            // No credit system named and nothing short (allowed, or boolean): one literal.
+            if f.pointee.creditSystem == nil && f.pointee.creditsRequired == nil && f.pointee.creditBalance == nil
+                && f.pointee.shortfall == nil {
+                c.write(#","credit_system":null,"credits_required":null,"credit_balance":null,"shortfall":null"#)
+            } else {
+                c.write(#","credit_system":"#); c.string(f.pointee.creditSystem)
+                c.write(#","credits_required":"#); c.int(f.pointee.creditsRequired)
+                c.write(#","credit_balance":"#); c.int(f.pointee.creditBalance)
+                c.write(#","shortfall":"#); c.int(f.pointee.shortfall)
+            }
         }
         s.endRun(c, endsInValue: true)
+        // The usual end (no list, no sources, no explanation) passes no array: each passed, read from
+        // the fields, would be retained and released.
+        if f.pointee.unlockedBy == nil && f.pointee.sources.isEmpty && f.pointee.explanation.isEmpty {
+            return s.writeEnd(unlockedBy: .some(nil), validUntil: f.pointee.validUntil, why: f.pointee.why,
+                              sources: .some(nil), explanation: nil)
+        }
         s.writeEnd(unlockedBy: f.pointee.unlockedBy, validUntil: f.pointee.validUntil, why: f.pointee.why,
                    sources: f.pointee.sources, explanation: f.pointee.explanation)
     }
@@ -195,11 +215,11 @@ extension EntitlementStatus {
 
 extension JSONBytes {
     /// What every result ends with: `unlocked_by` (nil for a product's, which has none), then
-    /// `valid_until`, `reason`, a feature's `sources` (nil for the others), `explanation` when there
-    /// is one, and the closing brace; in one run when the list, the reason (a literal or kept text
-    /// aside), the sources and the explanation leave nothing to write apart.
-    mutating func writeEnd(unlockedBy: [String]??, validUntil: Instant?, why: Reason, sources: [BalanceSource]?,
-                           explanation: [String]) {
+    /// `valid_until`, `reason`, a feature's `sources` (nil for the others; `.some(nil)`: none), an
+    /// `explanation` when there is one (nil: none), and the closing brace; in one run when the list,
+    /// the reason (a literal or kept text aside) and the explanation leave nothing to write apart.
+    mutating func writeEnd(unlockedBy: [String]??, validUntil: Instant?, why: Reason, sources: [BalanceSource]??,
+                           explanation: [String]?) {
         if case let products?? = unlockedBy {
             key("unlocked_by")
             beginArray()
@@ -207,7 +227,7 @@ extension JSONBytes {
             endArray()
         }
         let literal = why.literal
-        let sourcesRoom = sources.map(BalanceSource.room) ?? 0
+        let sourcesRoom = sources?.map(BalanceSource.room) ?? 0
         var c = beginRun(reserving: 48 + JSONCursor.instantRoom + ByteCursor.room(utf8: literal?.utf8CodeUnitCount ?? 0)
                              + sourcesRoom)
         if case .some(nil) = unlockedBy { c.write(#","unlocked_by":null"#) }
@@ -224,13 +244,13 @@ extension JSONBytes {
         }
         if let sources {
             c.write(#","sources":["#)
-            for i in sources.indices {
+            for i in sources?.indices ?? 0..<0 {
                 if i > 0 { c.write(",") }
-                sources[i].write(to: &c)
+                sources.unsafelyUnwrapped[i].write(to: &c)
             }
             c.write("]")
         }
-        guard !explanation.isEmpty else {
+        guard let explanation, !explanation.isEmpty else {
             c.write("}")
             return endRun(c, endsInValue: true)
         }

@@ -256,7 +256,7 @@ struct ByteBuffer: ~Copyable, ByteOutput {
     }
 
     /// `n` bytes from `source` (a literal, whose length is then known when compiling, or an instant's
-    /// text): up to 64 as 16-byte words, overlapping at the end, with no call to `memcpy`.
+    /// text): up to 256 as 16-byte words, overlapping at the end, with no call to `memcpy`.
     @inline(__always)
     static func copy(literal source: UnsafeRawPointer, _ n: Int, to target: UnsafeMutableRawPointer) {
         typealias Word = SIMD16<UInt8>
@@ -268,6 +268,13 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         case ...32: word(0); word(n &- 16)
         case ...48: word(0); word(16); word(n &- 16)
         case ...64: word(0); word(16); word(32); word(n &- 16)
+        case ...256:
+            var i = 0
+            while i &+ 16 < n {
+                word(i)
+                i &+= 16
+            }
+            word(n &- 16)
         default: target.copyMemory(from: source, byteCount: n)
         }
     }

@@ -98,6 +98,12 @@ import Testing
         r.overdrawn = int(&random)
         r.shortfall = int(&random)
         r.replayed = random.chance(0.1)
+        if random.chance(0.3) {  // a boolean feature's: the balance members null or false together
+            (r.required, r.balance, r.unit, r.unlimited, r.overage, r.overdrawn) = (nil, nil, nil, false, nil, nil)
+        }
+        if random.chance(0.3) {  // no credit system named, nothing short
+            (r.creditSystem, r.creditsRequired, r.creditBalance, r.shortfall) = (nil, nil, nil, nil)
+        }
         if random.chance(0.3) { r.unlockedBy = (0..<random.int(0...2)).map { _ in string(&random) } }
         if random.chance(0.4) {
             r.sources = (0..<random.int(1...2)).map { _ in
