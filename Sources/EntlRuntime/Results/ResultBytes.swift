@@ -7,17 +7,7 @@
 extension EntitlementResult {
     /// `encode(to:)`'s bytes, in runs.
     func write(to s: inout JSONBytes) {
-        let room = 600 + JSONCursor.room(name) + JSONCursor.room(product) + JSONCursor.room(displayName)
-            + JSONCursor.room(store) + JSONCursor.room(storeProductID) + JSONCursor.room(period)
-        var c = s.beginRun(reserving: room)
-        writeMembers(to: &c)
-        s.endRun(c, endsInValue: true)
-        s.writeEnd(unlockedBy: unlockedBy, validUntil: validUntil, why: why, sources: nil, explanation: explanation)
-    }
-
-    /// The members from `kind` to `is_trial`.
-    @inline(__always)
-    private func writeMembers(to c: inout JSONCursor) {
+        var c = s.beginRun(reserving: 400 + JSONCursor.room(name))
         c.separator()
         c.write(#"{"kind":"entitlement","name":"#)
         c.string(name)
@@ -33,8 +23,21 @@ extension EntitlementResult {
                 "trial_end":null,"will_renew":false,"in_grace_period":false,"in_billing_retry":false,\#
                 "is_revoked":false,"ownership":null,"period":null,"is_trial":false
                 """#)
-            return
+            s.endRun(c, endsInValue: true)
+        } else {
+            // The purchase's members in a run of their own, whose room only they need counted.
+            s.endRun(c, endsInValue: true)
+            c = s.beginRun(reserving: 400 + JSONCursor.room(product) + JSONCursor.room(displayName)
+                               + JSONCursor.room(store) + JSONCursor.room(storeProductID) + JSONCursor.room(period))
+            writePurchase(to: &c)
+            s.endRun(c, endsInValue: true)
         }
+        s.writeEnd(unlockedBy: unlockedBy, validUntil: validUntil, why: why, sources: nil, explanation: explanation)
+    }
+
+    /// The members from `product` to `is_trial`.
+    @inline(__always)
+    private func writePurchase(to c: inout JSONCursor) {
         c.write(#","product":"#); c.string(product)
         c.write(#","display_name":"#); c.string(displayName)
         c.write(#","store":"#); c.string(store)
@@ -379,11 +382,23 @@ extension JSONCursor {
 }
 
 extension Instant {
+    /// "00" to "99", each two-digit number's text at twice its value.
+    static var digitPairs: StaticString {
+        """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+    }
+
     /// `writeRFC3339(to:)`'s bytes; the common form (whole seconds from 1970 to 9999) built in
     /// three words with unsigned arithmetic, whose divisions by constants are multiplications
     /// (`CivilDate.fromDays`'s signed ones cost about four times as much). `ResultBytesTests`
     /// compares the two over days of every year and random instants.
     func writeCommonRFC3339<O: ByteOutput & ~Copyable>(to out: inout O) {
+        #if !_endian(little)
+        return writeRFC3339(to: &out)  // the words below are built in little-endian memory order
+        #else
         let days = seconds / 86_400
         guard nanoseconds == 0, seconds >= 0, days <= 2_932_896 else { return writeRFC3339(to: &out) }
         let secondOfDay = UInt32(truncatingIfNeeded: seconds &- days &* 86_400)
@@ -397,18 +412,19 @@ extension Instant {
         let day = doy &- (153 &* mp &+ 2) / 5 &+ 1
         let month = mp < 10 ? mp &+ 3 : mp &- 9
         let year = yoe &+ era &* 400 &+ (month <= 2 ? 1 : 0)
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &text) { t in
-            @inline(__always) func two(_ at: Int, _ v: UInt32) {
-                let tens = v / 10
-                t[at] = UInt8(truncatingIfNeeded: tens) &+ 0x30
-                t[at + 1] = UInt8(truncatingIfNeeded: v &- tens &* 10) &+ 0x30
-            }
-            two(0, year / 100); two(2, year % 100); t[4] = 0x2D; two(5, month); t[7] = 0x2D; two(8, day)
-            t[10] = 0x54
-            two(11, secondOfDay / 3600); t[13] = 0x3A; two(14, secondOfDay % 3600 / 60); t[16] = 0x3A
-            two(17, secondOfDay % 60); t[19] = 0x5A
-            out.write(UnsafeRawBufferPointer(rebasing: t[..<20]))
+        // `YYYY-MM-DDTHH:MM:SSZ` as three words of two-digit pairs (in memory order).
+        let digits = UnsafeRawPointer(Instant.digitPairs.utf8Start)
+        @inline(__always) func two(_ v: UInt32) -> UInt64 {
+            UInt64(digits.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: v) &* 2, as: UInt16.self))
         }
+        let hours = secondOfDay / 3600, rest = secondOfDay &- hours &* 3600
+        let minutes = rest / 60, secs = rest &- minutes &* 60
+        let century = year / 100
+        var text: (UInt64, UInt64, UInt64) = (
+            two(century) | two(year &- century &* 100) << 16 | 0x2D << 32 | two(month) << 40 | 0x2D << 56,
+            two(day) | 0x54 << 16 | two(hours) << 24 | 0x3A << 40 | two(minutes) << 48,
+            0x3A | two(secs) << 8 | 0x5A << 24)
+        withUnsafeBytes(of: &text) { out.write(UnsafeRawBufferPointer(rebasing: $0[..<20])) }
+        #endif
     }
 }
