@@ -360,8 +360,25 @@ extension JSONCursor {
     mutating func int(_ value: Int64?) {
         guard let value else { return null() }
         // One digit (most counts here) needs no division.
-        guard 0 <= value, value <= 9 else { return JSONValue.writeInteger(value, to: &bytes) }
+        guard 0 <= value, value <= 9 else { return wide(value) }
         bytes.write(UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0"))
+    }
+
+    /// A number past one digit: up to four digits (a balance, credits) as two-digit pairs, one
+    /// division by 100; others as `JSONValue.writeInteger` writes them, a division a digit.
+    @inline(never)
+    private mutating func wide(_ value: Int64) {
+        guard 10 <= value, value <= 9999 else { return JSONValue.writeInteger(value, to: &bytes) }
+        let digits = UnsafeRawPointer(Instant.digitPairs.utf8Start)
+        @inline(__always) func two(_ v: UInt32) -> UInt64 {
+            UInt64(digits.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: v) &* 2, as: UInt16.self))
+        }
+        let v = UInt32(truncatingIfNeeded: value), high = v / 100, low = v &- high &* 100
+        switch v {
+        case ..<100: bytes.write(word: two(v), count: 2)
+        case ..<1000: bytes.write(word: UInt64(high &+ 0x30) | two(low) << 8, count: 3)
+        default: bytes.write(word: two(high) | two(low) << 16, count: 4)
+        }
     }
 
     /// An instant's RFC 3339 string or null, in `instantRoom`.

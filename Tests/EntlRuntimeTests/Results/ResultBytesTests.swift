@@ -41,7 +41,8 @@ import Testing
     }
 
     static func int(_ random: inout SeededRandom) -> Int64? {
-        random.pick([nil, 0, 1, 9, 10, -1, .max, .min, random.int64(-100_000...100_000)])
+        random.pick([nil, 0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10_000, -1, -10, .max, .min,
+                     random.int64(10...9999), random.int64(-100_000...100_000)])
     }
 
     static let literals: [Reason] = ["no purchase satisfies its constraint", "", "a \"quoted\" reason", "tab\there",
