@@ -197,7 +197,7 @@ struct ReasonText: ByteOutput {
     mutating func write(until end: Instant?) {
         guard let end else { return }
         write(" until ")
-        end.writeCommonRFC3339(to: &self)
+        end.writeRFC3339(to: &self)
     }
 
     /// `graph.features[f].amount(count)`: "8,800 calls", "1 call".

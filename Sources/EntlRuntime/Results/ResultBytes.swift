@@ -393,55 +393,7 @@ extension JSONCursor {
     @inline(never)
     private mutating func formed(_ value: Instant) {
         let start = bytes.position
-        value.writeCommonRFC3339(to: &bytes)
+        value.writeRFC3339(to: &bytes)
         instants.remember(value, text: UnsafeBufferPointer(start: start, count: bytes.position - start))
-    }
-}
-
-extension Instant {
-    /// "00" to "99", each two-digit number's text at twice its value.
-    static var digitPairs: StaticString {
-        """
-        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
-        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899
-        """
-    }
-
-    /// `writeRFC3339(to:)`'s bytes; the common form (whole seconds from 1970 to 9999) built in
-    /// three words with unsigned arithmetic, whose divisions by constants are multiplications
-    /// (`CivilDate.fromDays`'s signed ones cost about four times as much). `ResultBytesTests`
-    /// compares the two over days of every year and random instants.
-    func writeCommonRFC3339<O: ByteOutput & ~Copyable>(to out: inout O) {
-        #if !_endian(little)
-        return writeRFC3339(to: &out)  // the words below are built in little-endian memory order
-        #else
-        let days = seconds / 86_400
-        guard nanoseconds == 0, seconds >= 0, days <= 2_932_896 else { return writeRFC3339(to: &out) }
-        let secondOfDay = UInt32(truncatingIfNeeded: seconds &- days &* 86_400)
-        // Days from 0000-03-01 (a year that ends with February), as `CivilDate.fromDays`.
-        let z = UInt32(truncatingIfNeeded: days) &+ 719_468
-        let era = z / 146_097
-        let doe = z &- era &* 146_097
-        let yoe = (doe &- doe / 1460 &+ doe / 36_524 &- doe / 146_096) / 365
-        let doy = doe &- (365 &* yoe &+ yoe / 4 &- yoe / 100)
-        let mp = (5 &* doy &+ 2) / 153
-        let day = doy &- (153 &* mp &+ 2) / 5 &+ 1
-        let month = mp < 10 ? mp &+ 3 : mp &- 9
-        let year = yoe &+ era &* 400 &+ (month <= 2 ? 1 : 0)
-        // `YYYY-MM-DDTHH:MM:SSZ` as three words of two-digit pairs (in memory order).
-        let digits = UnsafeRawPointer(Instant.digitPairs.utf8Start)
-        @inline(__always) func two(_ v: UInt32) -> UInt64 {
-            UInt64(digits.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: v) &* 2, as: UInt16.self))
-        }
-        let hours = secondOfDay / 3600, rest = secondOfDay &- hours &* 3600
-        let minutes = rest / 60, secs = rest &- minutes &* 60
-        let century = year / 100
-        var text: (UInt64, UInt64, UInt64) = (
-            two(century) | two(year &- century &* 100) << 16 | 0x2D << 32 | two(month) << 40 | 0x2D << 56,
-            two(day) | 0x54 << 16 | two(hours) << 24 | 0x3A << 40 | two(minutes) << 48,
-            0x3A | two(secs) << 8 | 0x5A << 24)
-        withUnsafeBytes(of: &text) { out.write(UnsafeRawBufferPointer(rebasing: $0[..<20])) }
-        #endif
     }
 }
