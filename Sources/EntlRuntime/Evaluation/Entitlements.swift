@@ -252,7 +252,9 @@ extension Evaluation {
         result.period = periodName(p)
     }
 
-    private func entitlement(_ e: Int, into result: inout EntitlementResult) {
+    /// `entitlement(e)` into `result`, a blank one (`EntitlementResult()`, or one `reset()`): the
+    /// batch answers every line into one result, not a new one made and dropped each line.
+    package func entitlement(_ e: Int, into result: inout EntitlementResult) {
         let truth = entitlementValue(e).0
         result.name = graph.entitlements[e].name
         result.decision = truth.decision

@@ -140,7 +140,7 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
     }
 
     /// A nameless denial with nothing decided, which the evaluation fills in.
-    init() {
+    package init() {
         name = ""
         decision = .denied
         willRenew = false
@@ -149,6 +149,25 @@ public struct EntitlementResult: Sendable, Equatable, Reasoned {
         isRevoked = false
         isTrial = false
         explanation = []
+    }
+
+    /// Back to `EntitlementResult()`, for the next line of a batch that answers into one result
+    /// (`Evaluation.entitlement(_:into:)`): a string or an array is released only when it is set
+    /// (most results have no purchase behind them), where dropping the result released every
+    /// member through its value witness, a call each. `EntitlementResetTests` checks it.
+    package mutating func reset() {
+        name = ""
+        (decision, status) = (.denied, .neverPurchased)
+        if product != nil { product = nil }
+        if store != nil { store = nil }
+        if period != nil { period = nil }
+        if displayName != nil { displayName = nil }
+        if storeProductID != nil { storeProductID = nil }
+        if unlockedBy != nil { unlockedBy = nil }
+        if !explanation.isEmpty { explanation = [] }
+        why = ""
+        (expiresAt, trialEnd, validUntil, ownership) = (nil, nil, nil, nil)
+        (willRenew, inGracePeriod, inBillingRetry, isRevoked, isTrial) = (false, false, false, false, false)
     }
 
     public var allowed: Bool { decision == .allowed }

@@ -244,3 +244,25 @@ import Testing
         }
     }
 }
+
+/// An entitlement result reset (the batch's, answered into line after line) is the blank result,
+/// whatever it held: generated results, and one with every member set. A member added to
+/// `EntitlementResult` fails the count until `reset()` and this test have it too.
+@Suite struct EntitlementResetTests {
+    @Test func aResetResultIsBlank() {
+        var everything = EntitlementResult(
+            name: "e", decision: .allowed, product: "p", store: "stripe", expiresAt: Instant(seconds: 1),
+            willRenew: true, inGracePeriod: true, inBillingRetry: true, isRevoked: true, ownership: .familyShared,
+            period: "month", isTrial: true, validUntil: Instant(seconds: 2), explanation: ["why"])
+        (everything.status, everything.trialEnd, everything.displayName) = (.trialing, Instant(seconds: 3), "Pro")
+        (everything.storeProductID, everything.unlockedBy, everything.why) = ("price_p", ["q"], "active")
+        #expect(Mirror(reflecting: everything).children.count == 20)
+        var random = SeededRandom(seed: 4)
+        var results = [everything]
+        for _ in 0..<ResultBytesTests.cases { results.append(ResultBytesTests.entitlement(&random)) }
+        for var result in results {
+            result.reset()
+            #expect(result == EntitlementResult())
+        }
+    }
+}

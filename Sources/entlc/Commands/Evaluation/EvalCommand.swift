@@ -316,6 +316,8 @@ enum EvalCommand {
         /// The result of a `--feature` query, and of each feature of an `--all` line, answered into
         /// line after line and emptied after each (`Evaluation.feature(_:required:into:)`).
         var feature = FeatureResult()
+        /// The result of an `--entitlement` query, likewise (`Evaluation.entitlement(_:into:)`).
+        var entitlement = EntitlementResult()
     }
 
     /// One JSON object per input line, in order; a line that cannot be evaluated yields
@@ -335,7 +337,8 @@ enum EvalCommand {
                               line: { line, number, block in
             block.lines += 1
             switch evaluateLine(line, number: number, options, queryIndex: queryIndex, clock: clock,
-                                scratch: &block.scratch, feature: &block.feature, into: &block.out) {
+                                scratch: &block.scratch, feature: &block.feature, entitlement: &block.entitlement,
+                                into: &block.out) {
             case .failed: block.errors += 1
             case .evaluated(let n): block.warnings += n
             }
@@ -363,7 +366,7 @@ enum EvalCommand {
     static func evaluateLine(_ line: JSONLines.Line, number: Int, _ options: Options,
                              queryIndex: (live: Int?, test: Int?), clock: Instant,
                              scratch: inout EvaluationScratch, feature result: inout FeatureResult,
-                             into out: inout JSONBytes) -> LineOutcome {
+                             entitlement answer: inout EntitlementResult, into out: inout JSONBytes) -> LineOutcome {
         func failure(_ message: String) -> LineOutcome {
             out.beginObject()
             out.key("line"); out.int(Int64(number))
@@ -401,8 +404,13 @@ enum EvalCommand {
                 // tables the next line is read into (held, they would be made again for it).
                 result.reset()
             case .entitlement(let e):
-                let result = if let index { evaluation.entitlement(index) } else { try evaluation.entitlement(e) }
-                warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
+                if let index {
+                    evaluation.entitlement(index, into: &answer)  // empty: reset below
+                } else {
+                    answer = try evaluation.entitlement(e)
+                }
+                warnings = write(evaluation) { evaluation.writeJSONLine(answer, warnings: $0, into: &out) }
+                answer.reset()
             case .product(let p):
                 let result = try evaluation.product(p)
                 warnings = write(evaluation) { evaluation.writeJSONLine(result, warnings: $0, into: &out) }
