@@ -60,8 +60,10 @@ final class EvaluationTables: @unchecked Sendable {
     @exclusivity(unchecked) private var emptyGraph: EnvironmentGraph?
     @exclusivity(unchecked) private var emptyAt = Instant(seconds: 0)
     @exclusivity(unchecked) private var emptyExplain = false
-    /// The products the purchases of the states filled before resolved to (only `fill` uses it).
-    @exclusivity(unchecked) private var resolved = ResolvedProducts()
+    /// What the purchases' products and the usage records' features of the states filled before
+    /// resolved to: `fill` reads the first, `resolveUsage` (under `lock`) the second.
+    @exclusivity(unchecked) private var resolvedProducts = NameMemo()
+    @exclusivity(unchecked) var resolvedFeatures = NameMemo()
     /// Every table, the lock first; nil until the first `fill`.
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer?
     /// `storage`'s size in bytes.
@@ -107,7 +109,9 @@ final class EvaluationTables: @unchecked Sendable {
         throws(EvaluationError)
     {
         forgetLazies()
-        if storage != nil { resolved.keeps = true }  // filled again: a batch's (`EvaluationScratch`)
+        if storage != nil {  // filled again: a batch's (`EvaluationScratch`)
+            (resolvedProducts.keeps, resolvedFeatures.keeps) = (true, true)
+        }
         let purchaseCount = state.purchases.count, usageCount = state.usage.count
         var layout = StorageLayout()
         _ = layout.place(TablesLock.Word.self, 1)  // the lock, first: it stays where it is
@@ -179,7 +183,7 @@ final class EvaluationTables: @unchecked Sendable {
                 // A state read at an earlier instant is one of many made and dropped by one
                 // evaluation: its tables are new each time, and keeping names in them would not pay.
                 let match = past ? try OwnershipResolver.product(of: purchase, index: j, in: g)
-                    : try resolved.product(of: purchase, index: j, in: g)
+                    : try resolvedProducts.product(of: purchase, index: j, in: g)
                 switch match {
                 case .none(let why):
                     standings[j] = .ignored(why)

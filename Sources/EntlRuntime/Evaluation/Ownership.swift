@@ -163,27 +163,25 @@ struct ProductStanding: Sendable {
     }
 }
 
-/// The products that purchases resolved to in the states an `EvaluationTables` filled before
-/// (`OwnershipResolver.product(of:index:in:)`'s answer), for the next: a batch's lines name the
-/// same few store ids again and again, and looking one up hashes and compares its bytes (about
-/// 150 instructions) where this compares two strings' representations (a few).
+/// What names resolved to in the states an `EvaluationTables` filled before, for the next: a
+/// batch's lines name the same few store ids and features again and again, and looking one up
+/// hashes and compares its bytes (about 150 instructions) where this compares two strings'
+/// representations (a few). The tables keep one for purchases' products (a name and its `store`,
+/// `OwnershipResolver.product(of:index:in:)`'s answer) and one for usage records' features (a
+/// name, qualified when it is an event).
 ///
-/// A purchase's `product` and `store` are recognized by their `String`s' representations, two
-/// words each: equal words are the same string (a short string's words are its bytes; a longer
-/// one's point at its storage, which the memo's own copy keeps alive and unchanged). Unequal words
-/// are only a miss. Kept for one graph; another graph empties it. Only answers that follow from the
-/// names alone are kept (a product, no product, no product of that store), not the error an
-/// ambiguous id raises. It keeps nothing for tables filled once (`keeps`): most are, and making
-/// room for the memo would cost them more than it saves.
-struct ResolvedProducts {
+/// A name and its qualifier are recognized by their `String`s' representations, two words each:
+/// equal words are the same string (a short string's words are its bytes; a longer one's point at
+/// its storage, which the memo's own copy keeps alive and unchanged). Unequal words are only a
+/// miss. Kept for one graph; another graph empties it. It keeps nothing for tables filled once
+/// (`keeps`): most are, and making room for the memo would cost them more than it saves.
+struct NameMemo {
     private struct Entry {
-        var product: String
-        var store: String?
-        /// The product index; `noStoreID` or `noProduct` when there is none.
+        var name: String
+        var qualifier: String?
         var answer: Int32
     }
 
-    static let noStoreID: Int32 = -1, noProduct: Int32 = -2
     /// Direct-mapped: a rule set's store ids, a few stores each, fit with few collisions.
     private static let slots = 256
     /// Whether a `String` is the two words this memo compares (64-bit platforms); if not, it keeps nothing.
@@ -202,8 +200,8 @@ struct ResolvedProducts {
     }
 
     @inline(__always)
-    private static func slot(_ product: (UInt64, UInt64)) -> Int {
-        let h = (product.0 ^ product.1 ^ product.1 >> 29) &* 0x9E37_79B9_7F4A_7C15
+    private static func slot(_ name: (UInt64, UInt64)) -> Int {
+        let h = (name.0 ^ name.1 ^ name.1 >> 29) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: h >> 56) & (slots - 1)
     }
 
@@ -216,49 +214,55 @@ struct ResolvedProducts {
         }
     }
 
-    /// `OwnershipResolver.product(of:index:in:)`, from the memo when it holds the names.
+    /// The answer kept for `name` and `qualifier` in `graph`, if any.
     @inline(__always)
-    mutating func product(of purchase: UnsafePointer<Purchase>, index: Int, in graph: EnvironmentGraph)
-        throws(EvaluationError) -> OwnershipResolver.Match
-    {
-        if let answer = answer(purchase, in: graph) {
-            switch answer {
-            case ResolvedProducts.noStoreID: return .none(.noStoreID)
-            case ResolvedProducts.noProduct: return .none(.noProduct)
-            default: return .product(Int(answer))
-            }
-        }
-        let match = try OwnershipResolver.product(of: purchase, index: index, in: graph)
-        switch match {
-        case .product(let p): keep(Int32(p), for: purchase, in: graph)
-        case .none(.noStoreID): keep(ResolvedProducts.noStoreID, for: purchase, in: graph)
-        case .none(.noProduct): keep(ResolvedProducts.noProduct, for: purchase, in: graph)
-        case .none: break
-        }
-        return match
-    }
-
-    /// The answer kept for `purchase`'s names in `graph`, if any.
-    @inline(__always)
-    private func answer(_ purchase: UnsafePointer<Purchase>, in graph: EnvironmentGraph) -> Int32? {
-        guard ResolvedProducts.comparable, self.graph === graph else { return nil }
-        let product = ResolvedProducts.words(purchase.pointee.product)
-        guard let entry = entries[ResolvedProducts.slot(product)],
-              ResolvedProducts.words(entry.product) == product,
-              ResolvedProducts.same(entry.store, purchase.pointee.store)
+    func answer(_ name: String, _ qualifier: String?, in graph: EnvironmentGraph) -> Int32? {
+        guard NameMemo.comparable, self.graph === graph else { return nil }
+        let words = NameMemo.words(name)
+        guard let entry = entries[NameMemo.slot(words)], NameMemo.words(entry.name) == words,
+              NameMemo.same(entry.qualifier, qualifier)
         else { return nil }
         return entry.answer
     }
 
-    /// Keeps `answer` for `purchase`'s names in `graph` (in place of what its slot held).
-    private mutating func keep(_ answer: Int32, for purchase: UnsafePointer<Purchase>, in graph: EnvironmentGraph) {
-        guard ResolvedProducts.comparable, keeps else { return }
+    /// Keeps `answer` for `name` and `qualifier` in `graph` (in place of what its slot held).
+    mutating func keep(_ answer: Int32, _ name: String, _ qualifier: String?, in graph: EnvironmentGraph) {
+        guard NameMemo.comparable, keeps else { return }
         if self.graph !== graph {
             self.graph = graph
-            entries = Array(repeating: nil, count: ResolvedProducts.slots)
+            entries = Array(repeating: nil, count: NameMemo.slots)
         }
-        entries[ResolvedProducts.slot(ResolvedProducts.words(purchase.pointee.product))] =
-            Entry(product: purchase.pointee.product, store: purchase.pointee.store, answer: answer)
+        entries[NameMemo.slot(NameMemo.words(name))] = Entry(name: name, qualifier: qualifier, answer: answer)
+    }
+}
+
+extension NameMemo {
+    /// A product index, plus `byName` when named by its rule-set name; below 0, why none.
+    private static let noStoreID: Int32 = -1, noProduct: Int32 = -2
+
+    /// `OwnershipResolver.product(of:index:in:)`, from the memo when it holds the purchase's
+    /// `product` and `store`. Only answers that follow from the names alone are kept (a product,
+    /// no product, no product of that store), not the error an ambiguous id raises.
+    @inline(__always)
+    mutating func product(of purchase: UnsafePointer<Purchase>, index: Int, in graph: EnvironmentGraph)
+        throws(EvaluationError) -> OwnershipResolver.Match
+    {
+        if let answer = answer(purchase.pointee.product, purchase.pointee.store, in: graph) {
+            switch answer {
+            case NameMemo.noStoreID: return .none(.noStoreID)
+            case NameMemo.noProduct: return .none(.noProduct)
+            default: return .product(Int(answer))
+            }
+        }
+        let match = try OwnershipResolver.product(of: purchase, index: index, in: graph)
+        let answer: Int32? = switch match {
+        case .product(let p): Int32(p)
+        case .none(.noStoreID): NameMemo.noStoreID
+        case .none(.noProduct): NameMemo.noProduct
+        case .none: nil
+        }
+        if let answer { keep(answer, purchase.pointee.product, purchase.pointee.store, in: graph) }
+        return match
     }
 }
 

@@ -49,8 +49,15 @@ extension EvaluationTables {
                    usage[l.record].name == usage[i].name {
                     usageFeature[i] = l.feature
                 } else {
-                    let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
-                    usageFeature[i] = Int32(f ?? -1)
+                    // An event's name qualified by "" (a feature's by nothing): the two are looked up apart.
+                    let qualifier: String? = usage[i].isEvent ? "" : nil
+                    if let known = resolvedFeatures.answer(usage[i].name, qualifier, in: g) {
+                        usageFeature[i] = known
+                    } else {
+                        let f = usage[i].isEvent ? g.eventNames[usage[i].name] : g.usageNames[usage[i].name]
+                        usageFeature[i] = Int32(f ?? -1)
+                        resolvedFeatures.keep(usageFeature[i], usage[i].name, qualifier, in: g)
+                    }
                     last = (i, usageFeature[i])
                 }
                 guard let id = usage[i].id,

@@ -260,12 +260,14 @@ import Testing
     }
 }
 
-/// The products a scratch's tables remember their purchases resolved to (`ResolvedProducts`): one
-/// scratch through generated states drawn from one pool of names — store ids of several stores
-/// (one id of two stores, ids past 15 bytes, a non-ASCII one), rule-set names, a name that is
-/// another product's id, unknown names — each with and without `store`, in both environments
-/// (whose graphs differ) resolves every purchase as a fresh evaluation of the same state does.
-@Suite struct ResolvedProductsTests {
+/// What a scratch's tables remember names resolved to (`NameMemo`): one scratch through generated
+/// states drawn from one pool of names — store ids of several stores (one id of two stores, ids
+/// past 15 bytes, a non-ASCII one), rule-set names, a name that is another product's id, unknown
+/// names — each with and without `store`, with usage records naming features by name or event
+/// (`feature` or `event`: a feature's name given as an event names nothing), in both environments
+/// (whose graphs differ), resolves every purchase and every record as a fresh evaluation of the
+/// same state does.
+@Suite struct NameMemoTests {
     static let rules = """
         product basic: subscription {
           period month
@@ -280,6 +282,8 @@ import Testing
         }
         product tokens: consumable { id app_store "price_basic_café" }
         entitlement premium = pro or basic
+        feature calls: metered { usage single_use  event "api.call" }
+        feature exports: metered { usage single_use  event "export.finished.after.a.long.wait" }
         environment test {
           product sandbox: non_consumable { id app_store "com.example.basic.sandbox" }
         }
@@ -288,13 +292,14 @@ import Testing
                         "pro", "tokens", "price_basic_café", "sandbox", "com.example.basic.sandbox", "unknown",
                         "com.example.unknown.longer.than.sixteen"]
     static let stores: [String?] = [nil, "app_store", "stripe", "play", "amazon"]
+    static let features = ["calls", "api.call", "exports", "export.finished.after.a.long.wait", "tokens", "unknown"]
 
     /// What an evaluation made of each purchase: its product and standing, or the error.
     static func resolutions(_ make: () throws(EvaluationError) -> Evaluation) -> String {
         do throws(EvaluationError) {
             let e = try make()
             return e.state.purchases.indices.map { "\(e.purchaseProduct[$0]) \(e.standings[$0])" }
-                .joined(separator: "; ")
+                .joined(separator: "; ") + " | \(Array(e.tables.usageFeatures(in: e.graph)))"
         } catch {
             return "error: \(error)"
         }
@@ -305,7 +310,7 @@ import Testing
         let at = try #require(Instant(rfc3339: "2026-11-26T12:00:00Z"))
         var rng = SeededRandom(seed: 2026_11_28)
         var scratch = EvaluationScratch()
-        var resolvedToProduct = 0
+        var (resolvedToProduct, resolvedToFeature) = (0, 0)
         for k in 0..<EvaluationScratchTests.cases * 4 {
             let purchases = (0..<Int(rng.next() % 4)).map { _ in
                 let name = Self.names[Int(rng.next() % UInt64(Self.names.count))]
@@ -313,9 +318,13 @@ import Testing
                 return "{\"product\": \"\(name)\"" + (store.map { ", \"store\": \"\($0)\"" } ?? "")
                     + ", \"status\": \"active\"}"
             }
+            let usage = (0..<Int(rng.next() % 4)).map { _ in
+                let name = Self.features[Int(rng.next() % UInt64(Self.features.count))]
+                return "{\"\(rng.next() % 3 == 0 ? "event" : "feature")\": \"\(name)\", \"amount\": 1}"
+            }
             let environment = rng.next() % 3 == 0 ? "test" : "live"
             let json = Array(("{\"environment\": \"\(environment)\", \"purchases\": ["
-                + purchases.joined(separator: ", ") + "]}").utf8)
+                + purchases.joined(separator: ", ") + "], \"usage\": [" + usage.joined(separator: ", ") + "]}").utf8)
             let fresh = Self.resolutions { () throws(EvaluationError) in
                 try Evaluation(graph: graph, state: try! PurchaseState(json: json), at: at)
             }
@@ -329,11 +338,13 @@ import Testing
             #expect(scratched == fresh, "state \(k): \(String(decoding: json, as: UTF8.self))")
             if let e = made.take() {
                 resolvedToProduct += e.purchaseProduct.filter { $0 >= 0 }.count
+                resolvedToFeature += e.tables.usageFeatures(in: e.graph).filter { $0 >= 0 }.count
                 scratch.recycle(consume e)
             }
         }
         // Purchases of every kind were resolved (a state naming "shared" without a store is refused
         // whole: an id of two products).
         #expect(resolvedToProduct > EvaluationScratchTests.cases / 2)
+        #expect(resolvedToFeature > EvaluationScratchTests.cases / 2)
     }
 }
