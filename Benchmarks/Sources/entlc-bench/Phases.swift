@@ -35,30 +35,39 @@ func phases(_ args: [String]) {
     func perLine(_ body: (ArraySlice<UInt8>) -> Void) -> Double {
         measure(runs: runs) { for r in lines { body(bytes[r]) } } / Double(lines.count) * 1e9
     }
-    func evaluate(_ line: ArraySlice<UInt8>) -> Evaluation? {
-        guard let state = try? PurchaseState(json: line, options: options) else { return nil }
-        return try? Evaluation(graph: graph, state: state, at: at)
-    }
-    /// The query answered as the batch answers it: one result, in no array.
-    func answer(_ e: Evaluation) -> Decision? {
-        if let entitlement { return (try? e.entitlement(entitlement))?.decision }
-        return (try? e.feature(feature!))?.decision
+    // As `eval --states` takes a line: decoded into one scratch (its state and tables filled again,
+    // not made again), evaluated there, answered, written, and the evaluation given back. Each
+    // stage adds the next step to the ones before.
+    var scratch = EvaluationScratch()
+    let index = entitlement.flatMap { graph.live.entitlementIndex[$0] }
+        ?? feature.flatMap { graph.live.featureIndex[$0] }
+    guard let index else { fail("phases: no such entitlement or feature in the live environment") }
+    var out = JSONBytes(capacity: 1 << 20)
+    enum Stage: Int { case decode, build, answer, write }
+    func line(_ line: ArraySlice<UInt8>, through stage: Stage) {
+        guard (try? scratch.read(json: line, options: options)) != nil else { return }
+        guard stage.rawValue >= Stage.build.rawValue,
+              let e = try? scratch.evaluation(graph: graph, at: at) else { return }
+        if stage.rawValue >= Stage.answer.rawValue {
+            // The public calls (the batch answers into one result kept from line to line, a
+            // package call: a little cheaper than these).
+            if entitlement != nil {
+                let r = e.entitlement(index)
+                if stage == .write { e.writeJSONLine(r, warnings: e.warnings, into: &out) }
+            } else {
+                let r = e.feature(index, required: 1)
+                if stage == .write { e.writeJSONLine(r, warnings: e.warnings, into: &out) }
+            }
+            if out.count > 1 << 19 { out.removeAll() }
+        }
+        sink &+= e.state.purchases.count
+        scratch.recycle(consume e)
     }
     let touch = perLine { line in line.withUnsafeBufferPointer { for b in $0 { sink &+= Int(b) } } }
-    let decode = perLine { line in sink &+= (try? PurchaseState(json: line, options: options))?.purchases.count ?? 0 }
-    let build = perLine { line in sink &+= evaluate(line)?.state.usage.count ?? 0 }
-    let answered = perLine { line in sink &+= evaluate(line).flatMap(answer) == .allowed ? 1 : 0 }
-    var out = JSONBytes(capacity: 1 << 20)
-    let written = perLine { line in
-        guard let e = evaluate(line) else { return }
-        // As the batch writes a query's one result: no array, no `EvaluationResult`.
-        if let entitlement, let r = try? e.entitlement(entitlement) {
-            e.writeJSONLine(r, warnings: e.warnings, into: &out)
-        } else if let feature, let r = try? e.feature(feature) {
-            e.writeJSONLine(r, warnings: e.warnings, into: &out)
-        }
-        if out.count > 1 << 19 { out.removeAll() }
-    }
+    let decode = perLine { line($0, through: .decode) }
+    let build = perLine { line($0, through: .build) }
+    let answered = perLine { line($0, through: .answer) }
+    let written = perLine { line($0, through: .write) }
     // What building the decoded values costs, parsing aside: each line's state made again from
     // the values of its decoded one (the strings are the same short or kept ones) and freed.
     let decoded = lines.compactMap { try? PurchaseState(json: bytes[$0], options: options) }
