@@ -27,6 +27,11 @@ extension Evaluation {
         s.field("at", at)
         s.field("environment", word: environment.word)
         s.field("customer", state.customer)
+        Evaluation.warningsThenResults(warnings, to: &s)
+    }
+
+    /// `"warnings": […]` when there are some, then the `results` array, opened.
+    private static func warningsThenResults<S: JSONSink & ~Copyable>(_ warnings: [StateError], to s: inout S) {
         if !warnings.isEmpty {
             s.key("warnings")
             s.beginArray()
@@ -120,12 +125,6 @@ extension Evaluation {
         c.string(state.customer)
         if warnings.isEmpty { c.write(#","results":["#) }
         s.endRun(c, endsInValue: !warnings.isEmpty)
-        guard !warnings.isEmpty else { return }
-        s.key("warnings")
-        s.beginArray()
-        for w in warnings { s.string(w.description) }
-        s.endArray()
-        s.key("results")
-        s.beginArray()
+        if !warnings.isEmpty { Evaluation.warningsThenResults(warnings, to: &s) }
     }
 }
