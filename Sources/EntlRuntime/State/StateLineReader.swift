@@ -62,41 +62,57 @@ package struct StateLineReader {
     /// `state`'s purchases and usage records, if any, are those of an earlier state
     /// (`clear(keepingPlaces:)`): each is read into the next of their places, and those left over
     /// are removed.
+    ///
+    /// Objects and arrays are walked by loops over `nextKey` and `more`, not by functions that
+    /// take the body of each member as a closure: a closure's body was a call per key, and the
+    /// purchase it reads into was reached through the closure's context; here each field is
+    /// read straight into its place.
     private mutating func state(into state: inout PurchaseState, limits: StateLimits) throws(Declined) {
         var (purchases, records) = (0, 0)
-        try members(StateReader.stateKeys, .state) { (r, known) throws(Declined) in
+        var members = Members()
+        while let known = try nextKey(&members, .state) {
             switch known {
             case 4:
-                try r.elements(limit: limits.purchases) { (r, k) throws(Declined) in
-                    if k < state.purchases.count {
-                        state.purchases[k].reset()
+                guard try array() else { continue }
+                repeat {
+                    guard purchases < limits.purchases else { throw Declined() }
+                    if purchases < state.purchases.count {
+                        try purchase(into: &state.purchases[purchases], reset: true)
                     } else {
-                        if k == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
+                        if purchases == 0 { state.purchases.reserveCapacity(8) }  // not grown 1, 2, 4, 8
                         state.purchases.append(StateReader.blankPurchase)
+                        try purchase(into: &state.purchases[purchases], reset: false)
                     }
-                    try r.purchase(into: &state.purchases[k])
-                    purchases = k + 1
-                }
+                    purchases += 1
+                } while try more(UInt8(ascii: "]"))
             case 5:
-                try r.elements(limit: limits.usageRecords) { (r, k) throws(Declined) in
-                    if k == 0 { state.usage.reserveCapacity(8) }
-                    try r.usage(into: &state.usage, at: k)
-                    records = k + 1
-                }
+                guard try array() else { continue }
+                repeat {
+                    guard records < limits.usageRecords else { throw Declined() }
+                    if records == 0 { state.usage.reserveCapacity(8) }
+                    try usage(into: &state.usage, at: records)
+                    records += 1
+                } while try more(UInt8(ascii: "]"))
             default:
                 // `overrides`, `grants` and `ledger` are read by the general decoder.
-                guard try StateReader.stateField(known, &r, &state) else { throw Declined() }
+                guard try StateReader.stateField(known, &self, &state) else { throw Declined() }
             }
         }
         guard s.peek() == nil else { throw Declined() }
-        if state.purchases.count > purchases { state.purchases.removeSubrange(purchases...) }
-        if state.usage.count > records { state.usage.removeSubrange(records...) }
+        // Removed from the end (`removeSubrange` went through a generic replacement).
+        if state.purchases.count > purchases { state.purchases.removeLast(state.purchases.count - purchases) }
+        if state.usage.count > records { state.usage.removeLast(state.usage.count - records) }
     }
 
-    private mutating func purchase(into p: inout Purchase) throws(Declined) {
+    /// Reads a purchase into `p`, its place; `reset`: a purchase of an earlier state is there
+    /// (else a blank one).
+    @inline(__always)
+    private mutating func purchase(into p: inout Purchase, reset: Bool) throws(Declined) {
+        if reset { p.reset() }
         var product: String?
-        try members(StateReader.purchaseKeys, .purchase) { (r, known) throws(Declined) in
-            guard try StateReader.purchaseField(known, &r, &p, &product) else { throw Declined() }
+        var members = Members()
+        while let known = try nextKey(&members, .purchase) {
+            guard try StateReader.purchaseField(known, &self, &p, &product) else { throw Declined() }
         }
         guard let product else { throw Declined() }
         p.product = product
@@ -104,8 +120,9 @@ package struct StateLineReader {
 
     private mutating func usage(into records: inout [UsageRecord], at k: Int) throws(Declined) {
         var fields = UsageFields()
-        try members(StateReader.usageKeys, .usage) { (r, known) throws(Declined) in
-            guard try StateReader.usageField(known, &r, &fields) else { throw Declined() }
+        var members = Members()
+        while let known = try nextKey(&members, .usage) {
+            guard try StateReader.usageField(known, &self, &fields) else { throw Declined() }
         }
         do {
             try fields.place(in: &records, at: k)
@@ -133,20 +150,13 @@ package struct StateLineReader {
         return false
     }
 
-    /// The array at the cursor (or `null`: none), each element read by `body` with its index; more
-    /// than `limit` elements are left to the general decoder (which refuses them).
+    /// The start of the array at the cursor: whether an element follows, with the cursor on it
+    /// (false: `null`, none, or the empty `[]`, read). The elements are read in a loop ended by
+    /// `more("]")`.
     @inline(__always)
-    private mutating func elements(limit: Int, _ body: (inout StateLineReader, Int) throws(Declined) -> Void)
-        throws(Declined)
-    {
-        if try null() { return }
-        guard try open(UInt8(ascii: "["), UInt8(ascii: "]")) else { return }
-        var count = 0
-        repeat {
-            guard count < limit else { throw Declined() }
-            try body(&self, count)
-            count += 1
-        } while try more(UInt8(ascii: "]"))
+    private mutating func array() throws(Declined) -> Bool {
+        if try null() { return false }
+        return try open(UInt8(ascii: "["), UInt8(ascii: "]"))
     }
 
     /// After a member or an element: true after `,` (another follows), false after `close`.
@@ -160,38 +170,55 @@ package struct StateLineReader {
         return false
     }
 
-    /// The object at the cursor, each member's key given to `body` (by its index in `keys`, with
-    /// the cursor on its value), each key at most once. The bytes before a key are first compared
-    /// with those that came after the same key (or the start) in earlier objects of `set`
-    /// (`KeyOrder`); when they differ, they are read, and learned.
-    @inline(__always)
-    private mutating func members(_ keys: StateReader.KeySet, _ set: KeyOrder.Set,
-                                  _ body: (inout StateLineReader, Int) throws(Declined) -> Void) throws(Declined)
-    {
+    /// Where `nextKey` stands in an object: the keys read (a bit each) and the last one (or the start).
+    private struct Members {
         var seen: UInt64 = 0
         var last = KeyOrder.start
-        while true {
-            let start = s.index
-            let known: Int
-            if let (k, length) = templates.template(after: last, in: set, at: UnsafeRawPointer(base + start),
-                                                    available: s.bytes.count &- start) {
-                known = k
-                s.index = start &+ length
-            } else {
-                if last == KeyOrder.start {
-                    guard try open(UInt8(ascii: "{"), UInt8(ascii: "}")) else { return }
-                } else {
-                    guard try more(UInt8(ascii: "}")) else { return }
-                }
-                known = try key(keys)
-                templates.learn(known, after: last, in: set, UnsafeRawPointer(base + start), count: s.index &- start,
-                                available: s.bytes.count &- start)
-            }
-            guard seen & (1 &<< known) == 0 else { throw Declined() }
-            seen |= 1 &<< known
-            last = known
-            try body(&self, known)
+    }
+
+    /// The next member of the object at the cursor (its start when `members` is new): its key's
+    /// index in the set's keys, with the cursor on its value, each key at most once; nil after
+    /// the object's end. The bytes before a key are first compared with those that came after the
+    /// same key (or the start) in earlier objects of `set` (`KeyOrder`); when they differ, they
+    /// are read, and learned (`readKey`).
+    @inline(__always)
+    private mutating func nextKey(_ members: inout Members, _ set: KeyOrder.Set) throws(Declined) -> Int? {
+        let start = s.index
+        let known: Int
+        if let (k, length) = templates.template(after: members.last, in: set, at: UnsafeRawPointer(base + start),
+                                                available: s.bytes.count &- start) {
+            known = k
+            s.index = start &+ length
+        } else {
+            guard let k = try readKey(after: members.last, in: set) else { return nil }
+            known = k
         }
+        guard members.seen & (1 &<< known) == 0 else { throw Declined() }
+        members.seen |= 1 &<< known
+        members.last = known
+        return known
+    }
+
+    /// What no template matched: the separator (`{` or `,`, or the end of the object: nil), the
+    /// key and its colon read, and the bytes from `s.index` learned. Kept out of the loops that
+    /// read keys, with the key sets (each a `static let`, reached through a check per use).
+    @inline(never)
+    private mutating func readKey(after last: Int, in set: KeyOrder.Set) throws(Declined) -> Int? {
+        let start = s.index
+        if last == KeyOrder.start {
+            guard try open(UInt8(ascii: "{"), UInt8(ascii: "}")) else { return nil }
+        } else {
+            guard try more(UInt8(ascii: "}")) else { return nil }
+        }
+        let known: Int
+        switch set {
+        case .state: known = try key(StateReader.stateKeys)
+        case .purchase: known = try key(StateReader.purchaseKeys)
+        case .usage: known = try key(StateReader.usageKeys)
+        }
+        templates.learn(known, after: last, in: set, UnsafeRawPointer(base + start), count: s.index &- start,
+                        available: s.bytes.count &- start)
+        return known
     }
 
     /// A key of `keys` and its colon: the key's index.
