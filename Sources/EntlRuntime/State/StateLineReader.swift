@@ -99,9 +99,10 @@ package struct StateLineReader {
             }
         }
         guard s.peek() == nil else { throw Declined() }
-        // Removed from the end (`removeSubrange` went through a generic replacement).
-        if state.purchases.count > purchases { state.purchases.removeLast(state.purchases.count - purchases) }
-        if state.usage.count > records { state.usage.removeLast(state.usage.count - records) }
+        // Removed one by one from the end: usually one or two, and `removeSubrange` or
+        // `removeLast(_:)` went through a generic replacement (about 200 instructions).
+        while state.purchases.count > purchases { state.purchases.removeLast() }
+        while state.usage.count > records { state.usage.removeLast() }
     }
 
     /// Reads a purchase into `p`, its place; `reset`: a purchase of an earlier state is there
@@ -189,6 +190,11 @@ package struct StateLineReader {
                                                 available: s.bytes.count &- start) {
             known = k
             s.index = start &+ length
+        } else if members.last != KeyOrder.start, start < s.bytes.count, base[start] == UInt8(ascii: "}") {
+            // The object's end, right after its last value: what `readKey` would read (a call
+            // per object).
+            s.index = start &+ 1
+            return nil
         } else {
             guard let k = try readKey(after: members.last, in: set) else { return nil }
             known = k
