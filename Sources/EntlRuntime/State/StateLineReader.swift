@@ -271,8 +271,22 @@ package struct StateLineReader {
 }
 
 extension StateLineReader: StateValueReader {
-    /// A string in ASCII with no escape: the kept String when `names` has it.
+    /// A string in ASCII with no escape: the kept String when `names` has it. The common case, a
+    /// name right at the cursor, is read inline where the field is; anything else (whitespace
+    /// first, `null`, a string that is no name) by `otherString`, out of line.
+    @inline(__always)
     mutating func string() throws(Declined) -> String? {
+        if let names, s.index < s.bytes.count, base[s.index] == UInt8(ascii: "\""),
+           let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
+           let name = names.name(words, length: length) {
+            s.index += length + 2
+            return name
+        }
+        return try otherString()
+    }
+
+    @inline(never)
+    private mutating func otherString() throws(Declined) -> String? {
         if try null() { return nil }
         guard base[s.index] == UInt8(ascii: "\"") else { throw Declined() }
         if let names, let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
