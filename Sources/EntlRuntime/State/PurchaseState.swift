@@ -122,9 +122,10 @@ public struct Purchase: Sendable, Equatable {
         self.environment = environment
     }
 
-    /// Back to `Purchase(product: "")`, in place (a decoder reusing a purchase's place).
-    mutating func reset() {
-        (product, store, status, ownership, quantity, environment) = ("", nil, .active, .purchased, 1, .live)
+    /// Every field but `product` back to `Purchase(product: "")`'s, in place: a decoder reusing a
+    /// purchase's place, which sets `product` itself (set here too, it was released twice).
+    mutating func resetAllButProduct() {
+        (store, status, ownership, quantity, environment) = (nil, .active, .purchased, 1, .live)
         (purchasedAt, periodStart, expiresAt, graceUntil, willRenew) = (nil, nil, nil, nil, nil)
     }
 }

@@ -106,10 +106,10 @@ package struct StateLineReader {
     }
 
     /// Reads a purchase into `p`, its place; `reset`: a purchase of an earlier state is there
-    /// (else a blank one).
+    /// (else a blank one). Its `product` is set last, or the state given up (and cleared).
     @inline(__always)
     private mutating func purchase(into p: inout Purchase, reset: Bool) throws(Declined) {
-        if reset { p.reset() }
+        if reset { p.resetAllButProduct() }
         var product: String?
         var members = Members()
         while let known = try nextKey(&members, .purchase) {
@@ -318,6 +318,7 @@ extension StateLineReader: StateValueReader {
 
     /// Plain digits, no leading zero, at most 10^15.
     mutating func integer() throws(Declined) -> Int64? {
+        if let value = shortInteger() { return value }
         if try null() { return nil }
         var j = s.index
         var value: Int64 = 0
@@ -335,6 +336,32 @@ extension StateLineReader: StateValueReader {
         }
         s.index = j
         return value
+    }
+
+    /// The common integer, read as one word: with the cursor on it, one to seven digits (no
+    /// leading zero) followed by a byte that is no digit, `.`, `e` or `E` — its value, the
+    /// cursor past it; else nil, the cursor unmoved (`integer` then reads it a byte at a time,
+    /// or gives up). A digit byte, xor `0`, is 0…9: its high half is zero and its low half plus 6
+    /// stays below 16.
+    @inline(__always)
+    private mutating func shortInteger() -> Int64? {
+        guard s.index + 8 <= s.bytes.count else { return nil }
+        let w = UInt64(littleEndian: UnsafeRawPointer(base + s.index).loadUnaligned(as: UInt64.self))
+        let x = w ^ 0x3030_3030_3030_3030
+        let stops = x & 0xF0F0_F0F0_F0F0_F0F0 | (x & 0x0F0F_0F0F_0F0F_0F0F &+ 0x0606_0606_0606_0606)
+            & 0x1010_1010_1010_1010
+        let n = stops.trailingZeroBitCount >> 3  // the digits before the first other byte (8: none)
+        guard n >= 1, n <= 7, n == 1 || x & 0xFF != 0 else { return nil }
+        let next = UInt8(truncatingIfNeeded: w >> (8 &* UInt64(n)))
+        guard next != UInt8(ascii: "."), next | 0x20 != UInt8(ascii: "e") else { return nil }
+        // The digits moved to the top bytes (leading zeros below them, in memory order), then
+        // combined in pairs, fours and eights (simdjson's eight-digit parse).
+        var v = (x & 0x0F0F_0F0F_0F0F_0F0F) &<< (8 &* UInt64(8 &- n))
+        v = (v &* 2561) &>> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+        v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+        s.index += n
+        return Int64(truncatingIfNeeded: v)
     }
 
     mutating func bool() throws(Declined) -> Bool? {

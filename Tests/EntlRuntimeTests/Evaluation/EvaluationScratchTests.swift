@@ -105,17 +105,17 @@ import Testing
     }
 
     /// A purchase reset in its place (the decoder reading the next line's purchases into the
-    /// places of the last line's) is the blank purchase, whatever it held. Every stored field is
-    /// set to something else first: a field added to `Purchase` fails the count until `reset()`
-    /// and this test have it too.
+    /// places of the last line's) is the blank purchase but for its product (which the decoder
+    /// sets last), whatever it held. Every stored field is set to something else first: a field
+    /// added to `Purchase` fails the count until `resetAllButProduct()` and this test have it too.
     @Test func aPurchaseResetInItsPlaceIsTheBlankPurchase() {
         var p = Purchase(product: "p", store: "stripe", status: .revoked, purchasedAt: Instant(seconds: 1),
                          periodStart: Instant(seconds: 2), expiresAt: Instant(seconds: 3),
                          graceUntil: Instant(seconds: 4), willRenew: false, ownership: .familyShared, quantity: 5,
                          environment: .test)
         #expect(Mirror(reflecting: p).children.count == 11)
-        p.reset()
-        #expect(p == Purchase(product: ""))
+        p.resetAllButProduct()
+        #expect(p == Purchase(product: "p"))
     }
 
     /// The tables of an evaluation given back are the next evaluation's (nothing allocated again);

@@ -357,9 +357,13 @@ struct StateTextGenerator {
     }
 
     mutating func integer() -> String {
-        if !odd(0.3) { return r.chance(0.1) ? r.pick(["0", "1000000000000000"]) : String(r.int64(1...5_000)) }
+        // Up to 7 digits are read as one word, more a byte at a time: both, and the edges.
+        if !odd(0.3) {
+            if r.chance(0.1) { return r.pick(["0", "1000000000000000", "9999999", "10000000", "12345678"]) }
+            return String(r.chance(0.7) ? r.int64(1...5_000) : r.int64(5_001...999_999_999))
+        }
         return r.pick(["1000000000000001", "9999999999999999", "10000000000000000", "-1", "1.0", "1e2", "01", "0.5",
-                       "null", "\"5\"", "5E0"])
+                       "null", "\"5\"", "5E0", "00", "0123456", "1234567.5", "1234567e1", "7E1", "12345678.0"])
     }
 
     /// The text with a byte replaced, removed or inserted, or a slice repeated or cut.
