@@ -163,11 +163,6 @@ public struct UsageRecord: Sendable, Equatable {
         self.init(feature: event, kind: kind, at: at, id: id)
         self.isEvent = true
     }
-
-    /// Every field, in place (a decoder reusing a record's place).
-    mutating func set(name: String, isEvent: Bool, kind: Kind, at: Instant?, id: String?) {
-        (self.name, self.isEvent, self.kind, self.at, self.id) = (name, isEvent, kind, at, id)
-    }
 }
 
 /// A per-customer grant (docs/state.md `grants`): of an entitlement, active over `[from, until)`

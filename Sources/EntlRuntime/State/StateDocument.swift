@@ -33,7 +33,8 @@ extension StateReader {
             case 5:
                 try r.elements(limit: r.limits.usageRecords, "usage records") { (r, i) throws(DecodeError) in
                     if i == 0 { state.usage.reserveCapacity(8) }
-                    try r.usage(i, into: &state.usage)
+                    state.usage.append(StateReader.blankRecord)
+                    try r.usage(i, into: &state.usage[i])
                 }
             case 6:
                 if try r.null() { return }
@@ -76,16 +77,19 @@ extension StateReader {
         p.product = product
     }
 
-    /// Reads a usage record into `records`.
-    private mutating func usage(_ index: Int, into records: inout [UsageRecord]) throws(DecodeError) {
+    /// What a usage record is read into, appended to the state's array (as `blankPurchase`).
+    static let blankRecord = UsageRecord(feature: "", kind: .amount(0))
+
+    /// Reads a usage record into `record`, a record in its place in the state.
+    private mutating func usage(_ index: Int, into record: inout UsageRecord) throws(DecodeError) {
         var fields = UsageFields()
         try members(StateReader.usageKeys) { (r, known, key) throws(DecodeError) in
-            guard try StateReader.usageField(known, &r, &fields) else {
+            guard try StateReader.usageField(known, &r, &record, &fields) else {
                 try r.unknown(key, place: { "usage[\(index)]" }, known: StateReader.usageKeys.names)
                 return
             }
         }
-        try fields.place(in: &records, at: records.count)
+        try fields.finish(&record)
     }
 }
 
@@ -107,39 +111,29 @@ extension StateReader: StateValueReader {
     mutating func integer() throws(DecodeError) -> Int64? { try amount() }
 }
 
-/// A usage record's fields as read, before they are checked (`place(in:at:)`).
+/// What a usage record's keys said, besides the values read into the record's place: which of
+/// them were given (not `null`), checked once the record is read (`finish`). The record is read
+/// in its place (a record of an earlier state, `clear(keepingPlaces:)`, or a blank one appended):
+/// its strings go there once, not into fields first and then moved (a record built from fields
+/// cost a destruction of the fields and a release of each string it replaced).
 struct UsageFields {
-    var feature: String?, event: String?, id: String?
-    var amount: Int64?, level: Int64?
-    var at: Instant?
+    static let feature: UInt8 = 1, event: UInt8 = 2, amount: UInt8 = 4, level: UInt8 = 8, at: UInt8 = 16, id: UInt8 = 32
+    var given: UInt8 = 0
 
-    /// Puts the record these fields make at `records[k]`: in that place when there is one (a
-    /// record of an earlier state, `clear(keepingPlaces:)`), else appended. Its strings are moved
-    /// out of the fields, not copied (a pattern over `(feature, event)` would copy both), and the
-    /// record is built where it goes (a record returned would be copied: a retain and a release of
-    /// its strings).
-    mutating func place(in records: inout [UsageRecord], at k: Int) throws(DecodeError) {
-        let kind: UsageRecord.Kind
-        switch (amount, level) {
-        case (let a?, nil): kind = .amount(a)
-        case (nil, let l?): kind = .level(l)
-        case (_?, _?): throw DecodeError(path: "", message: "give \"amount\" or \"level\", not both")
-        case (nil, nil):
+    /// Checks what was given, and empties what was not (`at` and `id`, which a record in its place
+    /// may hold from an earlier state). `name` and `kind` hold the given ones' values.
+    func finish(_ record: inout UsageRecord) throws(DecodeError) {
+        let amount = given & UsageFields.amount != 0, level = given & UsageFields.level != 0
+        if amount && level { throw DecodeError(path: "", message: "give \"amount\" or \"level\", not both") }
+        if !amount && !level {
             throw DecodeError(path: "", message: "missing \"amount\" (a use) or \"level\" (a continuous level)")
         }
-        guard feature == nil || event == nil else {
-            throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both")
-        }
-        let isEvent = feature == nil
-        guard let name = isEvent ? event.take() : feature.take() else {
-            throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")")
-        }
-        if k < records.count {
-            records[k].set(name: name, isEvent: isEvent, kind: kind, at: at, id: id.take())
-        } else {
-            records.append(isEvent ? UsageRecord(event: name, kind: kind, at: at, id: id.take())
-                                   : UsageRecord(feature: name, kind: kind, at: at, id: id.take()))
-        }
+        let feature = given & UsageFields.feature != 0, event = given & UsageFields.event != 0
+        if feature && event { throw DecodeError(path: "", message: "give \"feature\" or \"event\", not both") }
+        if !feature && !event { throw DecodeError(path: "", message: "missing \"feature\" (or \"event\")") }
+        record.isEvent = event
+        if given & UsageFields.at == 0 { record.at = nil }
+        if given & UsageFields.id == 0 { record.id = nil }
     }
 }
 
@@ -184,17 +178,36 @@ extension StateReader {
         return true
     }
 
+    /// Read into `record`'s place, what was given noted in `u` (`UsageFields.finish` checks it).
+    /// A `null` is no value given: `feature` and `event` (the name) and `amount` and `level` (the
+    /// kind) then keep what the other of the pair wrote.
     @inline(__always)
-    static func usageField<R: StateValueReader>(_ known: Int?, _ r: inout R, _ u: inout UsageFields)
-        throws(R.Failure) -> Bool
+    static func usageField<R: StateValueReader>(_ known: Int?, _ r: inout R, _ record: inout UsageRecord,
+                                                _ u: inout UsageFields) throws(R.Failure) -> Bool
     {
         switch known {
-        case 0: u.feature = try r.string()
-        case 1: u.event = try r.string()
-        case 2: u.amount = try r.integer()
-        case 3: u.level = try r.integer()
-        case 4: u.at = try r.instant()
-        case 5: u.id = try r.string()
+        case 0:
+            guard let name = try r.string() else { break }
+            record.name = name
+            u.given |= UsageFields.feature
+        case 1:
+            guard let name = try r.string() else { break }
+            record.name = name
+            u.given |= UsageFields.event
+        case 2:
+            guard let amount = try r.integer() else { break }
+            record.kind = .amount(amount)
+            u.given |= UsageFields.amount
+        case 3:
+            guard let level = try r.integer() else { break }
+            record.kind = .level(level)
+            u.given |= UsageFields.level
+        case 4:
+            record.at = try r.instant()
+            u.given |= UsageFields.at
+        case 5:
+            record.id = try r.string()
+            u.given |= UsageFields.id
         default: return false
         }
         return true

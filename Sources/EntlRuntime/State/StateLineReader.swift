@@ -89,8 +89,11 @@ package struct StateLineReader {
                 guard try array() else { continue }
                 repeat {
                     guard records < limits.usageRecords else { throw Declined() }
-                    if records == 0 { state.usage.reserveCapacity(8) }
-                    try usage(into: &state.usage, at: records)
+                    if records == state.usage.count {
+                        if records == 0 { state.usage.reserveCapacity(8) }
+                        state.usage.append(StateReader.blankRecord)
+                    }
+                    try usage(into: &state.usage[records])
                     records += 1
                 } while try more(UInt8(ascii: "]"))
             default:
@@ -119,14 +122,15 @@ package struct StateLineReader {
         p.product = product
     }
 
-    private mutating func usage(into records: inout [UsageRecord], at k: Int) throws(Declined) {
+    /// Reads a usage record into `record`, its place (a record of an earlier state's or a blank one).
+    private mutating func usage(into record: inout UsageRecord) throws(Declined) {
         var fields = UsageFields()
         var members = Members()
         while let known = try nextKey(&members, .usage) {
-            guard try StateReader.usageField(known, &self, &fields) else { throw Declined() }
+            guard try StateReader.usageField(known, &self, &record, &fields) else { throw Declined() }
         }
         do {
-            try fields.place(in: &records, at: k)
+            try fields.finish(&record)
         } catch {
             throw Declined()
         }

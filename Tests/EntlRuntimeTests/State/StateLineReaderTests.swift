@@ -85,6 +85,37 @@ import Testing
         #expect(mutatedAccepted > 0)
     }
 
+    /// States read one after another into one scratch's state, each into the places of the
+    /// purchases and usage records of the state before (as a batch's lines are), decode as each
+    /// does alone: no field of a place keeps what the state before put there (a record's `at`,
+    /// `id` or kind, a purchase's `store`), whichever decoder reads it.
+    @Test func statesReadIntoThePlacesOfTheOnesBeforeDecodeAsAlone() {
+        var scratch = EvaluationScratch()
+        var compared = 0
+        for k in 0..<Self.cases {
+            var g = StateTextGenerator(r: SeededRandom(seed: 2026_11_28_000 + UInt64(k)), oddity: k % 3 == 0 ? 1 : 0)
+            let text = g.state()
+            for text in [text, g.mutate(text)] {
+                let bytes = Array(text.utf8)
+                let alone = Result { () throws(StateError) in try PurchaseState(json: bytes) }
+                let inPlace = Result { () throws(StateError) in
+                    try scratch.read(json: bytes[...])
+                    return scratch.state
+                }
+                switch (alone, inPlace) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "decoded differently in place: \(text)")
+                    compared += 1
+                case (.failure(let a), .failure(let b)):
+                    #expect("\(a)" == "\(b)", "refused differently in place: \(text)")
+                default:
+                    Issue.record("decoded one way only: \(text)")
+                }
+            }
+        }
+        #expect(compared > Self.cases / 2)
+    }
+
     /// The benchmark's kind of line is read by this reader (not left to the general decoder), and
     /// every value in it is as written.
     @Test func aTrackersLineIsReadInFull() throws {
