@@ -86,6 +86,15 @@ import Testing
         let r = try runEntlc(arguments + ["--states", "-", "--jobs", "2"], stdin: input)
         #expect(r.status == 0)
         #expect(r.stdout == (try expected(copies: 20)))
+        // Short CRLF lines from a file: whole lines taken from each chunk read at once, and the
+        // line cut by the chunk's end taken as it comes.
+        let short = String(repeating: fixture.replacingOccurrences(of: "\n", with: "\r\n"), count: 2_000)
+        let path = try makeTemporaryDirectory() + "/crlf.jsonl"
+        try short.write(toFile: path, atomically: true, encoding: .utf8)
+        for jobs in ["1", "2"] {
+            let fromFile = try runEntlc(arguments + ["--states", path, "--jobs", jobs])
+            #expect(fromFile.stdout == (try expected(copies: 2_000)), "CRLF file, --jobs \(jobs)")
+        }
     }
 
     /// A consumer reading the pipe sees each result while the input is still open.

@@ -186,6 +186,7 @@ enum JSONLines {
                     paused = true
                     break
                 }
+                if start < end, wholeLines(into: &block, lines: lines) { continue }
                 let next: (range: Range<Int>, number: Int, length: Int, blank: Bool)?
                 do {
                     next = try nextLine(into: &block.bytes)
@@ -203,6 +204,35 @@ enum JSONLines {
         private func readable() -> Bool {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             return poll(&p, 1, 0) != 0
+        }
+
+        /// The lines that end in the chunk read (by a newline) and are not too long, as many as
+        /// the block has room for, taken into `block` with one copy of their bytes, newlines and
+        /// all (each line's range leaves its `\n` or `\r\n` out): what `nextLine` takes of them one
+        /// by one, a copy each. Whether it took any; a line it does not take is `nextLine`'s.
+        private mutating func wholeLines(into block: inout Block, lines: Int) -> Bool {
+            let room = JSONLines.blockBytes - block.bytes.count, first = start, end = end
+            // A line at chunk index i is at i + shift in the block. The cursor and the line number
+            // kept apart while the chunk is read (it is part of `self`, which they would modify).
+            let shift = block.bytes.count - first
+            var (next, number) = (start, lineNumber)
+            chunk.withUnsafeBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                while block.lines.count < lines, let newline = memchr(base + next, 0x0A, end - next) {
+                    let n = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                    guard n - next <= JSONLines.maxLineLength + 1, n + 1 - first <= room else { break }
+                    let length = n > next && base[n - 1] == 0x0D ? n - next - 1 : n - next
+                    number += 1
+                    block.lines.append(((next + shift)..<(next + shift + length), number, length,
+                                        JSONLines.isBlank(UnsafeBufferPointer(start: base + next, count: length))))
+                    next = n + 1
+                }
+                if next > first {
+                    block.bytes.append(contentsOf: UnsafeBufferPointer(start: base + first, count: next - first))
+                }
+            }
+            (start, lineNumber) = (next, number)
+            return next > first
         }
 
         /// Appends the next line (without `\n` or `\r\n`) to `out`, or returns nil at the end.
