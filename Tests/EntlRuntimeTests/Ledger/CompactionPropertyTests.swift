@@ -63,6 +63,81 @@ import Testing
         #expect(folded > Self.cases)
     }
 
+    /// An upgrade recorded after `T` by changing the row's product (monthly to yearly within one
+    /// App Store group, or back; a Stripe price change) between two plans that count alike — behind
+    /// the same entitlement, granting nothing themselves — leaves a compacted state answering as its
+    /// full history at every instant from `T` on: the entitlement's grants (windows with carry,
+    /// credits that features spill into) go on through the changed row. Generated subscribers: one
+    /// or two plans bought before `T`, uses before and after, the row changed (or not) after `T`.
+    @Test func anUpgradeAfterTGoesOnThroughTheChangedRow() throws {
+        let graph = compileGraph("""
+            product monthly: subscription { period month  id app_store "pro.monthly"  id stripe "price_m" }
+            product yearly: subscription { period year  id app_store "pro.yearly"  id stripe "price_y" }
+            feature calls: metered { usage single_use }
+            feature exports: metered { usage single_use }
+            credits tokens { calls 1 = 2  exports 1 = 5 }
+            entitlement pro = monthly or yearly {
+              grants calls 100 per day carry up to 150
+              grants exports 3 per week
+              grants tokens 60 per month carry
+            }
+            """)
+        let ids = [("monthly", "pro.monthly", "price_m"), ("yearly", "pro.yearly", "price_y")]
+        var r = SeededRandom(seed: 2026_11_28)
+        var (compared, changed) = (0, 0)
+        for i in 0..<Self.cases {
+            let start = Instant(seconds: 1_767_225_600 + r.int64(0...(200 * 86_400)))  // 2026 and on
+            let before = Instant(seconds: start.seconds + r.int64(1...(90 * 86_400)))
+            var state = PurchaseState()
+            for k in 0..<r.int(1...2) {
+                let plan = r.pick(ids), store = r.pick(["app_store", "stripe", nil])
+                let bought = Instant(seconds: start.seconds + Int64(k) * r.int64(0...(20 * 86_400)))
+                state.purchases.append(Purchase(
+                    product: store == nil ? plan.0 : store == "stripe" ? plan.2 : plan.1, store: store,
+                    status: .active, purchasedAt: bought,
+                    expiresAt: Instant(seconds: bought.seconds + r.int64(200...400) * 86_400)))
+            }
+            for _ in 0..<r.int(0...30) {
+                let span = before.seconds - start.seconds + 40 * 86_400
+                let at = Instant(seconds: start.seconds + r.int64(0...span))
+                state.usage.append(UsageRecord(feature: r.pick(["calls", "exports", "tokens"]),
+                                               kind: .amount(r.int64(1...80)), at: at))
+            }
+            let compacted: PurchaseState
+            do {
+                compacted = try LedgerCompaction.compact(graph: graph, state: state, before: before,
+                                                         environment: .live).state
+            } catch {
+                Issue.record("subscriber \(i): compacting before \(before) failed: \(error)")
+                continue
+            }
+            // The change: a row's product replaced by the other plan's, at the row's own store.
+            let j = r.int(0...(state.purchases.count - 1)), switched = r.chance(0.7)
+            func upgrade(_ s: PurchaseState) -> PurchaseState {
+                guard switched else { return s }
+                var s = s
+                let other = ids.first { ![$0.0, $0.1, $0.2].contains(s.purchases[j].product) }!
+                s.purchases[j].product = switch s.purchases[j].store {
+                case nil: other.0
+                case "stripe": other.2
+                default: other.1
+                }
+                return s
+            }
+            if switched { changed += 1 }
+            for at in [before, Instant(seconds: before.seconds + r.int64(1...(60 * 86_400)))] {
+                compared += 1
+                let mismatch = Self.firstDifference(graph, .live, full: upgrade(state), compacted: upgrade(compacted),
+                                                    at: at, unlock: false)
+                let what = "subscriber \(i) (\(state.purchases), row \(j) changed: \(switched)), "
+                    + "compacted before \(before), at \(at): \(mismatch ?? "")"
+                #expect(mismatch == nil, "\(what)")
+                if mismatch != nil { return }
+            }
+        }
+        #expect(compared > Self.cases && changed > Self.cases / 2)
+    }
+
     /// Two examples the generator rarely makes. A use a nanosecond before `T`, while a purchase
     /// whose status ended it is within its dates: read at `T`, a past use, the plan paid it (the
     /// ledger read a nanosecond earlier had charged the free grant). And a grant sharing its `id`
