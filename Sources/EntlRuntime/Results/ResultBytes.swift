@@ -276,21 +276,11 @@ extension JSONBytes {
 
 /// The values and members a run writes (`JSONBytes.beginRun`).
 extension JSONCursor {
-    /// The room an instant takes, quoted (years past 9999 and nanoseconds: at most 43 bytes).
-    static let instantRoom = 64
     /// The room `int` takes (`Int64.min`, 20 bytes) and `null`'s 4 bytes past it (a word).
     static let intRoom = 24
 
-    /// The comma before the run's first value, when it needs one.
-    @inline(__always)
-    mutating func separator() { bytes.write(UInt8(ascii: ","), if: comma) }
-
     @inline(__always)
     mutating func write(_ literal: StaticString) { bytes.write(literal: literal) }
-
-    /// `null` (room: 4 bytes, and a word of slack).
-    @inline(__always)
-    mutating func null() { bytes.write(word: 0x6C6C_756E, count: 4) }
 
     @inline(__always)
     mutating func bool(_ value: Bool) { bytes.write(word: value ? 0x6575_7274 : 0x65_736C_6166, count: value ? 4 : 5) }
@@ -369,31 +359,12 @@ extension JSONCursor {
     @inline(never)
     private mutating func wide(_ value: Int64) {
         guard 10 <= value, value <= 9999 else { return JSONValue.writeInteger(value, to: &bytes) }
-        let digits = UnsafeRawPointer(Instant.digitPairs.utf8Start)
-        @inline(__always) func two(_ v: UInt32) -> UInt64 {
-            UInt64(digits.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: v) &* 2, as: UInt16.self))
-        }
+        let two = Instant.digitPair
         let v = UInt32(truncatingIfNeeded: value), high = v / 100, low = v &- high &* 100
         switch v {
         case ..<100: bytes.write(word: two(v), count: 2)
         case ..<1000: bytes.write(word: UInt64(high &+ 0x30) | two(low) << 8, count: 3)
         default: bytes.write(word: two(high) | two(low) << 16, count: 4)
         }
-    }
-
-    /// An instant's RFC 3339 string or null, in `instantRoom`.
-    @inline(__always)
-    mutating func instant(_ value: Instant?) {
-        guard let value else { return null() }
-        bytes.write(UInt8(ascii: "\""))
-        if !instants.write(value, to: &bytes) { formed(value) }
-        bytes.write(UInt8(ascii: "\""))
-    }
-
-    @inline(never)
-    private mutating func formed(_ value: Instant) {
-        let start = bytes.position
-        value.writeRFC3339(to: &bytes)
-        instants.remember(value, text: UnsafeBufferPointer(start: start, count: bytes.position - start))
     }
 }

@@ -105,15 +105,6 @@ struct ByteBuffer: ~Copyable, ByteOutput {
         checkRoom(storing: 0)
     }
 
-    /// Writes the first `n` bytes of `words` (in memory order) in room reserved for all of them.
-    @inline(__always)
-    mutating func reserved(words: (UInt64, UInt64, UInt64, UInt64), count n: Int) {
-        checkRoom(storing: 32)
-        UnsafeMutableRawPointer(base + count).storeBytes(of: words, as: (UInt64, UInt64, UInt64, UInt64).self)
-        count &+= n
-        checkRoom(storing: 0)
-    }
-
     /// Writes `n` bytes from `source` in room reserved for them.
     @inline(__always)
     mutating func reserved(_ source: UnsafeRawPointer, count n: Int) {
@@ -434,5 +425,36 @@ struct JSONCursor {
         let short = String(decoding: [UInt8(ascii: "a"), UInt8(ascii: "b")], as: UTF8.self)
         let (a, b) = (unsafeBitCast(long, to: (UInt64, UInt64).self), unsafeBitCast(short, to: (UInt64, UInt64).self))
         return a == (0x6867_6665_6463_6261, 0xEF6F_6E6D_6C6B_6A69) && b == (0x6261, 0xE200_0000_0000_0000)
+    }
+}
+
+/// The values of a run that the sink's own members write too (`JSONBytes.instant`).
+extension JSONCursor {
+    /// The room an instant takes, quoted (years past 9999 and nanoseconds: at most 43 bytes).
+    static let instantRoom = 64
+
+    /// The comma before the run's first value, when it needs one.
+    @inline(__always)
+    mutating func separator() { bytes.write(UInt8(ascii: ","), if: comma) }
+
+    /// `null` (room: 4 bytes, and a word of slack).
+    @inline(__always)
+    mutating func null() { bytes.write(word: 0x6C6C_756E, count: 4) }
+
+    /// An instant's RFC 3339 string or null, in `instantRoom`: its text found again in the sink's
+    /// `RecentInstants`, else formed and kept there.
+    @inline(__always)
+    mutating func instant(_ value: Instant?) {
+        guard let value else { return null() }
+        bytes.write(UInt8(ascii: "\""))
+        if !instants.write(value, to: &bytes) { formed(value) }
+        bytes.write(UInt8(ascii: "\""))
+    }
+
+    @inline(never)
+    private mutating func formed(_ value: Instant) {
+        let start = bytes.position
+        value.writeRFC3339(to: &bytes)
+        instants.remember(value, text: UnsafeBufferPointer(start: start, count: bytes.position - start))
     }
 }

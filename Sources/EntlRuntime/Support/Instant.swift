@@ -320,12 +320,19 @@ extension Instant {
 
 extension Instant {
     /// "00" to "99", each two-digit number's text at twice its value.
-    static var digitPairs: StaticString {
+    private static var digitPairs: StaticString {
         """
         00010203040506070809101112131415161718192021222324252627282930313233343536373839\
         40414243444546474849505152535455565758596061626364656667686970717273747576777879\
         8081828384858687888990919293949596979899
         """
+    }
+
+    /// The two digits of `v` (below 100) as the low two bytes of a word, in memory order.
+    @inline(__always)
+    static func digitPair(_ v: UInt32) -> UInt64 {
+        UInt64(UnsafeRawPointer(digitPairs.utf8Start).loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: v) &* 2,
+                                                                    as: UInt16.self))
     }
 
     /// `rfc3339`'s UTF-8 bytes. The common form (whole seconds from 1970 to 9999) is built in
@@ -351,10 +358,7 @@ extension Instant {
         let month = mp < 10 ? mp &+ 3 : mp &- 9
         let year = yoe &+ era &* 400 &+ (month <= 2 ? 1 : 0)
         // `YYYY-MM-DDTHH:MM:SSZ` as three words of two-digit pairs (in memory order).
-        let digits = UnsafeRawPointer(Instant.digitPairs.utf8Start)
-        @inline(__always) func two(_ v: UInt32) -> UInt64 {
-            UInt64(digits.loadUnaligned(fromByteOffset: Int(truncatingIfNeeded: v) &* 2, as: UInt16.self))
-        }
+        let two = Instant.digitPair
         let hours = secondOfDay / 3600, rest = secondOfDay &- hours &* 3600
         let minutes = rest / 60, secs = rest &- minutes &* 60
         let century = year / 100

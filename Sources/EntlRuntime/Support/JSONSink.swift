@@ -369,16 +369,13 @@ public struct JSONBytes: ~Copyable, JSONSink {
         instant(value)
     }
 
+    /// In a run of its own (`JSONCursor.instant`: the text found again or formed and kept).
     @inline(never)
     private mutating func instant(_ value: Instant) {
-        beginValue(reserving: RecentInstants.width + 2)
-        buffer.reserved(UInt8(ascii: "\""), if: true)
-        if !instants.write(value, to: &buffer) {
-            let start = buffer.count
-            value.writeRFC3339(to: &buffer)
-            instants.remember(value, text: UnsafeBufferPointer(rebasing: buffer.bytes[start...]))
-        }
-        buffer.write(UInt8(ascii: "\""))
+        var c = beginRun(reserving: JSONCursor.instantRoom + 1)
+        c.separator()
+        c.instant(value)
+        endRun(c, endsInValue: true)
     }
 }
 
@@ -409,16 +406,8 @@ struct RecentInstants {
         return slots + Int(truncatingIfNeeded: mixed >> 58)
     }
 
-    /// Writes the text of `instant` when it was written lately, in `width` bytes reserved.
-    @inline(__always)
-    func write(_ instant: Instant, to buffer: inout ByteBuffer) -> Bool {
-        let slot = slot(instant)
-        guard slot.pointee.count != 0, slot.pointee.instant == instant else { return false }
-        buffer.reserved(words: slot.pointee.text, count: slot.pointee.count)
-        return true
-    }
-
-    /// `write(_:to:)` at a cursor, in room for `width` bytes.
+    /// Writes the text of `instant` at `cursor` when it was written lately, in room for `width`
+    /// bytes; else nothing.
     @inline(__always)
     func write(_ instant: Instant, to cursor: inout ByteCursor) -> Bool {
         let slot = slot(instant)
