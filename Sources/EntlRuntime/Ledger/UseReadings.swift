@@ -189,8 +189,9 @@ extension Evaluation {
                 index![Array(row)] = Int32(rowCount - 1)
             } else if rowCount > 8 {
                 var made: [[UInt8]: Int32] = [:]
-                for r in 0..<rowCount where made[Array(rows[r * width..<(r + 1) * width])] == nil {
-                    made[Array(rows[r * width..<(r + 1) * width])] = Int32(r)
+                for r in 0..<rowCount {
+                    let row = Array(rows[r * width..<(r + 1) * width])
+                    if made[row] == nil { made[row] = Int32(r) }
                 }
                 index = made
             }

@@ -65,7 +65,6 @@ public struct Reason: Sendable, Equatable, CustomStringConvertible, ExpressibleB
     /// again under its key and graph when `s` kept them (`BalanceParts.key`), else formed and kept.
     func write<S: JSONSink & ~Copyable>(to s: inout S) {
         switch form {
-        case .fixed(let text): text.withUTF8Buffer { s.string(utf8: $0) }
         case .balance(let parts) where parts.reason.excess == 0:
             let key = parts.key
             if s.string(keptAs: key, of: parts.graph) { return }

@@ -278,24 +278,26 @@ extension StateLineReader: StateValueReader {
     /// first, `null`, a string that is no name) by `otherString`, out of line.
     @inline(__always)
     mutating func string() throws(Declined) -> String? {
-        if let names, s.index < s.bytes.count, base[s.index] == UInt8(ascii: "\""),
-           let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
-           let name = names.name(words, length: length) {
-            s.index += length + 2
-            return name
-        }
+        if s.index < s.bytes.count, base[s.index] == UInt8(ascii: "\""), let name = knownName() { return name }
         return try otherString()
+    }
+
+    /// With the cursor on a string's opening quote: the kept String when `names` has the string,
+    /// the cursor past it; else nil, the cursor unmoved.
+    @inline(__always)
+    private mutating func knownName() -> String? {
+        guard let names, let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
+              let name = names.name(words, length: length)
+        else { return nil }
+        s.index += length + 2
+        return name
     }
 
     @inline(never)
     private mutating func otherString() throws(Declined) -> String? {
         if try null() { return nil }
         guard base[s.index] == UInt8(ascii: "\"") else { throw Declined() }
-        if let names, let (words, length) = JSONScanner.shortString(at: s.index, in: s.bytes),
-           let name = names.name(words, length: length) {
-            s.index += length + 2
-            return name
-        }
+        if let name = knownName() { return name }
         // Copied in, not decoded: a plain run is ASCII (made this way, a short string costs about
         // half what `String(decoding:as:)` does).
         let bytes = try plainString()
