@@ -193,13 +193,6 @@ struct NameMemo {
     var keeps = false
 
     @inline(__always)
-    private static func words(_ s: String) -> (UInt64, UInt64) {
-        withUnsafeBytes(of: s) {
-            ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-    }
-
-    @inline(__always)
     private static func slot(_ name: (UInt64, UInt64)) -> Int {
         let h = (name.0 ^ name.1 ^ name.1 >> 29) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: h >> 56) & (slots - 1)
@@ -209,7 +202,7 @@ struct NameMemo {
     private static func same(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
-        case (let a?, let b?): words(a) == words(b)
+        case (let a?, let b?): a.representationWords == b.representationWords
         default: false
         }
     }
@@ -218,8 +211,8 @@ struct NameMemo {
     @inline(__always)
     func answer(_ name: String, _ qualifier: String?, in graph: EnvironmentGraph) -> Int32? {
         guard NameMemo.comparable, self.graph === graph else { return nil }
-        let words = NameMemo.words(name)
-        guard let entry = entries[NameMemo.slot(words)], NameMemo.words(entry.name) == words,
+        let words = name.representationWords
+        guard let entry = entries[NameMemo.slot(words)], entry.name.representationWords == words,
               NameMemo.same(entry.qualifier, qualifier)
         else { return nil }
         return entry.answer
@@ -232,7 +225,7 @@ struct NameMemo {
             self.graph = graph
             entries = Array(repeating: nil, count: NameMemo.slots)
         }
-        entries[NameMemo.slot(NameMemo.words(name))] = Entry(name: name, qualifier: qualifier, answer: answer)
+        entries[NameMemo.slot(name.representationWords)] = Entry(name: name, qualifier: qualifier, answer: answer)
     }
 }
 

@@ -291,7 +291,7 @@ extension JSONCursor {
     mutating func string(_ value: String?) {
         guard let value else { return null() }
         if smallStrings {
-            let (first, second) = unsafeBitCast(value, to: (UInt64, UInt64).self)
+            let (first, second) = value.representationWords
             if second >> 60 == 0xE {
                 let n = Int(truncatingIfNeeded: second >> 56) & 0xF
                 let rest = second & 0x00FF_FFFF_FFFF_FFFF

@@ -403,6 +403,13 @@ struct PlainLiterals {
     }
 }
 
+extension String {
+    /// The two words the standard library holds a `String` in on 64-bit platforms. Only where
+    /// `MemoryLayout<String>.size == 16` (callers check; elsewhere the cast traps).
+    @inline(__always)
+    var representationWords: (UInt64, UInt64) { unsafeBitCast(self, to: (UInt64, UInt64).self) }
+}
+
 /// `JSONBytes` written through a `ByteCursor` (`JSONBytes.beginRun`), in room reserved for the
 /// whole run: values and members with no capacity check and no comma flag (a run knows where its
 /// commas go), instants and literals found again in the sink's `RecentInstants` and `PlainLiterals`.
@@ -423,7 +430,7 @@ struct JSONCursor {
         guard MemoryLayout<String>.size == 16 else { return false }
         let long = String(decoding: Array("abcdefghijklmno".utf8), as: UTF8.self)
         let short = String(decoding: [UInt8(ascii: "a"), UInt8(ascii: "b")], as: UTF8.self)
-        let (a, b) = (unsafeBitCast(long, to: (UInt64, UInt64).self), unsafeBitCast(short, to: (UInt64, UInt64).self))
+        let (a, b) = (long.representationWords, short.representationWords)
         return a == (0x6867_6665_6463_6261, 0xEF6F_6E6D_6C6B_6A69) && b == (0x6261, 0xE200_0000_0000_0000)
     }
 }
